@@ -1,0 +1,263 @@
+/* CLI commands that create and inspect tables: init, log, files, last-committed, fsck. */
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Parse options; leaves the single positional TABLE in *table. Returns -1 to go on, or an exit code. */
+typedef int (*option_fn)(void *ctx, int opt, const char *arg);
+
+static int parse(int argc, char **argv, const char *command, const char *help,
+                 const struct option *longopts, option_fn on_option, void *ctx, const char **table) {
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            fputs(help, stdout);
+            return EXIT_OK;
+        }
+        if (opt == '?') {
+            if (optopt) return cli_usage_error(command, "option -%c is not known or lacks its value", optopt);
+            return cli_usage_error(command, "option %s is not known or lacks its value", argv[optind - 1]);
+        }
+        int rc = on_option(ctx, opt, optarg);
+        if (rc >= 0) return rc;
+    }
+    if (optind >= argc) return cli_usage_error(command, "TABLE is required");
+    if (optind + 1 < argc) return cli_usage_error(command, "unexpected argument \"%s\"", argv[optind + 1]);
+    *table = argv[optind];
+    return -1;
+}
+
+/* ---- init ---- */
+
+static int init_option(void *ctx, int opt, const char *arg) {
+    sc_strategy_kind *strategy = ctx;
+    if (opt == 's' && sc_strategy_parse(strategy, arg) != 0)
+        return cli_usage_error("init", "unknown strategy \"%s\" (auto, rename, conditional, head, tracker)", arg);
+    return -1;
+}
+
+int cmd_init(int argc, char **argv) {
+    static const struct option opts[] = {{"strategy", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const char help[] =
+        "usage: snapcommit init TABLE [--strategy auto|rename|conditional|head|tracker]\n"
+        "Create an empty table. 'auto' (default) picks the claim strategy from what the storage\n"
+        "supports. Fails with exit 1, changing nothing, when TABLE already holds a table.\n";
+    sc_strategy_kind strategy = SC_STRATEGY_AUTO;
+    const char *location;
+    int rc = parse(argc, argv, "init", help, opts, init_option, &strategy, &location);
+    if (rc >= 0) return rc;
+    sc_store *store;
+    if ((rc = sc_store_open(&store, location)) != 0) return cli_fail("init", rc);
+    rc = sc_table_create(store, strategy);
+    sc_table *t = NULL;
+    if (!rc) rc = sc_table_open(&t, store);
+    if (rc) {
+        sc_store_free(store);
+        return cli_fail("init", rc);
+    }
+    printf("initialized table %s at %s (strategy %s)\n", sc_table_uuid(t), location,
+           sc_strategy_name(sc_table_strategy(t)));
+    sc_table_free(t);
+    sc_store_free(store);
+    return EXIT_OK;
+}
+
+/* ---- log ---- */
+
+static int json_option(void *ctx, int opt, const char *arg) {
+    (void)arg;
+    if (opt == 'j') *(int *)ctx = 1;
+    return -1;
+}
+
+static void format_time(char *out, size_t cap, int64_t ms) {
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int cmd_log(int argc, char **argv) {
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const char help[] =
+        "usage: snapcommit log TABLE [--json]\n"
+        "List the retained snapshots, oldest first. --json prints an array of objects with id,\n"
+        "commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount,\n"
+        "deltaRecordCount, fileCount and parentHash.\n";
+    int as_json = 0;
+    const char *location;
+    int rc = parse(argc, argv, "log", help, opts, json_option, &as_json, &location);
+    if (rc >= 0) return rc;
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "log", location)) != 0) return rc;
+    uint64_t first = 0, last = 0;
+    rc = sc_table_earliest_id(&first, t);
+    if (!rc) rc = sc_table_latest_id(&last, t);
+    json_t *arr = json_array();
+    if (!rc && !as_json)
+        printf("%-8s %-9s %-24s %12s %-20s %12s %8s\n", "ID", "KIND", "USER", "IDENTIFIER", "TIME (UTC)", "RECORDS", "FILES");
+    for (uint64_t id = first; !rc && first && id <= last; id++) {
+        sc_snapshot_info *s;
+        if ((rc = sc_table_snapshot_info(&s, t, id)) != 0) break;
+        if (as_json) {
+            json_array_append_new(arr, json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:o}",
+                "id", (json_int_t)s->id, "commitUser", s->commit_user, "commitIdentifier", (json_int_t)s->commit_identifier,
+                "commitKind", sc_commit_kind_name(s->commit_kind), "timeMillis", (json_int_t)s->time_millis,
+                "totalRecordCount", (json_int_t)s->total_record_count, "deltaRecordCount", (json_int_t)s->delta_record_count,
+                "fileCount", (json_int_t)s->file_count, "parentHash", s->parent_hash[0] ? json_string(s->parent_hash) : json_null()));
+        } else {
+            char when[32];
+            format_time(when, sizeof when, s->time_millis);
+            printf("%-8" PRIu64 " %-9s %-24s %12" PRId64 " %-20s %12" PRId64 " %8" PRIu64 "\n", s->id,
+                   sc_commit_kind_name(s->commit_kind), s->commit_user, s->commit_identifier, when,
+                   s->total_record_count, s->file_count);
+        }
+        sc_snapshot_info_free(s);
+    }
+    if (!rc && as_json) {
+        json_dumpf(arr, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else if (!rc && !first) {
+        printf("(no snapshots)\n");
+    }
+    json_decref(arr);
+    sc_table_free(t);
+    return rc ? cli_fail("log", rc) : EXIT_OK;
+}
+
+/* ---- files ---- */
+
+typedef struct files_opts {
+    int as_json;
+    unsigned long long snapshot;
+} files_opts;
+
+static int files_option(void *ctx, int opt, const char *arg) {
+    files_opts *o = ctx;
+    if (opt == 'j') o->as_json = 1;
+    if (opt == 's' && (cli_parse_u64(arg, &o->snapshot) != 0 || o->snapshot == 0))
+        return cli_usage_error("files", "--snapshot needs a snapshot id >= 1, got \"%s\"", arg);
+    return -1;
+}
+
+static json_t *bytes_json(sc_bytes b) {
+    json_t *s = json_stringn((const char *)b.data, b.len);
+    return s ? s : json_stringn_nocheck((const char *)b.data, b.len); /* not UTF-8: raw bytes */
+}
+
+int cmd_files(int argc, char **argv) {
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"snapshot", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'}, {0}};
+    static const char help[] =
+        "usage: snapcommit files TABLE [--snapshot N] [--json]\n"
+        "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
+        "entries with partition, bucket, totalBuckets, level, file, rows, size, minKey, maxKey.\n";
+    files_opts o = {0, 0};
+    const char *location;
+    int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
+    if (rc >= 0) return rc;
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "files", location)) != 0) return rc;
+    sc_file_list *list;
+    rc = sc_table_files(&list, t, o.snapshot);
+    if (rc) {
+        sc_table_free(t);
+        return cli_fail("files", rc);
+    }
+    json_t *arr = json_array();
+    if (!o.as_json) printf("%-16s %6s %5s %-40s %10s %12s\n", "PARTITION", "BUCKET", "LEVEL", "FILE", "ROWS", "SIZE");
+    for (size_t i = 0; i < list->count; i++) {
+        const sc_file_entry *e = &list->entries[i];
+        if (o.as_json) {
+            json_t *obj = json_pack("{s:o, s:i, s:i, s:i, s:s, s:I, s:I}", "partition", bytes_json(e->partition),
+                                    "bucket", e->bucket, "totalBuckets", e->total_buckets, "level", e->level,
+                                    "file", e->file, "rows", (json_int_t)e->rows, "size", (json_int_t)e->size);
+            if (e->min_key.data) {
+                json_object_set_new(obj, "minKey", bytes_json(e->min_key));
+                json_object_set_new(obj, "maxKey", bytes_json(e->max_key));
+            }
+            json_array_append_new(arr, obj);
+        } else {
+            printf("%-16.*s %6d %5d %-40s %10" PRId64 " %12" PRId64 "\n", (int)e->partition.len,
+                   (const char *)e->partition.data, e->bucket, e->level, e->file, e->rows, e->size);
+        }
+    }
+    if (o.as_json) {
+        json_dumpf(arr, stdout, JSON_INDENT(2));
+        putchar('\n');
+    }
+    json_decref(arr);
+    sc_file_list_free(list);
+    sc_table_free(t);
+    return EXIT_OK;
+}
+
+/* ---- last-committed ---- */
+
+static int user_option(void *ctx, int opt, const char *arg) {
+    if (opt == 'u') *(const char **)ctx = arg;
+    return -1;
+}
+
+int cmd_last_committed(int argc, char **argv) {
+    static const struct option opts[] = {{"user", required_argument, NULL, 'u'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const char help[] =
+        "usage: snapcommit last-committed TABLE --user U\n"
+        "Print the last identifier committed by user U, or nothing when U has no commit.\n"
+        "Reads the latest snapshot only.\n";
+    const char *user = NULL, *location;
+    int rc = parse(argc, argv, "last-committed", help, opts, user_option, &user, &location);
+    if (rc >= 0) return rc;
+    if (!user || !*user) return cli_usage_error("last-committed", "--user is required");
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "last-committed", location)) != 0) return rc;
+    int64_t ident;
+    int found;
+    rc = sc_table_last_committed(&ident, &found, t, user);
+    sc_table_free(t);
+    if (rc) return cli_fail("last-committed", rc);
+    if (found) printf("%" PRId64 "\n", ident);
+    return EXIT_OK;
+}
+
+/* ---- fsck ---- */
+
+static void fsck_progress(void *ctx, uint64_t done, uint64_t total) {
+    (void)ctx;
+    if (done == total || done % 100 == 0)
+        fprintf(stderr, "\rfsck: %" PRIu64 "/%" PRIu64 " snapshots verified%s", done, total, done == total ? "\n" : "");
+}
+
+static int no_option(void *ctx, int opt, const char *arg) {
+    (void)ctx, (void)opt, (void)arg;
+    return -1;
+}
+
+int cmd_fsck(int argc, char **argv) {
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+    static const char help[] =
+        "usage: snapcommit fsck TABLE\n"
+        "Verify the table metadata, the snapshot hash chain (every snapshot names the SHA-256 of\n"
+        "its parent), every manifest list and manifest (pinned by SHA-256 and length), and the\n"
+        "live-file state of the latest snapshot. Exit 0 when sound; otherwise exit 1 with a\n"
+        "message naming the damaged object.\n";
+    const char *location;
+    int rc = parse(argc, argv, "fsck", help, opts, no_option, NULL, &location);
+    if (rc >= 0) return rc;
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "fsck", location)) != 0) return rc;
+    rc = sc_table_fsck(t, isatty(2) ? fsck_progress : NULL, NULL);
+    uint64_t latest = 0;
+    if (!rc) rc = sc_table_latest_id(&latest, t);
+    sc_table_free(t);
+    if (rc) return cli_fail("fsck", rc);
+    printf("ok: table at %s is sound (latest snapshot %" PRIu64 ")\n", location, latest);
+    return EXIT_OK;
+}

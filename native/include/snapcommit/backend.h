@@ -1,0 +1,99 @@
+/*
+ * snapcommit store backend interface — for authors of store backends.
+ *
+ * A backend is a versioned table of function pointers plus capability bits
+ * (compare SQLite's sqlite3_io_methods and libgit2's refdb backends). The
+ * engine never calls these directly: it goes through the wrappers in
+ * store.h, which count operations and host fault hooks.
+ *
+ * Keys are relative, '/'-separated, never start with '/', never contain
+ * "." or ".." segments; the wrappers validate them before any backend call.
+ *
+ * Return codes (error.h): 0 on success, otherwise
+ *   SC_ENOTFOUND  key absent (get, head, delete, put_if_match)
+ *   SC_EEXISTS    put_if_absent found the key present (nothing written)
+ *   SC_EMODIFIED  put_if_match found a different version (nothing written)
+ *   SC_EUNKNOWN   the request may have been applied but the answer is lost;
+ *                 conditional writes must report this instead of guessing
+ *   SC_EIO, SC_EAUTH, SC_ETRANSIENT, SC_ENOMEM  as named
+ * A backend records a detailed message with sc_error_set() (internal) or
+ * leaves the generic one.
+ */
+#ifndef SNAPCOMMIT_BACKEND_H
+#define SNAPCOMMIT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SC_STORE_OPS_VERSION 1
+
+/* Capability bits: strategy choice is driven by these, never by backend type. */
+enum {
+    /* put_if_absent is atomic across processes (rename-without-replace, If-None-Match). */
+    SC_CAP_ATOMIC_NOREPLACE = 1u << 0,
+    /* put_if_absent is a conditional create on an object store (no rename). */
+    SC_CAP_CONDITIONAL_CREATE = 1u << 1,
+    /* put_if_match is an atomic compare-and-swap on the version tag. */
+    SC_CAP_COMPARE_AND_SWAP = 1u << 2,
+    /* a LIST issued after a completed write sees that write. */
+    SC_CAP_LIST_AFTER_WRITE = 1u << 3,
+    /* writes are durable when they return (fsync or remote ack). */
+    SC_CAP_DURABLE = 1u << 4,
+};
+
+#define SC_ETAG_MAX 80
+
+/* Metadata of one stored object. */
+typedef struct sc_object_info {
+    uint64_t size;
+    int64_t mtime_ms;        /* storage's modification time, ms since epoch; 0 unknown */
+    char etag[SC_ETAG_MAX];  /* opaque version tag, NUL-terminated; "" when none */
+} sc_object_info;
+
+/* One page of a listing. Keys are owned by the page; free with sc_list_page_free(). */
+typedef struct sc_list_page {
+    char **keys;     /* ascending bytewise order */
+    size_t count;
+    int truncated;   /* 1 when more keys follow the last one returned */
+} sc_list_page;
+
+void sc_list_page_free(sc_list_page *page);
+
+typedef struct sc_store_ops {
+    int version; /* SC_STORE_OPS_VERSION */
+    const char *name;
+    uint32_t caps;
+
+    /* Read a whole object. *out_data is malloc()ed (free() it); may be NULL when size 0. */
+    int (*get)(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+               const char *key);
+    /* Object metadata without the body. */
+    int (*head)(void *self, sc_object_info *out_info, const char *key);
+    /* Unconditional, atomic (all-or-nothing) overwrite. out_info may be NULL. */
+    int (*put)(void *self, sc_object_info *out_info, const char *key, const uint8_t *data,
+               size_t len);
+    /* Create only if absent: SC_EEXISTS when present. */
+    int (*put_if_absent)(void *self, sc_object_info *out_info, const char *key,
+                         const uint8_t *data, size_t len);
+    /* Replace only if the current etag equals `etag`: SC_EMODIFIED / SC_ENOTFOUND.
+     * NULL when the backend lacks SC_CAP_COMPARE_AND_SWAP. */
+    int (*put_if_match)(void *self, sc_object_info *out_info, const char *key,
+                        const uint8_t *data, size_t len, const char *etag);
+    /* Keys starting with `prefix`, strictly after `start_after` (NULL = from the start),
+     * at most max_keys (> 0) of them, ascending. */
+    int (*list)(void *self, sc_list_page *out, const char *prefix, const char *start_after,
+                size_t max_keys);
+    /* Remove a key. SC_ENOTFOUND when absent. */
+    int (*del)(void *self, const char *key);
+    /* Release the backend. May be NULL. */
+    void (*close)(void *self);
+} sc_store_ops;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

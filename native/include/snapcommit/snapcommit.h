@@ -1,0 +1,12 @@
+/* snapcommit — exactly-once, lock-free snapshot commits. Umbrella header. */
+#ifndef SNAPCOMMIT_H
+#define SNAPCOMMIT_H
+
+#include "snapcommit/error.h"
+#include "snapcommit/backend.h"
+#include "snapcommit/store.h"
+#include "snapcommit/table.h"
+
+#define SC_VERSION_STRING "0.1.0"
+
+#endif

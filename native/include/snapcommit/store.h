@@ -1,0 +1,123 @@
+/*
+ * snapcommit stores: bytes on storage, reached only through these wrappers.
+ *
+ * A sc_store wraps one backend (backend.h) and is the single place where
+ * operations are counted and faults are injected. Handles are not
+ * thread-safe: use one per thread (the mem backend's shared state is).
+ */
+#ifndef SNAPCOMMIT_STORE_H
+#define SNAPCOMMIT_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapcommit/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sc_store sc_store;
+
+/* Operation kinds, used for counters and fault hooks. */
+typedef enum sc_store_op {
+    SC_OP_GET = 0,
+    SC_OP_HEAD,
+    SC_OP_PUT,
+    SC_OP_PUT_IF_ABSENT,
+    SC_OP_PUT_IF_MATCH,
+    SC_OP_LIST,
+    SC_OP_DELETE,
+    SC_OP_COUNT
+} sc_store_op;
+
+/* Name of an operation ("get", "put_if_absent", ...). Static storage. */
+const char *sc_store_op_name(sc_store_op op);
+
+typedef struct sc_store_stats {
+    uint64_t ops[SC_OP_COUNT];      /* calls that reached the backend */
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+} sc_store_stats;
+
+/*
+ * Open a store from a location:
+ *   /abs/or/relative/dir, file:///abs/dir   posix backend rooted at the directory
+ *                                           (created if missing)
+ *   mem://NAME                              process-wide in-memory store NAME
+ *                                           (created on first use; tests only)
+ * On success *out is a new handle: free it with sc_store_free().
+ * Errors: SC_EINVAL (unknown scheme, empty path), SC_EIO, SC_ENOMEM.
+ */
+int sc_store_open(sc_store **out, const char *location);
+
+/*
+ * Wrap a caller-provided backend. `ops` must outlive the handle; `self` is
+ * handed to every op and to ops->close when the handle is freed.
+ * Errors: SC_EINVAL (NULL ops, unsupported ops->version).
+ */
+int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self);
+
+/* Close the backend and free the handle. Accepts NULL. */
+void sc_store_free(sc_store *store);
+
+uint32_t sc_store_caps(const sc_store *store);
+const char *sc_store_backend_name(const sc_store *store);
+
+/* Counters since open or the last reset. */
+void sc_store_stats_get(sc_store_stats *out, const sc_store *store);
+void sc_store_stats_reset(sc_store *store);
+
+/*
+ * Fault hook, consulted before every backend call. Return 0 to let the call
+ * through; a negative code to fail it without calling the backend; or
+ * SC_FAULT_LOSE_RESPONSE to run the call and then report SC_EUNKNOWN.
+ */
+#define SC_FAULT_LOSE_RESPONSE 1
+typedef int (*sc_fault_fn)(void *ctx, sc_store_op op, const char *key, uint64_t call_index);
+void sc_store_set_fault_hook(sc_store *store, sc_fault_fn fn, void *ctx);
+
+/* The wrapped operations; semantics as in backend.h. Keys are validated
+ * (SC_EINVAL for empty, absolute, "."/".." segments or "//"). */
+int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                 const char *key);
+int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key);
+int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
+                 size_t len);
+int sc_store_put_if_absent(sc_store *store, sc_object_info *out_info, const char *key,
+                           const uint8_t *data, size_t len);
+int sc_store_put_if_match(sc_store *store, sc_object_info *out_info, const char *key,
+                          const uint8_t *data, size_t len, const char *etag);
+int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const char *start_after,
+                  size_t max_keys);
+/* Every key under prefix, following pages. Free with sc_list_page_free(). */
+int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
+int sc_store_delete(sc_store *store, const char *key);
+
+/* 1 when `key` is a valid store key, 0 otherwise. */
+int sc_store_key_valid(const char *key);
+
+/* ---- mem backend (tests and deterministic simulation only) ---- */
+
+/* Fault kinds of the mem backend's built-in injector. */
+typedef enum sc_mem_fault {
+    SC_MEM_FAULT_NONE = 0,
+    SC_MEM_FAULT_FAIL,          /* fail with SC_EIO, nothing applied */
+    SC_MEM_FAULT_LOSE_RESPONSE, /* apply, then report SC_EUNKNOWN */
+    SC_MEM_FAULT_STALL,         /* sleep stall_ms, then run normally */
+} sc_mem_fault;
+
+/*
+ * Arm a one-shot fault on the mem store NAME: the nth (1-based) call of an
+ * operation in `op_mask` (bit 1<<sc_store_op; 0 = every op) counted from now
+ * gets `fault`. Returns SC_EINVAL when NAME is not a mem store.
+ */
+int sc_mem_store_arm_fault(const char *name, uint32_t op_mask, uint64_t nth, sc_mem_fault fault,
+                           unsigned stall_ms);
+/* Drop a mem store's contents and faults (tests). */
+void sc_mem_store_reset(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,231 @@
+/*
+ * snapcommit tables: init, open, commit, replay filtering, inspection.
+ *
+ * Thread-safety: a sc_table handle is used by one thread at a time. Several
+ * handles — in one process or many — may commit to the same table
+ * concurrently: that is what the claim strategies are for.
+ *
+ * Ownership: every `**out` object is new and owned by the caller, freed with
+ * the matching *_free function; free functions accept NULL. Input pointers
+ * are borrowed for the duration of the call only.
+ */
+#ifndef SNAPCOMMIT_TABLE_H
+#define SNAPCOMMIT_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapcommit/error.h"
+#include "snapcommit/store.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SC_FORMAT_VERSION 1
+
+typedef struct sc_table sc_table;
+
+typedef enum sc_commit_kind {
+    SC_KIND_APPEND = 0,
+    SC_KIND_COMPACT = 1,
+    SC_KIND_OVERWRITE = 2,
+} sc_commit_kind;
+
+/* "APPEND", "COMPACT", "OVERWRITE". Static storage; NULL for invalid kinds. */
+const char *sc_commit_kind_name(sc_commit_kind kind);
+/* Parse a kind name, case-insensitive. SC_EINVAL when unknown. */
+int sc_commit_kind_parse(sc_commit_kind *out, const char *name);
+
+/* How snapshot N+1 is claimed. */
+typedef enum sc_strategy_kind {
+    SC_STRATEGY_AUTO = 0,    /* pick from the store's capabilities at init */
+    SC_STRATEGY_RENAME,      /* atomic no-replace publish (POSIX) */
+    SC_STRATEGY_CONDITIONAL, /* conditional create (S3 If-None-Match) */
+    SC_STRATEGY_HEAD,        /* compare-and-swap of a fixed-size head record */
+    SC_STRATEGY_TRACKER,     /* list-based tracker protocol (PUT/GET/LIST only) */
+} sc_strategy_kind;
+
+const char *sc_strategy_name(sc_strategy_kind kind);
+int sc_strategy_parse(sc_strategy_kind *out, const char *name);
+
+/* ---- changes: the files one commit adds and deletes ---- */
+
+/* A byte string; data == NULL means absent (distinct from empty). */
+typedef struct sc_bytes {
+    const uint8_t *data;
+    size_t len;
+} sc_bytes;
+
+/* One data file as recorded in manifests (Paimon's DataFileMeta, reduced). */
+typedef struct sc_file_entry {
+    sc_bytes partition;     /* opaque, compared bytewise; may be empty */
+    int32_t bucket;         /* >= 0 */
+    int32_t total_buckets;  /* > 0, or 0 when unknown / not bucketed */
+    int32_t level;          /* LSM level, >= 0 */
+    const char *file;       /* relative to the table root; no "..", not absolute */
+    int64_t rows;           /* >= 0 */
+    int64_t size;           /* bytes, >= 0 */
+    sc_bytes min_key;       /* optional: both present or both absent */
+    sc_bytes max_key;
+} sc_file_entry;
+
+typedef struct sc_changes sc_changes;
+
+int sc_changes_new(sc_changes **out);
+void sc_changes_free(sc_changes *changes);
+/* Copy an entry into the change set. SC_EINVAL names the bad field. */
+int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
+int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
+/*
+ * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
+ * SC_EINVAL with a message naming the entry and field on bad input.
+ */
+int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
+size_t sc_changes_add_count(const sc_changes *changes);
+size_t sc_changes_delete_count(const sc_changes *changes);
+
+/* ---- opening ---- */
+
+typedef struct sc_retry_policy {
+    int max_retries;      /* default 10 */
+    int64_t min_wait_ms;  /* default 10 */
+    int64_t max_wait_ms;  /* default 10000 */
+    int64_t timeout_ms;   /* 0 = no timeout (default) */
+} sc_retry_policy;
+
+/* Paimon's defaults: 10 retries, 10 ms .. 10 s, no timeout. */
+void sc_retry_policy_default(sc_retry_policy *out);
+
+/*
+ * Create a new, empty table in `store`. `strategy` SC_STRATEGY_AUTO picks
+ * from the store's capabilities; an explicit strategy the store cannot
+ * honour fails with SC_EUNSUPPORTED. Nothing is changed when a table
+ * already exists (SC_ETABLEEXISTS). The store is borrowed.
+ */
+int sc_table_create(sc_store *store, sc_strategy_kind strategy);
+
+/*
+ * Open the table in `store`. The store is borrowed and must outlive the
+ * handle. Errors: SC_ENOTABLE, SC_ECORRUPT (damaged table metadata),
+ * SC_EUNSUPPORTED (format version or strategy this build/store cannot use).
+ */
+int sc_table_open(sc_table **out, sc_store *store);
+
+/* As sc_table_open, but opens (and owns) the store at `location`. */
+int sc_table_open_location(sc_table **out, const char *location);
+
+/* Close the handle (and its store when opened by location). Accepts NULL. */
+void sc_table_free(sc_table *table);
+
+void sc_table_set_retry_policy(sc_table *table, const sc_retry_policy *policy);
+sc_strategy_kind sc_table_strategy(const sc_table *table);
+/* Table UUID as 36-character text. Owned by the table. */
+const char *sc_table_uuid(const sc_table *table);
+sc_store *sc_table_store(sc_table *table);
+
+/* ---- committing ---- */
+
+typedef struct sc_commit_request {
+    const char *commit_user;    /* non-empty, at most 255 bytes */
+    int64_t identifier;         /* >= 0, strictly increasing per user (checkpoint id) */
+    sc_commit_kind kind;
+    uint64_t base_snapshot;     /* snapshot the changes were planned against, 0 = unknown */
+    const sc_changes *changes;
+} sc_commit_request;
+
+typedef struct sc_commit_result {
+    uint64_t snapshot_id;       /* the new snapshot (0 when nothing was written) */
+    uint64_t existing_snapshot; /* SC_ECOMMITTED: snapshot that holds the identifier, 0 unknown */
+    int attempts;               /* claims tried */
+    int lost_claims;            /* claims another writer won */
+    int unknown_outcomes;       /* claims whose answer was lost and reconciled */
+    int64_t elapsed_ms;
+    sc_store_stats stats;       /* store operations spent by this commit */
+} sc_commit_result;
+
+/*
+ * Publish `req->changes` as the next snapshot, exactly once.
+ *   0               committed: out->snapshot_id is the new snapshot
+ *   SC_ECOMMITTED   (user, identifier) is at or below the user's watermark:
+ *                   already committed, nothing written
+ *   SC_ECONFLICT    a real conflict (file deleted twice, file re-added, LSM
+ *                   overlap, bucket count change); never retried
+ *   SC_ERETRIES / SC_ETIMEOUT  claims kept being lost
+ *   SC_EUNKNOWN     a claim's outcome could not be reconciled (storage
+ *                   unreachable); the caller must not assume failure
+ *   store and SC_ECORRUPT codes as they arise
+ * `out` may be NULL. Not thread-safe per handle.
+ */
+int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_commit_request *req);
+
+/* ---- idempotency ---- */
+
+/*
+ * The last identifier committed by `user`, read from the latest snapshot
+ * alone. *out_found = 0 when the user has no commit recorded.
+ */
+int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_table *table,
+                            const char *user);
+
+/*
+ * Keep the identifiers not yet committed by `user` (greater than its
+ * watermark), in input order. `out_ids` must have room for `count` values;
+ * *out_count receives how many were kept. One read of the latest snapshot.
+ */
+int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *table,
+                              const char *user, const int64_t *ids, size_t count);
+
+/* ---- inspection ---- */
+
+typedef struct sc_snapshot_info {
+    uint64_t id;
+    char *commit_user;
+    int64_t commit_identifier;
+    sc_commit_kind commit_kind;
+    int64_t time_millis;
+    int64_t total_record_count;
+    int64_t delta_record_count;
+    uint64_t file_count;        /* live files after this snapshot */
+    char parent_hash[65];       /* hex SHA-256 of snapshot id-1, "" for the first */
+} sc_snapshot_info;
+
+/* Latest snapshot id, 0 for an empty table. */
+int sc_table_latest_id(uint64_t *out_id, sc_table *table);
+/* Earliest retained snapshot id, 0 for an empty table. */
+int sc_table_earliest_id(uint64_t *out_id, sc_table *table);
+
+/* Read one snapshot. Free with sc_snapshot_info_free(). SC_ENOTFOUND when absent. */
+int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *table, uint64_t id);
+void sc_snapshot_info_free(sc_snapshot_info *info);
+
+/* A list of live files; entries' pointers are owned by the list. */
+typedef struct sc_file_list {
+    sc_file_entry *entries;
+    size_t count;
+} sc_file_list;
+
+/* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free(). */
+int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
+void sc_file_list_free(sc_file_list *list);
+
+/*
+ * Verify table metadata, the snapshot hash chain, manifest lists and
+ * manifests. 0 when sound; SC_ECORRUPT (or the store's code) with a message
+ * naming the damaged object otherwise. `progress`, when non-NULL, is called
+ * once per snapshot checked.
+ */
+typedef void (*sc_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+int sc_table_fsck(sc_table *table, sc_progress_fn progress, void *ctx);
+
+/* ---- logging ---- */
+
+typedef enum sc_log_level { SC_LOG_DEBUG = 0, SC_LOG_INFO, SC_LOG_WARN, SC_LOG_ERROR } sc_log_level;
+typedef void (*sc_log_fn)(void *ctx, sc_log_level level, const char *message);
+/* Process-wide log sink (NULL = silent, the default). Set it before committing. */
+void sc_log_set_handler(sc_log_fn fn, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* The table handle and the claim-strategy interface (internal). */
+#ifndef SC_TABLE_INTERNAL_H
+#define SC_TABLE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "manifest.h"
+#include "snapshot.h"
+#include "snapcommit/table.h"
+
+typedef struct sc_strategy sc_strategy;
+
+struct sc_table {
+    sc_store *store;
+    int owns_store;
+    sc_table_meta meta;
+    const sc_strategy *strategy;
+    sc_retry_policy retry;
+    sc_decode_limits limits;
+};
+
+/*
+ * How snapshot N+1 is claimed and how the latest snapshot is found.
+ * claim returns 0 (won), SC_EEXISTS (another writer holds that id),
+ * SC_EUNKNOWN (answer lost: the caller reconciles) or a store error.
+ */
+struct sc_strategy {
+    sc_strategy_kind kind;
+    /* capability bits the store must have (all of them) */
+    uint32_t required_caps;
+    /* Latest snapshot id (0 = none); `hint_only` skips verification (log/inspection). */
+    int (*latest)(sc_table *t, uint64_t *out_id);
+    /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
+    int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
+    int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);
+    /* Best-effort hints after a successful claim. */
+    void (*after_commit)(sc_table *t, uint64_t id);
+    /* Earliest retained id (0 = none). */
+    int (*earliest)(sc_table *t, uint64_t *out_id);
+};
+
+/* The strategy implementing `kind`, or NULL when this build has none. */
+const sc_strategy *sc_strategy_get(sc_strategy_kind kind);
+/* Choose a strategy from capability bits (auto). */
+sc_strategy_kind sc_strategy_choose(uint32_t caps);
+
+/* Read and decode snapshot `id`; also returns the raw bytes' SHA-256 when
+ * `out_hash` is non-NULL. */
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id);
+
+/* Logging through the process-wide handler. */
+void sc_log(sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install what building and testing snapcommit needs (Debian packages). Idempotent:
+# packages already present are not fetched again.
+set -euo pipefail
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev
+          libcurl4-openssl-dev libexpat1-dev libssl-dev python3)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
