@@ -415,7 +415,12 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
      * unknown outcome they may be referenced, so they stay. */
-    if (rc && rc != SC_EUNKNOWN) cleanup_written(&cs);
+    if (rc && rc != SC_EUNKNOWN) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", sc_error_message());
+        cleanup_written(&cs);
+        sc_error_set(rc, "%s", message); /* the clean-up's own calls must not hide why we failed */
+    }
     sc_store_stats_get(&after, t->store);
     stats_diff(&res->stats, &before, &after);
     res->elapsed_ms = sc_monotonic_ms() - started;

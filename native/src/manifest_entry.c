@@ -13,26 +13,53 @@ int sc_bytes_compare(sc_bytes a, sc_bytes b) {
     return (a.len > b.len) - (a.len < b.len);
 }
 
+/* Quote a path for a message: at most ~200 bytes, non-printable bytes as \xNN
+ * (decoded names are arbitrary bytes and messages end up in logs and JSON). */
+static const char *quote(char out[256], const char *path) {
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    out[o++] = '"';
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        if (o > 200) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+            out[o++] = (char)*p;
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return out;
+}
+
 int sc_relpath_validate(const char *field, const char *path) {
+    char q[256];
     if (!path) return sc_error_set(SC_EINVAL, "%s: missing", field);
     size_t len = strnlen(path, SC_MANIFEST_PATH_MAX + 1);
     if (len == 0) return sc_error_set(SC_EINVAL, "%s: empty", field);
     if (len > SC_MANIFEST_PATH_MAX)
-        return sc_error_set(SC_EINVAL, "%s \"%.64s...\": longer than %d bytes", field, path,
+        return sc_error_set(SC_EINVAL, "%s %s: longer than %d bytes", field, quote(q, path),
                             SC_MANIFEST_PATH_MAX);
     if (path[0] == '/')
-        return sc_error_set(SC_EINVAL, "%s \"%.200s\": absolute, must be relative to the table",
-                            field, path);
+        return sc_error_set(SC_EINVAL, "%s %s: absolute, must be relative to the table", field,
+                            quote(q, path));
     for (const char *seg = path;;) {
         const char *slash = strchr(seg, '/');
         size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
         if (n == 0)
-            return sc_error_set(SC_EINVAL, "%s \"%.200s\": empty segment (\"//\" or trailing \"/\")",
-                                field, path);
+            return sc_error_set(SC_EINVAL, "%s %s: empty segment (\"//\" or trailing \"/\")", field,
+                                quote(q, path));
         if (n == 1 && seg[0] == '.')
-            return sc_error_set(SC_EINVAL, "%s \"%.200s\": contains a \".\" segment", field, path);
+            return sc_error_set(SC_EINVAL, "%s %s: contains a \".\" segment", field, quote(q, path));
         if (n == 2 && seg[0] == '.' && seg[1] == '.')
-            return sc_error_set(SC_EINVAL, "%s \"%.200s\": contains a \"..\" segment", field, path);
+            return sc_error_set(SC_EINVAL, "%s %s: contains a \"..\" segment", field, quote(q, path));
         if (!slash) return 0;
         seg = slash + 1;
     }

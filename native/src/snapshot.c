@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "seal.h"
 
 #define SNAPSHOT_VERSION 1
 #define SNAPSHOT_KEY_PREFIX "snapshot/snapshot-"
@@ -112,13 +113,17 @@ static json_t *object_ref_json(const sc_object_ref *r) {
                      (json_int_t)r->length);
 }
 
-static int dump_canonical(sc_buf *out, json_t *doc) {
-    if (!doc) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
-    char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(doc);
+static int dump_canonical(sc_buf *out, json_t *value) {
+    if (!value) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    char *text = json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(value);
     if (!text) return sc_error_set(SC_ENOMEM, "out of memory encoding JSON");
-    int rc = sc_buf_append_str(out, text);
+    sc_buf doc = SC_BUF_INIT;
+    int rc = sc_buf_append_str(&doc, text);
     free(text);
+    if (!rc) rc = sc_seal_json(&doc);
+    if (!rc) rc = sc_buf_append(out, doc.data, doc.len);
+    sc_buf_free(&doc);
     return rc;
 }
 
@@ -218,8 +223,14 @@ static json_t *load_json(const uint8_t *data, size_t len, size_t max, const char
         sc_error_set(SC_ECORRUPT, "%s: %zu bytes exceeds the %zu-byte limit", object, len, max);
         return NULL;
     }
+    sc_buf body = SC_BUF_INIT;
+    if (sc_unseal_json(&body, data, len, object) != 0) {
+        sc_buf_free(&body);
+        return NULL;
+    }
     json_error_t err;
-    json_t *doc = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &err);
+    json_t *doc = json_loadb((const char *)body.data, body.len, JSON_REJECT_DUPLICATES, &err);
+    sc_buf_free(&body);
     if (!doc) {
         sc_error_set(SC_ECORRUPT, "%s: invalid JSON at byte %d: %s", object, err.position,
                      err.text);

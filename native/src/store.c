@@ -257,7 +257,7 @@ int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix) {
             cap = ncap;
         }
         /* The keys move to `out`; only the page's array is freed. */
-        memcpy(out->keys + out->count, page.keys, page.count * sizeof *page.keys);
+        if (page.count) memcpy(out->keys + out->count, page.keys, page.count * sizeof *page.keys);
         out->count += page.count;
         free(page.keys);
         if (!page.truncated) return 0;

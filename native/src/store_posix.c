@@ -473,7 +473,7 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
         return rc;
     }
     /* strcmp orders bytewise (as unsigned char), like S3's UTF-8 binary order. */
-    qsort(w.keys, w.count, sizeof *w.keys, compare_keys);
+    if (w.count) qsort(w.keys, w.count, sizeof *w.keys, compare_keys);
     out->truncated = w.count > max_keys;
     out->count = out->truncated ? max_keys : w.count;
     for (size_t i = out->count; i < w.count; i++) free(w.keys[i]);

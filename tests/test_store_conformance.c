@@ -1,0 +1,995 @@
+/*
+ * Store conformance: one suite, every case against every backend.
+ *
+ * STORE_CASE(name) defines the case body once and registers one Criterion
+ * test per entry of `backends`, each on a fresh, empty location (a mkdtemp
+ * directory for posix, a uniquely named mem store). Cases that depend on a
+ * capability assert what the backend claims instead of skipping silently.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "snapcommit/error.h"
+#include "snapcommit/store.h"
+#include "store_backends.h"
+
+#define OK(expr)                                                                          \
+    do {                                                                                  \
+        int rc_ = (expr);                                                                 \
+        cr_assert_eq(rc_, 0, "%s -> %s: %s", #expr, sc_error_name(rc_), sc_error_message()); \
+    } while (0)
+
+#define FAILS(code, expr)                                                                  \
+    do {                                                                                   \
+        int rc_ = (expr);                                                                  \
+        cr_assert_eq(rc_, (code), "%s -> %s, expected %s (%s)", #expr, sc_error_name(rc_), \
+                     sc_error_name(code), sc_error_message());                             \
+    } while (0)
+
+/* NULL-terminated key lists for expect_list(). */
+#define KEYS(...) ((const char *[]){__VA_ARGS__, NULL})
+#define NO_KEYS ((const char *[]){NULL})
+
+/* ---- backends under test ---- */
+
+typedef struct fixture fixture;
+
+typedef struct backend {
+    const char *name;
+    uint32_t caps; /* exactly what the backend must claim */
+    void (*setup)(fixture *fx);
+    void (*teardown)(fixture *fx);
+    /* posix: leave files as a crashed writer would (NULL when the backend has none). */
+    void (*plant_debris)(fixture *fx);
+    /* posix: temp files on disk that are not from plant_debris. */
+    int (*count_debris)(fixture *fx);
+} backend;
+
+struct fixture {
+    const backend *backend;
+    char location[256]; /* for sc_store_open */
+    char root[128];     /* posix: the directory; mem: the store name */
+    sc_store *store;
+};
+
+static void posix_setup(fixture *fx) {
+    snprintf(fx->root, sizeof fx->root, "/tmp/sc-store-test-XXXXXX");
+    cr_assert_not_null(mkdtemp(fx->root), "mkdtemp: %s", strerror(errno));
+    snprintf(fx->location, sizeof fx->location, "%s", fx->root);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void posix_teardown(fixture *fx) { nftw(fx->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Debris is named ".tmp-planted..." so count_debris can tell it from leaks of the store itself. */
+static void posix_plant_debris(fixture *fx) {
+    static const char *const dirs[] = {"d", "d/.tmp-planted-dir"};
+    static const char *const files[] = {".tmp-planted", "d/.tmp-planted-0123456789abcdef",
+                                        "d/.tmp-planted-dir/inside"};
+    char path[512];
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(path, sizeof path, "%s/%s", fx->root, dirs[i]);
+        cr_assert_eq(mkdir(path, 0777), 0, "%s: %s", path, strerror(errno));
+    }
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(path, sizeof path, "%s/%s", fx->root, files[i]);
+        write_file(path, "debris");
+    }
+}
+
+static int debris_found;
+
+static int count_tmp(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag;
+    const char *name = path + ftw->base;
+    if (strncmp(name, ".tmp-", 5) == 0 && strncmp(name, ".tmp-planted", 12) != 0) debris_found++;
+    return 0;
+}
+
+static int posix_count_debris(fixture *fx) {
+    debris_found = 0;
+    cr_assert_eq(nftw(fx->root, count_tmp, 16, FTW_PHYS), 0);
+    return debris_found;
+}
+
+static void mem_setup(fixture *fx) {
+    static int serial;
+    snprintf(fx->root, sizeof fx->root, "conformance-%ld-%d", (long)getpid(), ++serial);
+    snprintf(fx->location, sizeof fx->location, "mem://%s", fx->root);
+}
+
+static void mem_teardown(fixture *fx) { sc_mem_store_reset(fx->root); }
+
+static const backend backends[] = {
+    {"posix", SC_CAP_ATOMIC_NOREPLACE | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE, posix_setup,
+     posix_teardown, posix_plant_debris, posix_count_debris},
+    {"mem",
+     SC_CAP_ATOMIC_NOREPLACE | SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP |
+         SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE,
+     mem_setup, mem_teardown, NULL, NULL},
+};
+enum { POSIX, MEM };
+
+/* Each test runs in its own process, so one global fixture is enough. */
+static fixture the_fixture;
+
+static void fixture_init(const backend *b) {
+    the_fixture = (fixture){.backend = b};
+    b->setup(&the_fixture);
+    OK(sc_store_open(&the_fixture.store, the_fixture.location));
+}
+
+static void fixture_fini(void) {
+    sc_store_free(the_fixture.store);
+    the_fixture.backend->teardown(&the_fixture);
+}
+
+static void posix_init(void) { fixture_init(&backends[POSIX]); }
+static void mem_init(void) { fixture_init(&backends[MEM]); }
+
+#define STORE_CASE(name)                                                             \
+    static void case_##name(fixture *fx);                                            \
+    Test(store, name##_posix, .init = posix_init, .fini = fixture_fini) {            \
+        case_##name(&the_fixture);                                                   \
+    }                                                                                \
+    Test(store, name##_mem, .init = mem_init, .fini = fixture_fini) {                \
+        case_##name(&the_fixture);                                                   \
+    }                                                                                \
+    static void case_##name(fixture *fx)
+
+/* ---- helpers ---- */
+
+static void put_text(sc_store *s, const char *key, const char *text) {
+    OK(sc_store_put(s, NULL, key, (const uint8_t *)text, strlen(text)));
+}
+
+static void expect_content(sc_store *s, const char *key, const void *data, size_t len) {
+    uint8_t *got = NULL;
+    size_t got_len = 0;
+    sc_object_info info;
+    OK(sc_store_get(s, &got, &got_len, &info, key));
+    cr_assert_eq(got_len, len, "%s: %zu bytes, expected %zu", key, got_len, len);
+    cr_assert_eq(info.size, len);
+    if (len) cr_assert_arr_eq(got, data, len, "%s: content differs", key);
+    free(got);
+}
+
+static void expect_text(sc_store *s, const char *key, const char *text) {
+    expect_content(s, key, text, strlen(text));
+}
+
+static void expect_page(const sc_list_page *page, const char *const *expected, const char *what) {
+    size_t n = 0;
+    while (expected[n]) n++;
+    for (size_t i = 0; i < page->count && i < n; i++)
+        cr_assert_str_eq(page->keys[i], expected[i], "%s: key %zu is \"%s\", expected \"%s\"", what,
+                         i, page->keys[i], expected[i]);
+    cr_assert_eq(page->count, n, "%s: %zu keys, expected %zu", what, page->count, n);
+}
+
+static void expect_list(sc_store *s, const char *prefix, const char *start_after, size_t max_keys,
+                        int truncated, const char *const *expected) {
+    sc_list_page page;
+    char what[256];
+    snprintf(what, sizeof what, "list(\"%s\", after \"%s\", max %zu)", prefix,
+             start_after ? start_after : "(null)", max_keys);
+    OK(sc_store_list(s, &page, prefix, start_after, max_keys));
+    expect_page(&page, expected, what);
+    cr_assert_eq(page.truncated, truncated, "%s: truncated %d, expected %d", what, page.truncated,
+                 truncated);
+    sc_list_page_free(&page);
+}
+
+/* Deterministic shuffle (xorshift), so failures reproduce. */
+static void shuffle(const char **items, size_t n, uint64_t seed) {
+    for (size_t i = n; i > 1; i--) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        size_t j = (size_t)(seed % i);
+        const char *t = items[i - 1];
+        items[i - 1] = items[j];
+        items[j] = t;
+    }
+}
+
+/* ---- get, put, overwrite ---- */
+
+STORE_CASE(caps_and_name) {
+    cr_assert_eq(sc_store_caps(fx->store), fx->backend->caps);
+    cr_assert_str_eq(sc_store_backend_name(fx->store), fx->backend->name);
+}
+
+STORE_CASE(get_missing) {
+    uint8_t *data = (uint8_t *)"sentinel";
+    size_t len = 99;
+    sc_object_info info;
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, &info, "missing"));
+    cr_assert_null(data);
+    cr_assert_eq(len, 0);
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "missing"));
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "no/such/dir/key"));
+    /* A key below an object, and a "directory" of other keys, are absent too. */
+    put_text(fx->store, "file", "x");
+    put_text(fx->store, "dir/child", "y");
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "file/below"));
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "dir"));
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "dir"));
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "file/below"));
+}
+
+STORE_CASE(round_trip) {
+    sc_object_info info;
+    OK(sc_store_put(fx->store, &info, "small", (const uint8_t *)"hello", 5));
+    cr_assert_eq(info.size, 5);
+    cr_assert_neq(info.etag[0], '\0');
+    expect_text(fx->store, "small", "hello");
+
+    OK(sc_store_put(fx->store, &info, "empty", NULL, 0));
+    cr_assert_eq(info.size, 0);
+    uint8_t *data = NULL;
+    size_t len = 1;
+    OK(sc_store_get(fx->store, &data, &len, &info, "empty"));
+    cr_assert_eq(len, 0);
+    cr_assert_eq(info.size, 0);
+    free(data);
+
+    size_t big_len = 1 << 20;
+    uint8_t *big = malloc(big_len);
+    for (size_t i = 0; i < big_len; i++) big[i] = (uint8_t)(i * 2654435761u >> 13);
+    OK(sc_store_put(fx->store, NULL, "nested/dirs/big", big, big_len));
+    expect_content(fx->store, "nested/dirs/big", big, big_len);
+    free(big);
+}
+
+STORE_CASE(overwrite) {
+    sc_object_info first, second;
+    OK(sc_store_put(fx->store, &first, "k", (const uint8_t *)"version one", 11));
+    OK(sc_store_put(fx->store, &second, "k", (const uint8_t *)"v2", 2));
+    expect_text(fx->store, "k", "v2");
+    cr_assert_eq(second.size, 2);
+    cr_assert_str_neq(first.etag, second.etag);
+}
+
+STORE_CASE(put_if_absent) {
+    sc_object_info created, info;
+    OK(sc_store_put_if_absent(fx->store, &created, "claim/1", (const uint8_t *)"first", 5));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, &info, "claim/1", (const uint8_t *)"second", 6));
+    expect_text(fx->store, "claim/1", "first");
+    OK(sc_store_head(fx->store, &info, "claim/1"));
+    cr_assert_str_eq(info.etag, created.etag, "a lost put_if_absent changed the etag");
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "claim/1", NULL, 0));
+    expect_text(fx->store, "claim/1", "first");
+}
+
+STORE_CASE(put_if_match) {
+    if (!(fx->backend->caps & SC_CAP_COMPARE_AND_SWAP)) {
+        /* Not a silent skip: a backend without the cap must say so and refuse. */
+        cr_assert_eq(sc_store_caps(fx->store) & SC_CAP_COMPARE_AND_SWAP, 0);
+        put_text(fx->store, "cas", "v1");
+        FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(fx->store, NULL, "cas", NULL, 0, "any"));
+        expect_text(fx->store, "cas", "v1");
+        return;
+    }
+    cr_assert_neq(sc_store_caps(fx->store) & SC_CAP_COMPARE_AND_SWAP, 0);
+    sc_object_info v1, v2, info;
+    OK(sc_store_put(fx->store, &v1, "cas", (const uint8_t *)"v1", 2));
+    OK(sc_store_put_if_match(fx->store, &v2, "cas", (const uint8_t *)"v2", 2, v1.etag));
+    cr_assert_str_neq(v2.etag, v1.etag);
+    expect_text(fx->store, "cas", "v2");
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, &info, "cas", (const uint8_t *)"v3", 2, v1.etag));
+    expect_text(fx->store, "cas", "v2");
+    FAILS(SC_ENOTFOUND, sc_store_put_if_match(fx->store, &info, "absent", (const uint8_t *)"x", 1, v1.etag));
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "absent"));
+    /* A key deleted and created again must not take back an old etag (ABA). */
+    OK(sc_store_delete(fx->store, "cas"));
+    OK(sc_store_put(fx->store, &info, "cas", (const uint8_t *)"v2", 2));
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", (const uint8_t *)"v4", 2, v2.etag));
+}
+
+STORE_CASE(etag_changes_on_every_write) {
+    char previous[SC_ETAG_MAX] = "";
+    sc_object_info info;
+    for (int i = 0; i < 6; i++) {
+        /* Same content every time: the etag is a version, not a hash. */
+        if (i == 0)
+            OK(sc_store_put_if_absent(fx->store, &info, "e", (const uint8_t *)"same", 4));
+        else if (i % 2 == 0 && (fx->backend->caps & SC_CAP_COMPARE_AND_SWAP))
+            OK(sc_store_put_if_match(fx->store, &info, "e", (const uint8_t *)"same", 4, previous));
+        else
+            OK(sc_store_put(fx->store, &info, "e", (const uint8_t *)"same", 4));
+        cr_assert_str_neq(info.etag, previous, "write %d kept etag %s", i, previous);
+        sc_object_info head;
+        OK(sc_store_head(fx->store, &head, "e"));
+        cr_assert_str_eq(head.etag, info.etag, "head disagrees with the write's etag");
+        snprintf(previous, sizeof previous, "%s", info.etag);
+    }
+}
+
+STORE_CASE(head_size_and_mtime) {
+    static const size_t sizes[] = {0, 1, 4103};
+    uint8_t buf[4103];
+    memset(buf, 'h', sizeof buf);
+    int64_t before = sc_now_ms();
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "h/%zu", sizes[i]);
+        sc_object_info put_info, info;
+        OK(sc_store_put(fx->store, &put_info, key, buf, sizes[i]));
+        OK(sc_store_head(fx->store, &info, key));
+        cr_assert_eq(info.size, sizes[i]);
+        cr_assert_str_eq(info.etag, put_info.etag);
+        /* Coarse file system clocks may trail the wall clock by a tick. */
+        cr_assert(info.mtime_ms >= before - 1000 && info.mtime_ms <= sc_now_ms() + 1000,
+                  "mtime %lld outside [%lld, now]", (long long)info.mtime_ms, (long long)before);
+    }
+}
+
+/* ---- list ---- */
+
+STORE_CASE(list_bytewise_order) {
+    /* Bytewise: '-' (0x2d) < '/' (0x2f) < '0', so a directory walk order would be wrong. */
+    const char *sorted[] = {"0",   "A",  "a-", "a/b-", "a/b/c", "a/b/d", "a/bc",
+                            "a/c", "a0", "ab", "b",    "z/y",   "~",     "\xc3\xa9"};
+    size_t n = sizeof sorted / sizeof *sorted;
+    const char *order[sizeof sorted / sizeof *sorted];
+    memcpy(order, sorted, sizeof sorted);
+    shuffle(order, n, 0x5eed);
+    for (size_t i = 0; i < n; i++) put_text(fx->store, order[i], order[i]);
+    const char *expected[sizeof sorted / sizeof *sorted + 1];
+    memcpy(expected, sorted, sizeof sorted);
+    expected[n] = NULL;
+    expect_list(fx->store, "", NULL, 1000, 0, expected);
+    sc_list_page all;
+    OK(sc_store_list_all(fx->store, &all, ""));
+    expect_page(&all, expected, "list_all");
+    sc_list_page_free(&all);
+}
+
+static void put_prefix_keys(sc_store *s) {
+    static const char *const keys[] = {
+        "snapshot/snapshot-00002", "snapshot/LATEST", "snapshot/snapshot-00001",
+        "snapshot/EARLIEST",       "snapshots-x",     "snap/y",
+        "snapshot-z",              "manifest/m1",     "a/b/c",
+        "a/bc",                    "a/b-",
+    };
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) put_text(s, keys[i], keys[i]);
+}
+
+STORE_CASE(list_prefix_not_a_directory) {
+    put_prefix_keys(fx->store);
+    expect_list(fx->store, "snapshot/snap", NULL, 100, 0,
+                KEYS("snapshot/snapshot-00001", "snapshot/snapshot-00002"));
+    expect_list(fx->store, "snap", NULL, 100, 0,
+                KEYS("snap/y", "snapshot-z", "snapshot/EARLIEST", "snapshot/LATEST",
+                     "snapshot/snapshot-00001", "snapshot/snapshot-00002", "snapshots-x"));
+    expect_list(fx->store, "snapshot/", NULL, 100, 0,
+                KEYS("snapshot/EARLIEST", "snapshot/LATEST", "snapshot/snapshot-00001",
+                     "snapshot/snapshot-00002"));
+    expect_list(fx->store, "a/b", NULL, 100, 0, KEYS("a/b-", "a/b/c", "a/bc"));
+    expect_list(fx->store, "a/b/", NULL, 100, 0, KEYS("a/b/c"));
+    expect_list(fx->store, "snapshot/LATEST", NULL, 100, 0, KEYS("snapshot/LATEST"));
+    expect_list(fx->store, "nope/", NULL, 100, 0, NO_KEYS);
+    expect_list(fx->store, "snapshot/zzz", NULL, 100, 0, NO_KEYS);
+    expect_list(fx->store, "a/b/c/", NULL, 100, 0, NO_KEYS); /* below an object */
+    sc_list_page all;
+    OK(sc_store_list_all(fx->store, &all, ""));
+    cr_assert_eq(all.count, 11);
+    sc_list_page_free(&all);
+}
+
+STORE_CASE(list_start_after) {
+    put_prefix_keys(fx->store);
+    expect_list(fx->store, "snapshot/", "snapshot/LATEST", 100, 0,
+                KEYS("snapshot/snapshot-00001", "snapshot/snapshot-00002"));
+    expect_list(fx->store, "snapshot/", "snapshot/M", 100, 0, /* not a key itself */
+                KEYS("snapshot/snapshot-00001", "snapshot/snapshot-00002"));
+    expect_list(fx->store, "snapshot/", "snapshot/snapshot-00002", 100, 0, NO_KEYS);
+    expect_list(fx->store, "snapshot/", "a", 100, 0, /* before the prefix */
+                KEYS("snapshot/EARLIEST", "snapshot/LATEST", "snapshot/snapshot-00001",
+                     "snapshot/snapshot-00002"));
+    expect_list(fx->store, "snapshot/", "zzz", 100, 0, NO_KEYS);
+    /* Through nested directories: "a/b/" must be entered, "a/b-" is before. */
+    expect_list(fx->store, "", "a/b/", 3, 1, KEYS("a/b/c", "a/bc", "manifest/m1"));
+    expect_list(fx->store, "", "a/b/c", 100, 0,
+                KEYS("a/bc", "manifest/m1", "snap/y", "snapshot-z", "snapshot/EARLIEST",
+                     "snapshot/LATEST", "snapshot/snapshot-00001", "snapshot/snapshot-00002",
+                     "snapshots-x"));
+}
+
+STORE_CASE(list_max_keys_and_truncated) {
+    put_prefix_keys(fx->store);
+    expect_list(fx->store, "snapshot/", NULL, 2, 1, KEYS("snapshot/EARLIEST", "snapshot/LATEST"));
+    /* Exactly the remaining keys: nothing follows, so not truncated. */
+    expect_list(fx->store, "snapshot/", "snapshot/LATEST", 2, 0,
+                KEYS("snapshot/snapshot-00001", "snapshot/snapshot-00002"));
+    expect_list(fx->store, "snapshot/", "snapshot/LATEST", 1, 1, KEYS("snapshot/snapshot-00001"));
+    expect_list(fx->store, "snapshot/", NULL, 4, 0,
+                KEYS("snapshot/EARLIEST", "snapshot/LATEST", "snapshot/snapshot-00001",
+                     "snapshot/snapshot-00002"));
+    expect_list(fx->store, "", NULL, 1, 1, KEYS("a/b-"));
+    sc_list_page page;
+    FAILS(SC_EINVAL, sc_store_list(fx->store, &page, "", NULL, 0));
+}
+
+STORE_CASE(list_all_paginates) {
+    enum { N = 2500 };
+    static char keys[N][32];
+    const char *order[N];
+    for (int i = 0; i < N; i++) {
+        /* Every fifth key one directory deeper: pages must cross directories. */
+        snprintf(keys[i], sizeof keys[i], i % 5 ? "page/%05d" : "page/sub/%05d", i);
+        order[i] = keys[i];
+    }
+    shuffle(order, N, 42);
+    for (int i = 0; i < N; i++)
+        OK(sc_store_put(fx->store, NULL, order[i], (const uint8_t *)order[i], strlen(order[i])));
+    put_text(fx->store, "pagf", "outside the prefix");
+    sc_store_stats_reset(fx->store);
+    sc_list_page all;
+    OK(sc_store_list_all(fx->store, &all, "page/"));
+    cr_assert_eq(all.count, N);
+    cr_assert_eq(all.truncated, 0);
+    for (size_t i = 1; i < all.count; i++)
+        cr_assert_lt(strcmp(all.keys[i - 1], all.keys[i]), 0, "not ascending at %zu: %s, %s", i,
+                     all.keys[i - 1], all.keys[i]);
+    cr_assert_str_eq(all.keys[0], "page/00001");
+    cr_assert_str_eq(all.keys[N - 1], "page/sub/02495");
+    sc_list_page_free(&all);
+    sc_store_stats stats;
+    sc_store_stats_get(&stats, fx->store);
+    cr_assert_eq(stats.ops[SC_OP_LIST], 3, "2,500 keys in pages of 1,000 take 3 lists, took %llu",
+                 (unsigned long long)stats.ops[SC_OP_LIST]);
+    OK(sc_store_list_all(fx->store, &all, "page/sub/"));
+    cr_assert_eq(all.count, N / 5);
+    sc_list_page_free(&all);
+    OK(sc_store_list_all(fx->store, &all, "nothing/"));
+    cr_assert_eq(all.count, 0);
+    sc_list_page_free(&all);
+}
+
+/* ---- delete ---- */
+
+STORE_CASE(delete) {
+    put_text(fx->store, "d/one", "1");
+    put_text(fx->store, "d/two", "2");
+    OK(sc_store_delete(fx->store, "d/one"));
+    uint8_t *data;
+    size_t len;
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "d/one"));
+    FAILS(SC_ENOTFOUND, sc_store_delete(fx->store, "d/one"));
+    FAILS(SC_ENOTFOUND, sc_store_delete(fx->store, "never"));
+    FAILS(SC_ENOTFOUND, sc_store_delete(fx->store, "d")); /* a "directory" is not an object */
+    expect_text(fx->store, "d/two", "2");
+    expect_list(fx->store, "d/", NULL, 10, 0, KEYS("d/two"));
+    /* Created again after a delete. */
+    OK(sc_store_put_if_absent(fx->store, NULL, "d/one", (const uint8_t *)"again", 5));
+    expect_text(fx->store, "d/one", "again");
+}
+
+/* ---- keys ---- */
+
+STORE_CASE(invalid_keys_rejected) {
+    static const char *const bad[] = {"", "/abs", "a/../b", "a//b", "./x", "a/", ".", "..", "a/."};
+    sc_store_stats_reset(fx->store);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *k = bad[i];
+        uint8_t *data;
+        size_t len;
+        sc_object_info info;
+        cr_assert_not(sc_store_key_valid(k), "\"%s\" accepted", k);
+        FAILS(SC_EINVAL, sc_store_get(fx->store, &data, &len, &info, k));
+        FAILS(SC_EINVAL, sc_store_head(fx->store, &info, k));
+        FAILS(SC_EINVAL, sc_store_put(fx->store, NULL, k, (const uint8_t *)"x", 1));
+        FAILS(SC_EINVAL, sc_store_put_if_absent(fx->store, NULL, k, (const uint8_t *)"x", 1));
+        FAILS(SC_EINVAL, sc_store_put_if_match(fx->store, NULL, k, (const uint8_t *)"x", 1, "v1"));
+        FAILS(SC_EINVAL, sc_store_delete(fx->store, k));
+    }
+    FAILS(SC_EINVAL, sc_store_put(fx->store, NULL, NULL, NULL, 0));
+    sc_list_page page;
+    FAILS(SC_EINVAL, sc_store_list(fx->store, &page, "/abs", NULL, 10));
+    FAILS(SC_EINVAL, sc_store_list(fx->store, &page, "../", NULL, 10));
+    FAILS(SC_EINVAL, sc_store_list(fx->store, &page, "a//b", NULL, 10));
+    sc_store_stats stats;
+    sc_store_stats_get(&stats, fx->store);
+    for (int op = 0; op < SC_OP_COUNT; op++)
+        cr_assert_eq(stats.ops[op], 0, "a rejected %s reached the backend", sc_store_op_name(op));
+    /* Nothing was written anywhere, not even outside the root. */
+    sc_list_page all;
+    OK(sc_store_list_all(fx->store, &all, ""));
+    cr_assert_eq(all.count, 0);
+    sc_list_page_free(&all);
+}
+
+Test(store, key_validity_rules) {
+    cr_assert(sc_store_key_valid("a"));
+    cr_assert(sc_store_key_valid("a/b.c"));
+    cr_assert(sc_store_key_valid("a/.hidden"));
+    cr_assert(sc_store_key_valid("..a/b.."));
+    cr_assert_not(sc_store_key_valid(NULL));
+    char key[SC_STORE_KEY_MAX + 2];
+    memset(key, 'k', sizeof key);
+    key[SC_STORE_KEY_MAX] = '\0';
+    cr_assert(sc_store_key_valid(key), "a key of exactly %d bytes is valid", SC_STORE_KEY_MAX);
+    key[SC_STORE_KEY_MAX] = 'k';
+    key[SC_STORE_KEY_MAX + 1] = '\0';
+    cr_assert_not(sc_store_key_valid(key));
+}
+
+STORE_CASE(temp_files_never_listed) {
+    if (fx->backend->plant_debris) fx->backend->plant_debris(fx);
+    put_text(fx->store, "top", "t");
+    put_text(fx->store, "d/real", "r");
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "d/real", (const uint8_t *)"x", 1));
+    expect_list(fx->store, "", NULL, 100, 0, KEYS("d/real", "top"));
+    expect_list(fx->store, "d/", NULL, 100, 0, KEYS("d/real"));
+    expect_list(fx->store, "d/.tmp", NULL, 100, 0, NO_KEYS);
+    /* Completed and lost writes leave no temp files behind. */
+    if (fx->backend->count_debris) cr_assert_eq(fx->backend->count_debris(fx), 0);
+}
+
+/* ---- counters ---- */
+
+STORE_CASE(counters) {
+    int cas = (fx->backend->caps & SC_CAP_COMPARE_AND_SWAP) != 0;
+    sc_store_stats stats;
+    sc_object_info info;
+    uint8_t *data;
+    size_t len;
+    sc_list_page page;
+    OK(sc_store_put(fx->store, &info, "c/1", (const uint8_t *)"0123456789", 10));
+    sc_store_stats_reset(fx->store);
+    sc_store_stats_get(&stats, fx->store);
+    cr_assert_eq(stats.ops[SC_OP_PUT] + stats.bytes_written, 0, "reset did not clear");
+
+    OK(sc_store_put(fx->store, &info, "c/1", (const uint8_t *)"0123456789", 10));
+    OK(sc_store_put_if_absent(fx->store, NULL, "c/2", (const uint8_t *)"abcde", 5));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "c/2", (const uint8_t *)"abcde", 5));
+    if (cas) OK(sc_store_put_if_match(fx->store, NULL, "c/1", (const uint8_t *)"xyz", 3, info.etag));
+    else FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(fx->store, NULL, "c/1", NULL, 0, "e"));
+    OK(sc_store_get(fx->store, &data, &len, NULL, "c/2"));
+    free(data);
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "c/none"));
+    OK(sc_store_head(fx->store, &info, "c/2"));
+    OK(sc_store_list(fx->store, &page, "c/", NULL, 10));
+    sc_list_page_free(&page);
+    OK(sc_store_delete(fx->store, "c/2"));
+    FAILS(SC_EINVAL, sc_store_delete(fx->store, "/bad")); /* never reaches the backend */
+
+    sc_store_stats_get(&stats, fx->store);
+    cr_assert_eq(stats.ops[SC_OP_PUT], 1);
+    cr_assert_eq(stats.ops[SC_OP_PUT_IF_ABSENT], 2);
+    cr_assert_eq(stats.ops[SC_OP_PUT_IF_MATCH], (uint64_t)cas);
+    cr_assert_eq(stats.ops[SC_OP_GET], 2);
+    cr_assert_eq(stats.ops[SC_OP_HEAD], 1);
+    cr_assert_eq(stats.ops[SC_OP_LIST], 1);
+    cr_assert_eq(stats.ops[SC_OP_DELETE], 1);
+    cr_assert_eq(stats.bytes_written, 10 + 5 + (cas ? 3 : 0), "only applied writes count bytes");
+    cr_assert_eq(stats.bytes_read, 5);
+    sc_store_stats_reset(fx->store);
+    sc_store_stats_get(&stats, fx->store);
+    for (int op = 0; op < SC_OP_COUNT; op++) cr_assert_eq(stats.ops[op], 0);
+    cr_assert_eq(stats.bytes_read + stats.bytes_written, 0);
+}
+
+/* ---- fault hook ---- */
+
+typedef struct hook_plan {
+    sc_store_op op;     /* the op to hit */
+    int verdict;        /* what the hook answers for it */
+    int calls;          /* calls seen */
+    uint64_t next_index; /* lowest call_index the next call may have */
+    char last_key[64];
+} hook_plan;
+
+static int hook(void *ctx, sc_store_op op, const char *key, uint64_t call_index) {
+    hook_plan *plan = ctx;
+    /* Calls made while no hook was set still take an index. */
+    cr_assert_geq(call_index, plan->next_index, "call_index %llu went backwards",
+                  (unsigned long long)call_index);
+    plan->calls++;
+    plan->next_index = call_index + 1;
+    snprintf(plan->last_key, sizeof plan->last_key, "%s", key);
+    return op == plan->op ? plan->verdict : 0;
+}
+
+STORE_CASE(fault_hook_fail) {
+    hook_plan plan = {.op = SC_OP_PUT, .verdict = SC_EFAULT};
+    sc_store_set_fault_hook(fx->store, hook, &plan);
+    OK(sc_store_put_if_absent(fx->store, NULL, "f/other", (const uint8_t *)"x", 1));
+    FAILS(SC_EFAULT, sc_store_put(fx->store, NULL, "f/key", (const uint8_t *)"x", 1));
+    cr_assert_str_eq(plan.last_key, "f/key");
+    cr_assert(strstr(sc_error_message(), "f/key"), "message names the key: %s", sc_error_message());
+    uint8_t *data;
+    size_t len;
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "f/key"));
+    sc_store_stats stats;
+    sc_store_stats_get(&stats, fx->store);
+    cr_assert_eq(stats.ops[SC_OP_PUT], 0, "a failed-by-hook call never reached the backend");
+    cr_assert_eq(stats.bytes_written, 1);
+    cr_assert_eq(plan.calls, 3);
+    cr_assert_eq(plan.next_index, 3, "call_index counts from 0, one per call");
+
+    plan.op = SC_OP_GET;
+    plan.verdict = SC_ETRANSIENT;
+    FAILS(SC_ETRANSIENT, sc_store_get(fx->store, &data, &len, NULL, "f/other"));
+    cr_assert_null(data);
+    /* Removing the hook lets everything through. */
+    sc_store_set_fault_hook(fx->store, NULL, NULL);
+    OK(sc_store_put(fx->store, NULL, "f/key", (const uint8_t *)"y", 1));
+    expect_text(fx->store, "f/key", "y");
+    cr_assert_eq(plan.calls, 4);
+}
+
+STORE_CASE(fault_hook_lose_response) {
+    hook_plan plan = {.op = SC_OP_PUT_IF_ABSENT, .verdict = SC_FAULT_LOSE_RESPONSE};
+    sc_store_set_fault_hook(fx->store, hook, &plan);
+    sc_object_info info;
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, &info, "l/claim", (const uint8_t *)"won", 3));
+    cr_assert_eq(info.etag[0], '\0', "no answer, so no etag");
+    /* The write was applied: a retry finds it, a reader sees it. */
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, NULL, "l/claim", (const uint8_t *)"again", 5));
+    plan.op = SC_OP_GET;
+    uint8_t *data = (uint8_t *)"sentinel";
+    size_t len = 7;
+    FAILS(SC_EUNKNOWN, sc_store_get(fx->store, &data, &len, NULL, "l/claim"));
+    cr_assert_null(data);
+    cr_assert_eq(len, 0);
+    plan.op = SC_OP_LIST;
+    sc_list_page page;
+    FAILS(SC_EUNKNOWN, sc_store_list(fx->store, &page, "l/", NULL, 10));
+    cr_assert_eq(page.count, 0);
+    cr_assert_null(page.keys);
+    plan.op = SC_OP_DELETE;
+    sc_store_set_fault_hook(fx->store, NULL, NULL);
+    expect_text(fx->store, "l/claim", "won");
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "l/claim", (const uint8_t *)"x", 1));
+    sc_store_set_fault_hook(fx->store, hook, &plan);
+    FAILS(SC_EUNKNOWN, sc_store_delete(fx->store, "l/claim"));
+    sc_store_set_fault_hook(fx->store, NULL, NULL);
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "l/claim"));
+}
+
+/* ---- concurrency ---- */
+
+enum { RACERS = 8, ROUNDS = 50 };
+
+typedef struct race {
+    const char *location;
+    pthread_barrier_t barrier;
+    atomic_int wins[ROUNDS];
+    atomic_int winner[ROUNDS];
+    atomic_int errors; /* Criterion asserts only on the main thread */
+} race;
+
+typedef struct racer {
+    race *race;
+    int id;
+} racer;
+
+static void *race_thread(void *arg) {
+    racer *r = arg;
+    sc_store *store = NULL; /* handles are per thread */
+    if (sc_store_open(&store, r->race->location) != 0) atomic_fetch_add(&r->race->errors, 1);
+    for (int round = 0; round < ROUNDS; round++) {
+        char key[32], payload[32];
+        snprintf(key, sizeof key, "race/round-%02d", round);
+        snprintf(payload, sizeof payload, "thread-%d", r->id);
+        pthread_barrier_wait(&r->race->barrier);
+        if (!store) continue;
+        int rc = sc_store_put_if_absent(store, NULL, key, (const uint8_t *)payload, strlen(payload));
+        if (rc == 0) {
+            atomic_fetch_add(&r->race->wins[round], 1);
+            atomic_store(&r->race->winner[round], r->id);
+        } else if (rc != SC_EEXISTS) {
+            atomic_fetch_add(&r->race->errors, 1);
+        }
+    }
+    sc_store_free(store);
+    return NULL;
+}
+
+STORE_CASE(put_if_absent_race_threads) {
+    static race rc_state;
+    race *state = &rc_state;
+    memset(state, 0, sizeof *state);
+    state->location = fx->location;
+    pthread_barrier_init(&state->barrier, NULL, RACERS);
+    pthread_t threads[RACERS];
+    racer racers[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        racers[i] = (racer){state, i};
+        cr_assert_eq(pthread_create(&threads[i], NULL, race_thread, &racers[i]), 0);
+    }
+    for (int i = 0; i < RACERS; i++) pthread_join(threads[i], NULL);
+    pthread_barrier_destroy(&state->barrier);
+    cr_assert_eq(atomic_load(&state->errors), 0, "racers hit unexpected errors");
+    for (int round = 0; round < ROUNDS; round++) {
+        cr_assert_eq(atomic_load(&state->wins[round]), 1, "round %d: %d winners", round,
+                     atomic_load(&state->wins[round]));
+        char key[32], payload[32];
+        snprintf(key, sizeof key, "race/round-%02d", round);
+        snprintf(payload, sizeof payload, "thread-%d", atomic_load(&state->winner[round]));
+        expect_text(fx->store, key, payload);
+    }
+}
+
+STORE_CASE(reopen_sees_contents) {
+    put_text(fx->store, "persist/me", "still here");
+    sc_store *again = NULL;
+    OK(sc_store_open(&again, fx->location));
+    expect_text(again, "persist/me", "still here");
+    put_text(again, "persist/second", "2");
+    sc_store_free(again);
+    expect_text(fx->store, "persist/second", "2");
+}
+
+/* ---- posix only ---- */
+
+enum { PROC_RACERS = 8, PROC_KEYS = 40 };
+
+typedef struct proc_race {
+    atomic_int wins[PROC_KEYS];
+    atomic_int winner[PROC_KEYS];
+} proc_race;
+
+/* A child: wait for the start signal, race on every key, exit 0 unless something unexpected failed. */
+static void proc_racer(const char *location, proc_race *shared, int start_fd, int id) {
+    char go;
+    while (read(start_fd, &go, 1) < 0 && errno == EINTR) {
+    }
+    sc_store *store = NULL;
+    if (sc_store_open(&store, location) != 0) _exit(2);
+    int bad = 0;
+    for (int k = 0; k < PROC_KEYS; k++) {
+        char key[32], payload[32];
+        snprintf(key, sizeof key, "snapshot/snapshot-%05d", k);
+        snprintf(payload, sizeof payload, "process-%d", id);
+        int rc = sc_store_put_if_absent(store, NULL, key, (const uint8_t *)payload, strlen(payload));
+        if (rc == 0) {
+            atomic_fetch_add(&shared->wins[k], 1);
+            atomic_store(&shared->winner[k], id);
+        } else if (rc != SC_EEXISTS) {
+            bad = 1;
+        }
+    }
+    sc_store_free(store);
+    _exit(bad);
+}
+
+Test(store, posix_put_if_absent_race_processes, .init = posix_init, .fini = fixture_fini) {
+    proc_race *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(shared, MAP_FAILED);
+    memset(shared, 0, sizeof *shared);
+    int start[2];
+    cr_assert_eq(pipe(start), 0);
+    pid_t pids[PROC_RACERS];
+    for (int i = 0; i < PROC_RACERS; i++) {
+        pids[i] = fork();
+        cr_assert_geq(pids[i], 0, "fork: %s", strerror(errno));
+        if (pids[i] == 0) {
+            close(start[1]);
+            proc_racer(the_fixture.location, shared, start[0], i);
+        }
+    }
+    /* Closing the write end releases every child at once (read returns 0). */
+    close(start[0]);
+    close(start[1]);
+    for (int i = 0; i < PROC_RACERS; i++) {
+        int status = 0;
+        cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "racer %d: status %#x", i, status);
+    }
+    for (int k = 0; k < PROC_KEYS; k++) {
+        cr_assert_eq(atomic_load(&shared->wins[k]), 1, "key %d: %d winners", k,
+                     atomic_load(&shared->wins[k]));
+        char key[32], payload[32];
+        snprintf(key, sizeof key, "snapshot/snapshot-%05d", k);
+        snprintf(payload, sizeof payload, "process-%d", atomic_load(&shared->winner[k]));
+        expect_text(the_fixture.store, key, payload);
+    }
+    cr_assert_eq(posix_count_debris(&the_fixture), 0, "losers left temp files");
+    munmap(shared, sizeof *shared);
+}
+
+Test(store, posix_reserved_temp_names, .init = posix_init, .fini = fixture_fini) {
+    FAILS(SC_EINVAL, sc_store_put(the_fixture.store, NULL, ".tmp-x", (const uint8_t *)"x", 1));
+    FAILS(SC_EINVAL, sc_store_put_if_absent(the_fixture.store, NULL, "a/.tmp-x/b", NULL, 0));
+    sc_object_info info;
+    FAILS(SC_EINVAL, sc_store_head(the_fixture.store, &info, "a/.tmp-x"));
+    OK(sc_store_put(the_fixture.store, NULL, "a/.tmpx", (const uint8_t *)"x", 1));
+}
+
+Test(store, posix_open_forms, .init = posix_init, .fini = fixture_fini) {
+    char location[512];
+    sc_store *s = NULL;
+    /* file:// URL, with missing parents created. */
+    snprintf(location, sizeof location, "file://%s/deep/er/root", the_fixture.root);
+    OK(sc_store_open(&s, location));
+    cr_assert_str_eq(sc_store_backend_name(s), "posix");
+    put_text(s, "k", "via file url");
+    sc_store_free(s);
+    snprintf(location, sizeof location, "%s/deep/er/root/", the_fixture.root);
+    OK(sc_store_open(&s, location));
+    expect_text(s, "k", "via file url");
+    sc_store_free(s);
+    /* A relative root stays valid after the process changes directory. */
+    char cwd[512];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(chdir(the_fixture.root), 0);
+    OK(sc_store_open(&s, "relative"));
+    cr_assert_eq(chdir("/"), 0);
+    put_text(s, "r", "relative");
+    sc_store_free(s);
+    cr_assert_eq(chdir(cwd), 0);
+    snprintf(location, sizeof location, "%s/relative", the_fixture.root);
+    OK(sc_store_open(&s, location));
+    expect_text(s, "r", "relative");
+    sc_store_free(s);
+    /* A root that is a file is an I/O error, not a crash. */
+    snprintf(location, sizeof location, "%s/plain-file", the_fixture.root);
+    write_file(location, "x");
+    FAILS(SC_EIO, sc_store_open(&s, location));
+    cr_assert_null(s);
+}
+
+/* ---- mem only: the built-in fault injector ---- */
+
+Test(store, mem_fault_fail_nth, .init = mem_init, .fini = fixture_fini) {
+    const char *name = the_fixture.root;
+    sc_store *s = the_fixture.store;
+    OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 2, SC_MEM_FAULT_FAIL, 0));
+    put_text(s, "a", "1");
+    OK(sc_store_put_if_absent(s, NULL, "not-counted", NULL, 0)); /* other op */
+    FAILS(SC_EIO, sc_store_put(s, NULL, "b", (const uint8_t *)"2", 1));
+    sc_object_info info;
+    FAILS(SC_ENOTFOUND, sc_store_head(s, &info, "b"));
+    put_text(s, "c", "3"); /* one-shot */
+    put_text(s, "b", "2");
+    /* op_mask 0 counts every op: get, head, then the third call fails. */
+    OK(sc_mem_store_arm_fault(name, 0, 3, SC_MEM_FAULT_FAIL, 0));
+    expect_text(s, "a", "1");
+    OK(sc_store_head(s, &info, "a"));
+    FAILS(SC_EIO, sc_store_delete(s, "a"));
+    expect_text(s, "a", "1");
+}
+
+Test(store, mem_fault_counts_across_handles, .init = mem_init, .fini = fixture_fini) {
+    sc_store *other = NULL;
+    OK(sc_store_open(&other, the_fixture.location));
+    OK(sc_mem_store_arm_fault(the_fixture.location, 1u << SC_OP_PUT_IF_ABSENT, 2,
+                              SC_MEM_FAULT_FAIL, 0)); /* "mem://NAME" is accepted too */
+    OK(sc_store_put_if_absent(the_fixture.store, NULL, "x", NULL, 0));
+    FAILS(SC_EIO, sc_store_put_if_absent(other, NULL, "y", NULL, 0));
+    OK(sc_store_put_if_absent(other, NULL, "y", NULL, 0));
+    sc_store_free(other);
+}
+
+Test(store, mem_fault_lose_response_applies, .init = mem_init, .fini = fixture_fini) {
+    sc_store *s = the_fixture.store;
+    OK(sc_mem_store_arm_fault(the_fixture.root, 1u << SC_OP_PUT_IF_ABSENT, 1,
+                              SC_MEM_FAULT_LOSE_RESPONSE, 0));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "snapshot/1", (const uint8_t *)"mine", 4));
+    expect_text(s, "snapshot/1", "mine");
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(s, NULL, "snapshot/1", (const uint8_t *)"mine", 4));
+    /* A lost CAS also applies. */
+    sc_object_info info;
+    OK(sc_store_head(s, &info, "snapshot/1"));
+    OK(sc_mem_store_arm_fault(the_fixture.root, 1u << SC_OP_PUT_IF_MATCH, 1,
+                              SC_MEM_FAULT_LOSE_RESPONSE, 0));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_match(s, NULL, "snapshot/1", (const uint8_t *)"next", 4, info.etag));
+    expect_text(s, "snapshot/1", "next");
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(s, NULL, "snapshot/1", (const uint8_t *)"x", 1, info.etag));
+}
+
+Test(store, mem_fault_stall_delays, .init = mem_init, .fini = fixture_fini) {
+    sc_store *s = the_fixture.store;
+    put_text(s, "slow", "s");
+    OK(sc_mem_store_arm_fault(the_fixture.root, 1u << SC_OP_GET, 1, SC_MEM_FAULT_STALL, 200));
+    int64_t start = sc_monotonic_ms();
+    expect_text(s, "slow", "s");
+    int64_t took = sc_monotonic_ms() - start;
+    cr_assert_geq(took, 200, "stalled only %lld ms", (long long)took);
+    start = sc_monotonic_ms();
+    expect_text(s, "slow", "s");
+    cr_assert_lt(sc_monotonic_ms() - start, 200, "a stall is one-shot");
+}
+
+Test(store, mem_several_faults_armed, .init = mem_init, .fini = fixture_fini) {
+    sc_store *s = the_fixture.store;
+    const char *name = the_fixture.root;
+    OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 1, SC_MEM_FAULT_FAIL, 0));
+    OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 2, SC_MEM_FAULT_LOSE_RESPONSE, 0));
+    OK(sc_mem_store_arm_fault(name, 1u << SC_OP_GET, 1, SC_MEM_FAULT_FAIL, 0));
+    FAILS(SC_EIO, sc_store_put(s, NULL, "k", (const uint8_t *)"1", 1));
+    FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "k", (const uint8_t *)"2", 1));
+    uint8_t *data;
+    size_t len;
+    FAILS(SC_EIO, sc_store_get(s, &data, &len, NULL, "k"));
+    expect_text(s, "k", "2");
+    /* Two faults on the same call: FAIL wins over LOSE_RESPONSE, nothing applied. */
+    OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 1, SC_MEM_FAULT_LOSE_RESPONSE, 0));
+    OK(sc_mem_store_arm_fault(name, 0, 1, SC_MEM_FAULT_FAIL, 0));
+    FAILS(SC_EIO, sc_store_put(s, NULL, "k", (const uint8_t *)"3", 1));
+    expect_text(s, "k", "2");
+}
+
+Test(store, mem_reset_and_arguments, .init = mem_init, .fini = fixture_fini) {
+    sc_store *s = the_fixture.store;
+    const char *name = the_fixture.root;
+    put_text(s, "b", "1");
+    put_text(s, "a/x", "2");
+    sc_list_page keys;
+    OK(sc_mem_store_keys(&keys, name));
+    expect_page(&keys, KEYS("a/x", "b"), "sc_mem_store_keys");
+    sc_list_page_free(&keys);
+    OK(sc_mem_store_arm_fault(name, 0, 1, SC_MEM_FAULT_FAIL, 0));
+    sc_mem_store_reset(name);
+    expect_list(s, "", NULL, 10, 0, NO_KEYS); /* the fault went with the reset */
+    FAILS(SC_EINVAL, sc_mem_store_arm_fault("no-such-store-anywhere", 0, 1, SC_MEM_FAULT_FAIL, 0));
+    FAILS(SC_EINVAL, sc_mem_store_arm_fault(name, 0, 0, SC_MEM_FAULT_FAIL, 0));
+    FAILS(SC_EINVAL, sc_mem_store_arm_fault(name, 0, 1, SC_MEM_FAULT_NONE, 0));
+    FAILS(SC_EINVAL, sc_mem_store_arm_fault(name, 1u << SC_OP_COUNT, 1, SC_MEM_FAULT_FAIL, 0));
+    FAILS(SC_EINVAL, sc_mem_store_keys(&keys, "no-such-store-anywhere"));
+    sc_mem_store_reset("no-such-store-anywhere"); /* harmless */
+}
+
+/* ---- opening and wrapping ---- */
+
+Test(store, open_rejects_bad_locations) {
+    sc_store *s = (sc_store *)&s;
+    FAILS(SC_EINVAL, sc_store_open(&s, ""));
+    cr_assert_null(s);
+    FAILS(SC_EINVAL, sc_store_open(&s, "ftp://host/dir"));
+    cr_assert(strstr(sc_error_message(), "unsupported location scheme"), "%s", sc_error_message());
+    FAILS(SC_EINVAL, sc_store_open(&s, "mem://"));
+    FAILS(SC_EINVAL, sc_store_open(&s, "file://relative/dir"));
+    FAILS(SC_EUNSUPPORTED, sc_store_open(&s, "s3://bucket/table"));
+    cr_assert(strstr(sc_error_message(), "s3:// support is not built yet"), "%s", sc_error_message());
+    cr_assert_null(s);
+}
+
+Test(store, wrap_validates_ops) {
+    sc_store *s = NULL;
+    FAILS(SC_EINVAL, sc_store_wrap(&s, NULL, NULL));
+    const sc_store_ops *mem_ops;
+    void *self;
+    OK(sc_mem_store_create(&mem_ops, &self, "wrap-test"));
+    sc_store_ops ops = *mem_ops;
+    ops.version = SC_STORE_OPS_VERSION + 1;
+    FAILS(SC_EINVAL, sc_store_wrap(&s, &ops, self));
+    ops = *mem_ops;
+    ops.put_if_match = NULL; /* claims CAS without it */
+    FAILS(SC_EINVAL, sc_store_wrap(&s, &ops, self));
+    ops.caps &= ~(uint32_t)SC_CAP_COMPARE_AND_SWAP;
+    OK(sc_store_wrap(&s, &ops, self));
+    FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(s, NULL, "k", NULL, 0, "v1"));
+    cr_assert_str_eq(sc_store_op_name(SC_OP_PUT_IF_ABSENT), "put_if_absent");
+    cr_assert_str_eq(sc_store_op_name(SC_OP_DELETE), "delete");
+    sc_store_free(s);
+    sc_store_free(NULL);
+    sc_list_page_free(NULL);
+}
