@@ -38,6 +38,9 @@
                      sc_error_name(code), sc_error_message());                             \
     } while (0)
 
+/* A string literal as (data, len) arguments. */
+#define TEXT(s) (const uint8_t *)(s), strlen(s)
+
 /* NULL-terminated key lists for expect_list(). */
 #define KEYS(...) ((const char *[]){__VA_ARGS__, NULL})
 #define NO_KEYS ((const char *[]){NULL})
@@ -163,7 +166,7 @@ static void mem_init(void) { fixture_init(&backends[MEM]); }
 /* ---- helpers ---- */
 
 static void put_text(sc_store *s, const char *key, const char *text) {
-    OK(sc_store_put(s, NULL, key, (const uint8_t *)text, strlen(text)));
+    OK(sc_store_put(s, NULL, key, TEXT(text)));
 }
 
 static void expect_content(sc_store *s, const char *key, const void *data, size_t len) {
@@ -243,7 +246,7 @@ STORE_CASE(get_missing) {
 
 STORE_CASE(round_trip) {
     sc_object_info info;
-    OK(sc_store_put(fx->store, &info, "small", (const uint8_t *)"hello", 5));
+    OK(sc_store_put(fx->store, &info, "small", TEXT("hello")));
     cr_assert_eq(info.size, 5);
     cr_assert_neq(info.etag[0], '\0');
     expect_text(fx->store, "small", "hello");
@@ -267,8 +270,8 @@ STORE_CASE(round_trip) {
 
 STORE_CASE(overwrite) {
     sc_object_info first, second;
-    OK(sc_store_put(fx->store, &first, "k", (const uint8_t *)"version one", 11));
-    OK(sc_store_put(fx->store, &second, "k", (const uint8_t *)"v2", 2));
+    OK(sc_store_put(fx->store, &first, "k", TEXT("version one")));
+    OK(sc_store_put(fx->store, &second, "k", TEXT("v2")));
     expect_text(fx->store, "k", "v2");
     cr_assert_eq(second.size, 2);
     cr_assert_str_neq(first.etag, second.etag);
@@ -276,8 +279,8 @@ STORE_CASE(overwrite) {
 
 STORE_CASE(put_if_absent) {
     sc_object_info created, info;
-    OK(sc_store_put_if_absent(fx->store, &created, "claim/1", (const uint8_t *)"first", 5));
-    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, &info, "claim/1", (const uint8_t *)"second", 6));
+    OK(sc_store_put_if_absent(fx->store, &created, "claim/1", TEXT("first")));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, &info, "claim/1", TEXT("second")));
     expect_text(fx->store, "claim/1", "first");
     OK(sc_store_head(fx->store, &info, "claim/1"));
     cr_assert_str_eq(info.etag, created.etag, "a lost put_if_absent changed the etag");
@@ -296,18 +299,18 @@ STORE_CASE(put_if_match) {
     }
     cr_assert_neq(sc_store_caps(fx->store) & SC_CAP_COMPARE_AND_SWAP, 0);
     sc_object_info v1, v2, info;
-    OK(sc_store_put(fx->store, &v1, "cas", (const uint8_t *)"v1", 2));
-    OK(sc_store_put_if_match(fx->store, &v2, "cas", (const uint8_t *)"v2", 2, v1.etag));
+    OK(sc_store_put(fx->store, &v1, "cas", TEXT("v1")));
+    OK(sc_store_put_if_match(fx->store, &v2, "cas", TEXT("v2"), v1.etag));
     cr_assert_str_neq(v2.etag, v1.etag);
     expect_text(fx->store, "cas", "v2");
-    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, &info, "cas", (const uint8_t *)"v3", 2, v1.etag));
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, &info, "cas", TEXT("v3"), v1.etag));
     expect_text(fx->store, "cas", "v2");
-    FAILS(SC_ENOTFOUND, sc_store_put_if_match(fx->store, &info, "absent", (const uint8_t *)"x", 1, v1.etag));
+    FAILS(SC_ENOTFOUND, sc_store_put_if_match(fx->store, &info, "absent", TEXT("x"), v1.etag));
     FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "absent"));
     /* A key deleted and created again must not take back an old etag (ABA). */
     OK(sc_store_delete(fx->store, "cas"));
-    OK(sc_store_put(fx->store, &info, "cas", (const uint8_t *)"v2", 2));
-    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", (const uint8_t *)"v4", 2, v2.etag));
+    OK(sc_store_put(fx->store, &info, "cas", TEXT("v2")));
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", TEXT("v4"), v2.etag));
 }
 
 STORE_CASE(etag_changes_on_every_write) {
@@ -316,11 +319,11 @@ STORE_CASE(etag_changes_on_every_write) {
     for (int i = 0; i < 6; i++) {
         /* Same content every time: the etag is a version, not a hash. */
         if (i == 0)
-            OK(sc_store_put_if_absent(fx->store, &info, "e", (const uint8_t *)"same", 4));
+            OK(sc_store_put_if_absent(fx->store, &info, "e", TEXT("same")));
         else if (i % 2 == 0 && (fx->backend->caps & SC_CAP_COMPARE_AND_SWAP))
-            OK(sc_store_put_if_match(fx->store, &info, "e", (const uint8_t *)"same", 4, previous));
+            OK(sc_store_put_if_match(fx->store, &info, "e", TEXT("same"), previous));
         else
-            OK(sc_store_put(fx->store, &info, "e", (const uint8_t *)"same", 4));
+            OK(sc_store_put(fx->store, &info, "e", TEXT("same")));
         cr_assert_str_neq(info.etag, previous, "write %d kept etag %s", i, previous);
         sc_object_info head;
         OK(sc_store_head(fx->store, &head, "e"));
@@ -446,7 +449,7 @@ STORE_CASE(list_all_paginates) {
     }
     shuffle(order, N, 42);
     for (int i = 0; i < N; i++)
-        OK(sc_store_put(fx->store, NULL, order[i], (const uint8_t *)order[i], strlen(order[i])));
+        OK(sc_store_put(fx->store, NULL, order[i], TEXT(order[i])));
     put_text(fx->store, "pagf", "outside the prefix");
     sc_store_stats_reset(fx->store);
     sc_list_page all;
@@ -486,7 +489,7 @@ STORE_CASE(delete) {
     expect_text(fx->store, "d/two", "2");
     expect_list(fx->store, "d/", NULL, 10, 0, KEYS("d/two"));
     /* Created again after a delete. */
-    OK(sc_store_put_if_absent(fx->store, NULL, "d/one", (const uint8_t *)"again", 5));
+    OK(sc_store_put_if_absent(fx->store, NULL, "d/one", TEXT("again")));
     expect_text(fx->store, "d/one", "again");
 }
 
@@ -503,9 +506,9 @@ STORE_CASE(invalid_keys_rejected) {
         cr_assert_not(sc_store_key_valid(k), "\"%s\" accepted", k);
         FAILS(SC_EINVAL, sc_store_get(fx->store, &data, &len, &info, k));
         FAILS(SC_EINVAL, sc_store_head(fx->store, &info, k));
-        FAILS(SC_EINVAL, sc_store_put(fx->store, NULL, k, (const uint8_t *)"x", 1));
-        FAILS(SC_EINVAL, sc_store_put_if_absent(fx->store, NULL, k, (const uint8_t *)"x", 1));
-        FAILS(SC_EINVAL, sc_store_put_if_match(fx->store, NULL, k, (const uint8_t *)"x", 1, "v1"));
+        FAILS(SC_EINVAL, sc_store_put(fx->store, NULL, k, TEXT("x")));
+        FAILS(SC_EINVAL, sc_store_put_if_absent(fx->store, NULL, k, TEXT("x")));
+        FAILS(SC_EINVAL, sc_store_put_if_match(fx->store, NULL, k, TEXT("x"), "v1"));
         FAILS(SC_EINVAL, sc_store_delete(fx->store, k));
     }
     FAILS(SC_EINVAL, sc_store_put(fx->store, NULL, NULL, NULL, 0));
@@ -543,7 +546,7 @@ STORE_CASE(temp_files_never_listed) {
     if (fx->backend->plant_debris) fx->backend->plant_debris(fx);
     put_text(fx->store, "top", "t");
     put_text(fx->store, "d/real", "r");
-    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "d/real", (const uint8_t *)"x", 1));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "d/real", TEXT("x")));
     expect_list(fx->store, "", NULL, 100, 0, KEYS("d/real", "top"));
     expect_list(fx->store, "d/", NULL, 100, 0, KEYS("d/real"));
     expect_list(fx->store, "d/.tmp", NULL, 100, 0, NO_KEYS);
@@ -560,15 +563,15 @@ STORE_CASE(counters) {
     uint8_t *data;
     size_t len;
     sc_list_page page;
-    OK(sc_store_put(fx->store, &info, "c/1", (const uint8_t *)"0123456789", 10));
+    OK(sc_store_put(fx->store, &info, "c/1", TEXT("0123456789")));
     sc_store_stats_reset(fx->store);
     sc_store_stats_get(&stats, fx->store);
     cr_assert_eq(stats.ops[SC_OP_PUT] + stats.bytes_written, 0, "reset did not clear");
 
-    OK(sc_store_put(fx->store, &info, "c/1", (const uint8_t *)"0123456789", 10));
-    OK(sc_store_put_if_absent(fx->store, NULL, "c/2", (const uint8_t *)"abcde", 5));
-    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "c/2", (const uint8_t *)"abcde", 5));
-    if (cas) OK(sc_store_put_if_match(fx->store, NULL, "c/1", (const uint8_t *)"xyz", 3, info.etag));
+    OK(sc_store_put(fx->store, &info, "c/1", TEXT("0123456789")));
+    OK(sc_store_put_if_absent(fx->store, NULL, "c/2", TEXT("abcde")));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "c/2", TEXT("abcde")));
+    if (cas) OK(sc_store_put_if_match(fx->store, NULL, "c/1", TEXT("xyz"), info.etag));
     else FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(fx->store, NULL, "c/1", NULL, 0, "e"));
     OK(sc_store_get(fx->store, &data, &len, NULL, "c/2"));
     free(data);
@@ -619,8 +622,8 @@ static int hook(void *ctx, sc_store_op op, const char *key, uint64_t call_index)
 STORE_CASE(fault_hook_fail) {
     hook_plan plan = {.op = SC_OP_PUT, .verdict = SC_EFAULT};
     sc_store_set_fault_hook(fx->store, hook, &plan);
-    OK(sc_store_put_if_absent(fx->store, NULL, "f/other", (const uint8_t *)"x", 1));
-    FAILS(SC_EFAULT, sc_store_put(fx->store, NULL, "f/key", (const uint8_t *)"x", 1));
+    OK(sc_store_put_if_absent(fx->store, NULL, "f/other", TEXT("x")));
+    FAILS(SC_EFAULT, sc_store_put(fx->store, NULL, "f/key", TEXT("x")));
     cr_assert_str_eq(plan.last_key, "f/key");
     cr_assert(strstr(sc_error_message(), "f/key"), "message names the key: %s", sc_error_message());
     uint8_t *data;
@@ -639,7 +642,7 @@ STORE_CASE(fault_hook_fail) {
     cr_assert_null(data);
     /* Removing the hook lets everything through. */
     sc_store_set_fault_hook(fx->store, NULL, NULL);
-    OK(sc_store_put(fx->store, NULL, "f/key", (const uint8_t *)"y", 1));
+    OK(sc_store_put(fx->store, NULL, "f/key", TEXT("y")));
     expect_text(fx->store, "f/key", "y");
     cr_assert_eq(plan.calls, 4);
 }
@@ -648,10 +651,10 @@ STORE_CASE(fault_hook_lose_response) {
     hook_plan plan = {.op = SC_OP_PUT_IF_ABSENT, .verdict = SC_FAULT_LOSE_RESPONSE};
     sc_store_set_fault_hook(fx->store, hook, &plan);
     sc_object_info info;
-    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, &info, "l/claim", (const uint8_t *)"won", 3));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, &info, "l/claim", TEXT("won")));
     cr_assert_eq(info.etag[0], '\0', "no answer, so no etag");
     /* The write was applied: a retry finds it, a reader sees it. */
-    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, NULL, "l/claim", (const uint8_t *)"again", 5));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(fx->store, NULL, "l/claim", TEXT("again")));
     plan.op = SC_OP_GET;
     uint8_t *data = (uint8_t *)"sentinel";
     size_t len = 7;
@@ -666,7 +669,7 @@ STORE_CASE(fault_hook_lose_response) {
     plan.op = SC_OP_DELETE;
     sc_store_set_fault_hook(fx->store, NULL, NULL);
     expect_text(fx->store, "l/claim", "won");
-    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "l/claim", (const uint8_t *)"x", 1));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "l/claim", TEXT("x")));
     sc_store_set_fault_hook(fx->store, hook, &plan);
     FAILS(SC_EUNKNOWN, sc_store_delete(fx->store, "l/claim"));
     sc_store_set_fault_hook(fx->store, NULL, NULL);
@@ -700,7 +703,7 @@ static void *race_thread(void *arg) {
         snprintf(payload, sizeof payload, "thread-%d", r->id);
         pthread_barrier_wait(&r->race->barrier);
         if (!store) continue;
-        int rc = sc_store_put_if_absent(store, NULL, key, (const uint8_t *)payload, strlen(payload));
+        int rc = sc_store_put_if_absent(store, NULL, key, TEXT(payload));
         if (rc == 0) {
             atomic_fetch_add(&r->race->wins[round], 1);
             atomic_store(&r->race->winner[round], r->id);
@@ -756,7 +759,7 @@ typedef struct proc_race {
     atomic_int winner[PROC_KEYS];
 } proc_race;
 
-/* A child: wait for the start signal, race on every key, exit 0 unless something unexpected failed. */
+/* A child: wait for the start signal, race on every key, exit non-zero on any unexpected error. */
 static void proc_racer(const char *location, proc_race *shared, int start_fd, int id) {
     char go;
     while (read(start_fd, &go, 1) < 0 && errno == EINTR) {
@@ -768,7 +771,7 @@ static void proc_racer(const char *location, proc_race *shared, int start_fd, in
         char key[32], payload[32];
         snprintf(key, sizeof key, "snapshot/snapshot-%05d", k);
         snprintf(payload, sizeof payload, "process-%d", id);
-        int rc = sc_store_put_if_absent(store, NULL, key, (const uint8_t *)payload, strlen(payload));
+        int rc = sc_store_put_if_absent(store, NULL, key, TEXT(payload));
         if (rc == 0) {
             atomic_fetch_add(&shared->wins[k], 1);
             atomic_store(&shared->winner[k], id);
@@ -781,7 +784,8 @@ static void proc_racer(const char *location, proc_race *shared, int start_fd, in
 }
 
 Test(store, posix_put_if_absent_race_processes, .init = posix_init, .fini = fixture_fini) {
-    proc_race *shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    proc_race *shared =
+        mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     cr_assert_neq(shared, MAP_FAILED);
     memset(shared, 0, sizeof *shared);
     int start[2];
@@ -816,11 +820,11 @@ Test(store, posix_put_if_absent_race_processes, .init = posix_init, .fini = fixt
 }
 
 Test(store, posix_reserved_temp_names, .init = posix_init, .fini = fixture_fini) {
-    FAILS(SC_EINVAL, sc_store_put(the_fixture.store, NULL, ".tmp-x", (const uint8_t *)"x", 1));
+    FAILS(SC_EINVAL, sc_store_put(the_fixture.store, NULL, ".tmp-x", TEXT("x")));
     FAILS(SC_EINVAL, sc_store_put_if_absent(the_fixture.store, NULL, "a/.tmp-x/b", NULL, 0));
     sc_object_info info;
     FAILS(SC_EINVAL, sc_store_head(the_fixture.store, &info, "a/.tmp-x"));
-    OK(sc_store_put(the_fixture.store, NULL, "a/.tmpx", (const uint8_t *)"x", 1));
+    OK(sc_store_put(the_fixture.store, NULL, "a/.tmpx", TEXT("x")));
 }
 
 Test(store, posix_open_forms, .init = posix_init, .fini = fixture_fini) {
@@ -864,7 +868,7 @@ Test(store, mem_fault_fail_nth, .init = mem_init, .fini = fixture_fini) {
     OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 2, SC_MEM_FAULT_FAIL, 0));
     put_text(s, "a", "1");
     OK(sc_store_put_if_absent(s, NULL, "not-counted", NULL, 0)); /* other op */
-    FAILS(SC_EIO, sc_store_put(s, NULL, "b", (const uint8_t *)"2", 1));
+    FAILS(SC_EIO, sc_store_put(s, NULL, "b", TEXT("2")));
     sc_object_info info;
     FAILS(SC_ENOTFOUND, sc_store_head(s, &info, "b"));
     put_text(s, "c", "3"); /* one-shot */
@@ -892,17 +896,17 @@ Test(store, mem_fault_lose_response_applies, .init = mem_init, .fini = fixture_f
     sc_store *s = the_fixture.store;
     OK(sc_mem_store_arm_fault(the_fixture.root, 1u << SC_OP_PUT_IF_ABSENT, 1,
                               SC_MEM_FAULT_LOSE_RESPONSE, 0));
-    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "snapshot/1", (const uint8_t *)"mine", 4));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "snapshot/1", TEXT("mine")));
     expect_text(s, "snapshot/1", "mine");
-    FAILS(SC_EEXISTS, sc_store_put_if_absent(s, NULL, "snapshot/1", (const uint8_t *)"mine", 4));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(s, NULL, "snapshot/1", TEXT("mine")));
     /* A lost CAS also applies. */
     sc_object_info info;
     OK(sc_store_head(s, &info, "snapshot/1"));
     OK(sc_mem_store_arm_fault(the_fixture.root, 1u << SC_OP_PUT_IF_MATCH, 1,
                               SC_MEM_FAULT_LOSE_RESPONSE, 0));
-    FAILS(SC_EUNKNOWN, sc_store_put_if_match(s, NULL, "snapshot/1", (const uint8_t *)"next", 4, info.etag));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_match(s, NULL, "snapshot/1", TEXT("next"), info.etag));
     expect_text(s, "snapshot/1", "next");
-    FAILS(SC_EMODIFIED, sc_store_put_if_match(s, NULL, "snapshot/1", (const uint8_t *)"x", 1, info.etag));
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(s, NULL, "snapshot/1", TEXT("x"), info.etag));
 }
 
 Test(store, mem_fault_stall_delays, .init = mem_init, .fini = fixture_fini) {
@@ -924,8 +928,8 @@ Test(store, mem_several_faults_armed, .init = mem_init, .fini = fixture_fini) {
     OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 1, SC_MEM_FAULT_FAIL, 0));
     OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 2, SC_MEM_FAULT_LOSE_RESPONSE, 0));
     OK(sc_mem_store_arm_fault(name, 1u << SC_OP_GET, 1, SC_MEM_FAULT_FAIL, 0));
-    FAILS(SC_EIO, sc_store_put(s, NULL, "k", (const uint8_t *)"1", 1));
-    FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "k", (const uint8_t *)"2", 1));
+    FAILS(SC_EIO, sc_store_put(s, NULL, "k", TEXT("1")));
+    FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "k", TEXT("2")));
     uint8_t *data;
     size_t len;
     FAILS(SC_EIO, sc_store_get(s, &data, &len, NULL, "k"));
@@ -933,7 +937,7 @@ Test(store, mem_several_faults_armed, .init = mem_init, .fini = fixture_fini) {
     /* Two faults on the same call: FAIL wins over LOSE_RESPONSE, nothing applied. */
     OK(sc_mem_store_arm_fault(name, 1u << SC_OP_PUT, 1, SC_MEM_FAULT_LOSE_RESPONSE, 0));
     OK(sc_mem_store_arm_fault(name, 0, 1, SC_MEM_FAULT_FAIL, 0));
-    FAILS(SC_EIO, sc_store_put(s, NULL, "k", (const uint8_t *)"3", 1));
+    FAILS(SC_EIO, sc_store_put(s, NULL, "k", TEXT("3")));
     expect_text(s, "k", "2");
 }
 
@@ -968,7 +972,8 @@ Test(store, open_rejects_bad_locations) {
     FAILS(SC_EINVAL, sc_store_open(&s, "mem://"));
     FAILS(SC_EINVAL, sc_store_open(&s, "file://relative/dir"));
     FAILS(SC_EUNSUPPORTED, sc_store_open(&s, "s3://bucket/table"));
-    cr_assert(strstr(sc_error_message(), "s3:// support is not built yet"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "s3:// support is not built yet"), "%s",
+              sc_error_message());
     cr_assert_null(s);
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "error_internal.h"
 #include "fileset.h"
 
@@ -91,23 +92,54 @@ int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, cons
     return 0;
 }
 
+static void free_meta_vec(void *v) {
+    sc_meta_vec_free(v);
+    free(v);
+}
+
+static void free_entry_vec(void *v) {
+    sc_entry_vec_free(v);
+    free(v);
+}
+
 int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
-    uint8_t *data;
-    size_t len;
-    int rc = sc_state_fetch_pinned(&data, &len, t, ref->name, ref->sha256, ref->length);
-    if (rc) return rc;
-    rc = sc_manifest_list_decode(out, data, len, &t->limits, ref->name);
-    free(data);
+    sc_meta_vec *cached = sc_cache_get(t->cache, ref->name, ref->sha256);
+    sc_meta_vec *fresh = NULL;
+    int rc = 0;
+    if (!cached) {
+        uint8_t *data;
+        size_t len;
+        if ((rc = sc_state_fetch_pinned(&data, &len, t, ref->name, ref->sha256, ref->length)) != 0) return rc;
+        fresh = calloc(1, sizeof *fresh);
+        rc = fresh ? sc_manifest_list_decode(fresh, data, len, &t->limits, ref->name)
+                   : sc_error_set(SC_ENOMEM, "out of memory");
+        free(data);
+        cached = fresh;
+    }
+    for (size_t i = 0; !rc && i < cached->count; i++) rc = sc_meta_vec_push(out, &cached->items[i]);
+    if (fresh && !rc) sc_cache_put(t->cache, ref->name, ref->sha256, fresh, fresh->count + 1, free_meta_vec);
+    else if (fresh) free_meta_vec(fresh);
     return rc;
 }
 
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta) {
-    uint8_t *data;
-    size_t len;
-    int rc = sc_state_fetch_pinned(&data, &len, t, meta->name, meta->sha256, meta->length);
-    if (rc) return rc;
-    rc = sc_manifest_decode(out, data, len, &t->limits, meta->name);
-    free(data);
+    sc_entry_vec *cached = sc_cache_get(t->cache, meta->name, meta->sha256);
+    sc_entry_vec *fresh = NULL;
+    int rc = 0;
+    if (!cached) {
+        uint8_t *data;
+        size_t len;
+        if ((rc = sc_state_fetch_pinned(&data, &len, t, meta->name, meta->sha256, meta->length)) != 0) return rc;
+        fresh = calloc(1, sizeof *fresh);
+        rc = fresh ? sc_manifest_decode(fresh, data, len, &t->limits, meta->name)
+                   : sc_error_set(SC_ENOMEM, "out of memory");
+        free(data);
+        cached = fresh;
+    }
+    for (size_t i = 0; !rc && i < cached->count; i++)
+        rc = sc_entry_vec_push(out, cached->items[i].kind, &cached->items[i].file);
+    if (fresh && !rc) sc_cache_put(t->cache, meta->name, meta->sha256, fresh, fresh->count + 1, free_entry_vec);
+    else if (fresh) free_entry_vec(fresh);
     return rc;
 }
 

@@ -160,7 +160,8 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
                        const uint8_t *data, size_t len, const char *etag) {
     if (out_info) memset(out_info, 0, sizeof *out_info);
     if (!sc_store_key_valid(key)) return invalid_key(op, key);
-    if (!data && len) return sc_error_set(SC_EINVAL, "%s \"%s\": NULL data", sc_store_op_name(op), key);
+    if (!data && len)
+        return sc_error_set(SC_EINVAL, "%s \"%s\": NULL data", sc_store_op_name(op), key);
     if (op == SC_OP_PUT_IF_MATCH) {
         if (!store->ops->put_if_match)
             return sc_error_set(SC_EUNSUPPORTED,
@@ -212,7 +213,8 @@ int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const 
     if (!prefix) prefix = "";
     if (!prefix_valid(prefix))
         return sc_error_set(SC_EINVAL, "list: invalid prefix \"%.*s\"", 200, prefix);
-    if (max_keys == 0) return sc_error_set(SC_EINVAL, "list \"%s\": max_keys must be positive", prefix);
+    if (max_keys == 0)
+        return sc_error_set(SC_EINVAL, "list \"%s\": max_keys must be positive", prefix);
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_LIST, prefix);
     if (fault == FAULT_FAIL) return rc;
@@ -240,7 +242,8 @@ int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix) {
             sc_list_page_free(&page);
             sc_list_page_free(out);
             /* Following such a page would loop forever. */
-            return sc_error_set(SC_EIO, "list \"%s\": the %s backend returned an empty truncated page",
+            return sc_error_set(SC_EIO,
+                                "list \"%s\": the %s backend returned an empty truncated page",
                                 prefix ? prefix : "", store->ops->name);
         }
         if (out->count + page.count > cap) {
@@ -294,7 +297,8 @@ int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
         return sc_error_set(SC_EINVAL, "store backend %s lacks a name or a required operation",
                             ops->name ? ops->name : "?");
     if ((ops->caps & SC_CAP_COMPARE_AND_SWAP) && !ops->put_if_match)
-        return sc_error_set(SC_EINVAL, "store backend %s claims compare-and-swap without put_if_match",
+        return sc_error_set(SC_EINVAL,
+                            "store backend %s claims compare-and-swap without put_if_match",
                             ops->name);
     sc_store *store = calloc(1, sizeof *store);
     if (!store) return sc_error_set(SC_ENOMEM, "out of memory for a store handle");
@@ -340,7 +344,8 @@ int sc_store_open(sc_store **out, const char *location) {
                                 location);
         rc = sc_posix_store_create(&ops, &self, rest);
     } else if (scheme_is(location, scheme, "mem")) {
-        if (!*rest) return sc_error_set(SC_EINVAL, "%s: mem locations need a name (mem://NAME)", location);
+        if (!*rest)
+            return sc_error_set(SC_EINVAL, "%s: mem locations need a name (mem://NAME)", location);
         rc = sc_mem_store_create(&ops, &self, rest);
     } else if (scheme_is(location, scheme, "s3")) {
         /* Hook point for the s3 backend: sc_s3_store_create(&ops, &self, rest) once it exists. */

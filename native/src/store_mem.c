@@ -145,8 +145,9 @@ static sc_mem_fault mem_enter(mem_store *m, sc_store_op op) {
 static int mem_leave(mem_store *m, sc_mem_fault fault, sc_store_op op, const char *key, int rc) {
     pthread_mutex_unlock(&m->lock);
     if (fault == SC_MEM_FAULT_LOSE_RESPONSE)
-        return sc_error_set(SC_EUNKNOWN, "mem://%s: injected fault: response to %s \"%s\" lost (%s)",
-                            m->name, sc_store_op_name(op), key, sc_error_name(rc));
+        return sc_error_set(SC_EUNKNOWN,
+                            "mem://%s: injected fault: response to %s \"%s\" lost (%s)", m->name,
+                            sc_store_op_name(op), key, sc_error_name(rc));
     return rc;
 }
 
@@ -255,7 +256,8 @@ static int mem_write(mem_store *m, sc_store_op op, write_mode mode, sc_object_in
     } else if (mode == WRITE_IF_MATCH && !o) {
         rc = mem_not_found(m, key);
     } else if (mode == WRITE_IF_MATCH && strcmp(info.etag, etag) != 0) {
-        rc = sc_error_set(SC_EMODIFIED, "mem://%s: %s is at %s, not %s", m->name, key, info.etag, etag);
+        rc = sc_error_set(SC_EMODIFIED, "mem://%s: %s is at %s, not %s", m->name, key, info.etag,
+                          etag);
     } else {
         rc = mem_store_object(m, &info, key, data, len);
     }

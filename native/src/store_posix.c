@@ -103,7 +103,11 @@ static int sync_parent(int base_fd, const char *root, const char *path) {
     return sync_dir(base_fd, root, parent);
 }
 
-/* Create each missing directory along `path` (relative to base_fd), syncing the parent of each one created. */
+/*
+ * Create each missing directory along `path` (relative to base_fd), syncing
+ * the parent of each one created: a new directory is only durable once its
+ * parent is synced.
+ */
 static int mkdirs(int base_fd, const char *root, const char *path) {
     char buf[PATH_MAX];
     size_t len = strlen(path);
@@ -125,7 +129,7 @@ static int mkdirs(int base_fd, const char *root, const char *path) {
     return 0;
 }
 
-/* The directory part of key ("" at the top level) into dir (SC_STORE_KEY_MAX bytes: it is shorter than the key). */
+/* The directory part of key ("" at the top level) into dir, which has SC_STORE_KEY_MAX bytes. */
 static void key_dir(char *dir, const char *key) {
     const char *slash = strrchr(key, '/');
     size_t n = slash ? (size_t)(slash - key) : 0;
@@ -250,7 +254,9 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     key_dir(dir, key);
     rc = sync_dir(s->root_fd, s->root, dir);
     /* Visible now, durable maybe: the caller must not read this as "not written". */
-    if (rc) return sc_error_wrap(SC_EUNKNOWN, "%s/%s is published but may not survive a crash", s->root, key);
+    if (rc)
+        return sc_error_wrap(SC_EUNKNOWN, "%s/%s is published but may not survive a crash", s->root,
+                             key);
     if (out_info) info_from_stat(out_info, &st);
     return 0;
 }
@@ -291,7 +297,8 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
     }
     size_t size = (size_t)st.st_size;
     if (size && !(data = malloc(size))) {
-        rc = sc_error_set(SC_ENOMEM, "out of memory reading %zu bytes of %s/%s", size, s->root, key);
+        rc = sc_error_set(SC_ENOMEM, "out of memory reading %zu bytes of %s/%s", size, s->root,
+                          key);
         goto done;
     }
     /* Objects never change in place, so st_size is the length; stop early only at EOF. */
@@ -340,7 +347,9 @@ static int posix_del(void *self, const char *key) {
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
     rc = sync_dir(s->root_fd, s->root, dir);
-    if (rc) return sc_error_wrap(SC_EUNKNOWN, "%s/%s is deleted but may reappear after a crash", s->root, key);
+    if (rc)
+        return sc_error_wrap(SC_EUNKNOWN, "%s/%s is deleted but may reappear after a crash", s->root,
+                             key);
     return 0;
 }
 
@@ -385,7 +394,7 @@ static unsigned char entry_kind(int root_fd, const char *path, unsigned char d_t
     return d_type == DT_REG || d_type == DT_DIR ? d_type : DT_UNKNOWN;
 }
 
-/* Names of a directory's entries as (type byte, name, NUL) records; ENOENT/ENOTDIR leave it empty. */
+/* A directory's entries as (type byte, name, NUL) records; absent directories have none. */
 static int read_dir(const list_walk *w, sc_buf *names, const char *dir) {
     int fd = open_retry(w->s->root_fd, *dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) {
@@ -400,16 +409,18 @@ static int read_dir(const list_walk *w, sc_buf *names, const char *dir) {
         return posix_error(err, "reading directory", w->s->root, dir);
     }
     int rc = 0;
-    struct dirent *e;
-    errno = 0;
-    while (!rc && (e = readdir(d)) != NULL) {
+    for (;;) {
+        errno = 0; /* readdir() reports errors only through errno */
+        struct dirent *e = readdir(d);
+        if (!e) break;
         /* "." and "..", in-flight writes */
         if (e->d_name[0] == '.' &&
             (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]) ||
              strncmp(e->d_name, TMP_PREFIX, TMP_PREFIX_LEN) == 0))
             continue;
-        if (!(rc = sc_buf_append_byte(names, e->d_type)))
-            rc = sc_buf_append(names, e->d_name, strlen(e->d_name) + 1);
+        if ((rc = sc_buf_append_byte(names, e->d_type)) != 0 ||
+            (rc = sc_buf_append(names, e->d_name, strlen(e->d_name) + 1)) != 0)
+            break;
     }
     if (!rc && errno) rc = posix_error(errno, "reading directory", w->s->root, dir);
     closedir(d);
@@ -426,7 +437,7 @@ static int walk_dir(list_walk *w, char *path, size_t len) {
         const char *name = (const char *)names.data + at + 1;
         size_t name_len = strlen(name);
         at += name_len + 2;
-        /* A key is at most SC_STORE_KEY_MAX bytes; a directory needs room for a name after its '/'. */
+        /* A key is at most SC_STORE_KEY_MAX bytes: a directory needs room for "/x" after it. */
         if (len + name_len > SC_STORE_KEY_MAX) continue;
         memcpy(path + len, name, name_len + 1);
         size_t child_len = len + name_len;
@@ -458,7 +469,8 @@ static int compare_keys(const void *a, const void *b) {
 
 static int posix_list(void *self, sc_list_page *out, const char *prefix, const char *start_after,
                       size_t max_keys) {
-    list_walk w = {.s = self, .prefix = prefix, .prefix_len = strlen(prefix), .start_after = start_after};
+    list_walk w = {
+        .s = self, .prefix = prefix, .prefix_len = strlen(prefix), .start_after = start_after};
     /* Only the directory holding the prefix's last '/' can contain matches:
      * "snapshot/snapshot-" reads "snapshot/" and what below it can match. */
     char path[KEY_PATH_CAP];

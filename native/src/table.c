@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "error_internal.h"
 #include "state.h"
 #include "table_internal.h"
@@ -71,6 +72,8 @@ int sc_table_open(sc_table **out, sc_store *store) {
     t->store = store;
     sc_retry_policy_default(&t->retry);
     sc_decode_limits_default(&t->limits);
+    /* Up to a million cached records; without memory for it, work uncached. */
+    if (sc_cache_new(&t->cache, 1u << 20, 4096) != 0) t->cache = NULL;
     *out = t;
     return 0;
 }
@@ -92,6 +95,7 @@ int sc_table_open_location(sc_table **out, const char *location) {
 void sc_table_free(sc_table *t) {
     if (!t) return;
     if (t->owns_store) sc_store_free(t->store);
+    sc_cache_free(t->cache);
     free(t);
 }
 

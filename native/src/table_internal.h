@@ -17,6 +17,7 @@ struct sc_table {
     const sc_strategy *strategy;
     sc_retry_policy retry;
     sc_decode_limits limits;
+    struct sc_cache *cache; /* decoded manifests and lists; NULL = no caching */
 };
 
 /*
