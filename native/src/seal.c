@@ -34,8 +34,11 @@ int sc_unseal_json(sc_buf *body, const uint8_t *data, size_t len, const char *ob
     memcpy(hex, seal + SEAL_OPEN_LEN, SC_SHA256_HEX_LEN);
     hex[SC_SHA256_HEX_LEN] = '\0';
     uint8_t want[SC_SHA256_LEN], got[SC_SHA256_LEN];
-    if (sc_hex_decode(want, SC_SHA256_LEN, hex) != 0)
-        return sc_error_set(SC_ECORRUPT, "%s: the checksum at byte %zu is not hex", object, len - SEAL_LEN + SEAL_OPEN_LEN);
+    char canonical[SC_SHA256_HEX_LEN + 1];
+    if (sc_hex_decode(want, SC_SHA256_LEN, hex) == 0) sc_hex_encode(canonical, want, SC_SHA256_LEN);
+    /* Only lowercase hex is canonical: "A" for "a" is damage, not an equivalent spelling. */
+    if (sc_hex_decode(want, SC_SHA256_LEN, hex) != 0 || memcmp(canonical, hex, SC_SHA256_HEX_LEN) != 0)
+        return sc_error_set(SC_ECORRUPT, "%s: the checksum at byte %zu is not lowercase hex", object, len - SEAL_LEN + SEAL_OPEN_LEN);
     body->len = 0;
     int rc = sc_buf_append(body, data, len - SEAL_LEN);
     if (!rc) rc = sc_buf_append_byte(body, '}');

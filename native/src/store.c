@@ -25,20 +25,19 @@ struct sc_store {
     uint64_t next_call;
 };
 
-/* Keeps names in step with the enum: a new op without a name fails to compile. */
-static const char *const op_names[SC_OP_COUNT] = {
-    [SC_OP_GET] = "get",
-    [SC_OP_HEAD] = "head",
-    [SC_OP_PUT] = "put",
-    [SC_OP_PUT_IF_ABSENT] = "put_if_absent",
-    [SC_OP_PUT_IF_MATCH] = "put_if_match",
-    [SC_OP_LIST] = "list",
-    [SC_OP_DELETE] = "delete",
-};
-
 const char *sc_store_op_name(sc_store_op op) {
-    if ((unsigned)op >= SC_OP_COUNT) return "unknown";
-    return op_names[op];
+    /* No default: -Wswitch flags an op added without a name. */
+    switch (op) {
+    case SC_OP_GET: return "get";
+    case SC_OP_HEAD: return "head";
+    case SC_OP_PUT: return "put";
+    case SC_OP_PUT_IF_ABSENT: return "put_if_absent";
+    case SC_OP_PUT_IF_MATCH: return "put_if_match";
+    case SC_OP_LIST: return "list";
+    case SC_OP_DELETE: return "delete";
+    case SC_OP_COUNT: break;
+    }
+    return "unknown";
 }
 
 /* 1 when `seg` (length len) may be a path segment: not empty, ".", or "..". */
@@ -91,7 +90,7 @@ static int invalid_key(sc_store_op op, const char *key) {
 /* What the fault hook decided for one call. */
 typedef enum { FAULT_PASS, FAULT_FAIL, FAULT_LOSE } fault_action;
 
-/* Consult the hook; on FAULT_FAIL *rc holds the code to return. */
+/* Consult the hook (`key` is the prefix for list); on FAULT_FAIL *rc holds the code to return. */
 static fault_action fault_consult(int *rc, sc_store *store, sc_store_op op, const char *key) {
     uint64_t index = store->next_call++;
     if (!store->fault_fn) return FAULT_PASS;
@@ -103,14 +102,14 @@ static fault_action fault_consult(int *rc, sc_store *store, sc_store_op op, cons
     *rc = sc_error_has_message()
               ? verdict
               : sc_error_set(verdict, "injected fault: %s \"%s\" (call %llu) failed with %s",
-                             sc_store_op_name(op), key ? key : "",
-                             (unsigned long long)index, sc_error_name(verdict));
+                             sc_store_op_name(op), key, (unsigned long long)index,
+                             sc_error_name(verdict));
     return FAULT_FAIL;
 }
 
 static int lost_response(sc_store_op op, const char *key, int backend_rc) {
     return sc_error_set(SC_EUNKNOWN, "injected fault: response to %s \"%s\" lost (backend said %s)",
-                        sc_store_op_name(op), key ? key : "", sc_error_name(backend_rc));
+                        sc_store_op_name(op), key, sc_error_name(backend_rc));
 }
 
 int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
@@ -314,8 +313,9 @@ void sc_store_free(sc_store *store) {
     free(store);
 }
 
-/* Length of the "scheme" in "scheme://rest" (RFC 3986 letters), 0 when `location` has none. */
 #define SCHEME_ALPHA "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+/* Length of the "scheme" in "scheme://rest" (RFC 3986 letters), 0 when `location` has none. */
 static size_t location_scheme_len(const char *location) {
     size_t n = strspn(location, SCHEME_ALPHA);
     if (n == 0) return 0;

@@ -119,6 +119,7 @@ static int mkdirs(int base_fd, const char *root, const char *path) {
         char saved = buf[i];
         buf[i] = '\0';
         int rc = 0;
+        /* On EEXIST the directory is there already (or a concurrent writer made it and syncs it). */
         if (mkdirat(base_fd, buf, 0777) == 0)
             rc = sync_parent(base_fd, root, buf);
         else if (errno != EEXIST)
