@@ -716,10 +716,8 @@ static void *race_thread(void *arg) {
 }
 
 STORE_CASE(put_if_absent_race_threads) {
-    static race rc_state;
-    race *state = &rc_state;
-    memset(state, 0, sizeof *state);
-    state->location = fx->location;
+    race shared = {.location = fx->location};
+    race *state = &shared;
     pthread_barrier_init(&state->barrier, NULL, RACERS);
     pthread_t threads[RACERS];
     racer racers[RACERS];

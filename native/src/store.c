@@ -278,6 +278,11 @@ int sc_store_delete(sc_store *store, const char *key) {
     return rc;
 }
 
+int sc_store_sync(sc_store *store) {
+    /* Not an operation of its own in the counters: it adds no request on stores that need none. */
+    return store->ops->sync ? store->ops->sync(store->self) : 0;
+}
+
 void sc_list_page_free(sc_list_page *page) {
     if (!page) return;
     for (size_t i = 0; i < page->count; i++) free(page->keys[i]);

@@ -4,7 +4,11 @@
  *
  * Every write goes to a unique temp file next to its key, is fsynced, then
  * published in one step (rename, or rename-without-replace for
- * put_if_absent) and made durable by fsyncing the directory. Readers thus
+ * put_if_absent) and made durable by fsyncing the directory. The directory
+ * fsync of a plain put is deferred to the next conditional write (or sync or
+ * close), which syncs every pending directory before it publishes: a commit's
+ * manifests then cost one directory fsync together, and a snapshot can never
+ * be durable while a manifest it names is not. Readers thus
  * see a whole old or a whole new object, and an object never changes in
  * place. All paths are resolved against a descriptor of the root, so the
  * store keeps working if the process changes directory.
@@ -35,9 +39,14 @@
 /* Room for a key, or for its directory plus "/" and a temp name. */
 #define KEY_PATH_CAP (SC_STORE_KEY_MAX + 32)
 
+/* Directories with entries published by a plain put but not yet synced. */
+#define MAX_PENDING_DIRS 8
+
 typedef struct posix_store {
     int root_fd;
     char *root; /* canonical root path, for messages */
+    char pending[MAX_PENDING_DIRS][SC_STORE_KEY_MAX];
+    int pending_count;
 } posix_store;
 
 /* Record "<what> <root>/<path>: <strerror>" and return the code for errno value err. */
@@ -119,7 +128,7 @@ static int mkdirs(int base_fd, const char *root, const char *path) {
         char saved = buf[i];
         buf[i] = '\0';
         int rc = 0;
-        /* On EEXIST the directory is there already (or a concurrent writer made it and syncs it). */
+        /* EEXIST: there already, or a concurrent writer just made it and syncs it. */
         if (mkdirat(base_fd, buf, 0777) == 0)
             rc = sync_parent(base_fd, root, buf);
         else if (errno != EEXIST)
@@ -234,6 +243,24 @@ static int publish_noreplace(const posix_store *s, const char *tmp, const char *
     return posix_error(err, "publishing", s->root, key);
 }
 
+/* Sync every pending directory; on failure they stay pending. */
+static int sync_pending(posix_store *s) {
+    while (s->pending_count > 0) {
+        int rc = sync_dir(s->root_fd, s->root, s->pending[s->pending_count - 1]);
+        if (rc) return rc;
+        s->pending_count--;
+    }
+    return 0;
+}
+
+static int defer_sync(posix_store *s, const char *dir) {
+    for (int i = 0; i < s->pending_count; i++)
+        if (strcmp(s->pending[i], dir) == 0) return 0;
+    if (s->pending_count == MAX_PENDING_DIRS) return sync_dir(s->root_fd, s->root, dir);
+    snprintf(s->pending[s->pending_count++], SC_STORE_KEY_MAX, "%s", dir);
+    return 0;
+}
+
 static int posix_write(posix_store *s, sc_object_info *out_info, const char *key,
                        const uint8_t *data, size_t len, int noreplace) {
     int rc = check_key(s, key);
@@ -243,7 +270,9 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     rc = write_temp(s, tmp, &st, key, data, len);
     if (rc) return rc;
     if (noreplace) {
-        rc = publish_noreplace(s, tmp, key);
+        /* Barrier: what earlier puts published must be durable before this publishes. */
+        rc = sync_pending(s);
+        if (!rc) rc = publish_noreplace(s, tmp, key);
     } else if (renameat(s->root_fd, tmp, s->root_fd, key) != 0) {
         rc = posix_error(errno, "publishing", s->root, key);
     }
@@ -253,7 +282,7 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     }
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
-    rc = sync_dir(s->root_fd, s->root, dir);
+    rc = noreplace ? sync_dir(s->root_fd, s->root, dir) : defer_sync(s, dir);
     /* Visible now, durable maybe: the caller must not read this as "not written". */
     if (rc)
         return sc_error_wrap(SC_EUNKNOWN, "%s/%s is published but may not survive a crash", s->root,
@@ -349,8 +378,8 @@ static int posix_del(void *self, const char *key) {
     key_dir(dir, key);
     rc = sync_dir(s->root_fd, s->root, dir);
     if (rc)
-        return sc_error_wrap(SC_EUNKNOWN, "%s/%s is deleted but may reappear after a crash", s->root,
-                             key);
+        return sc_error_wrap(SC_EUNKNOWN, "%s/%s is deleted but may reappear after a crash",
+                             s->root, key);
     return 0;
 }
 
@@ -498,8 +527,11 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
     return 0;
 }
 
+static int posix_sync(void *self) { return sync_pending(self); }
+
 static void posix_close(void *self) {
     posix_store *s = self;
+    sync_pending(s); /* best effort: nobody is left to report a failure to */
     close(s->root_fd);
     free(s->root);
     free(s);
@@ -517,6 +549,7 @@ static const sc_store_ops posix_ops = {
     .list = posix_list,
     .del = posix_del,
     .close = posix_close,
+    .sync = posix_sync,
 };
 
 int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root) {

@@ -41,7 +41,10 @@ enum {
     SC_CAP_COMPARE_AND_SWAP = 1u << 2,
     /* a LIST issued after a completed write sees that write. */
     SC_CAP_LIST_AFTER_WRITE = 1u << 3,
-    /* writes are durable when they return (fsync or remote ack). */
+    /* conditional writes (put_if_absent, put_if_match) are durable when they
+     * return, and so is every plain put that returned before them; a plain put
+     * alone may wait for the next conditional write or sync (a write barrier:
+     * data and manifests first, then the pointer that publishes them). */
     SC_CAP_DURABLE = 1u << 4,
 };
 
@@ -89,8 +92,10 @@ typedef struct sc_store_ops {
                 size_t max_keys);
     /* Remove a key. SC_ENOTFOUND when absent. */
     int (*del)(void *self, const char *key);
-    /* Release the backend. May be NULL. */
+    /* Release the backend, making pending plain puts durable first. May be NULL. */
     void (*close)(void *self);
+    /* Make every plain put that has returned durable. NULL when puts are durable on return. */
+    int (*sync)(void *self);
 } sc_store_ops;
 
 #ifdef __cplusplus

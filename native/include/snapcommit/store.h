@@ -93,6 +93,8 @@ int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const 
 /* Every key under prefix, following pages. Free with sc_list_page_free(). */
 int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
 int sc_store_delete(sc_store *store, const char *key);
+/* Make every plain put that has returned durable (see SC_CAP_DURABLE). */
+int sc_store_sync(sc_store *store);
 
 /* 1 when `key` is a valid store key, 0 otherwise. */
 int sc_store_key_valid(const char *key);
