@@ -137,26 +137,12 @@ static void file_after_commit(sc_table *t, uint64_t id) {
     if (id == 1) write_hint(t, EARLIEST_HINT_KEY, id);
 }
 
-static const sc_strategy rename_strategy = {
+const sc_strategy sc_strategy_rename = {
     SC_STRATEGY_RENAME, SC_CAP_ATOMIC_NOREPLACE, file_latest, file_read, file_claim,
     file_after_commit,  file_earliest,
 };
 
-static const sc_strategy conditional_strategy = {
+const sc_strategy sc_strategy_conditional = {
     SC_STRATEGY_CONDITIONAL, SC_CAP_CONDITIONAL_CREATE, file_latest, file_read, file_claim,
     file_after_commit,       file_earliest,
 };
-
-const sc_strategy *sc_strategy_get(sc_strategy_kind kind) {
-    switch (kind) {
-    case SC_STRATEGY_RENAME: return &rename_strategy;
-    case SC_STRATEGY_CONDITIONAL: return &conditional_strategy;
-    default: return NULL;
-    }
-}
-
-sc_strategy_kind sc_strategy_choose(uint32_t caps) {
-    if (caps & SC_CAP_CONDITIONAL_CREATE) return SC_STRATEGY_CONDITIONAL;
-    if (caps & SC_CAP_ATOMIC_NOREPLACE) return SC_STRATEGY_RENAME;
-    return SC_STRATEGY_TRACKER;
-}

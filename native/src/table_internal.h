@@ -29,7 +29,7 @@ struct sc_strategy {
     sc_strategy_kind kind;
     /* capability bits the store must have (all of them) */
     uint32_t required_caps;
-    /* Latest snapshot id (0 = none); `hint_only` skips verification (log/inspection). */
+    /* Latest snapshot id (0 = none). */
     int (*latest)(sc_table *t, uint64_t *out_id);
     /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
     int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
@@ -39,6 +39,10 @@ struct sc_strategy {
     /* Earliest retained id (0 = none). */
     int (*earliest)(sc_table *t, uint64_t *out_id);
 };
+
+/* Strategy implementations (one file each). */
+extern const sc_strategy sc_strategy_rename;      /* strategy_file.c */
+extern const sc_strategy sc_strategy_conditional; /* strategy_file.c */
 
 /* The strategy implementing `kind`, or NULL when this build has none. */
 const sc_strategy *sc_strategy_get(sc_strategy_kind kind);
