@@ -333,6 +333,10 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         uint64_t id = latest_id + 1;
         res->attempts++;
         rc = t->strategy->claim(t, id, doc.data, doc.len);
+        if (rc == SC_EEXISTS && !had_unknown) {
+            /* Certainly lost: no snapshot can name this attempt's base list. */
+            if (sc_store_delete(t->store, base.name) != 0) sc_error_clear();
+        }
         if (rc == SC_EUNKNOWN) {
             res->unknown_outcomes++;
             unknown_id = id;
