@@ -431,3 +431,42 @@ Test(commit, manifest_lists_are_merged_when_long) {
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
+
+/* Found in review: the first commit and a trusted base must not bypass validation. */
+Test(conflict, empty_table_is_checked_too) {
+    sc_table *t = tu_mem_table("c-empty");
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/ghost", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_COMPACT, 0, NULL, 0, &f, 1), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "the table is empty"), "%s", sc_error_message());
+    sc_file_entry twice[] = {f, f};
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, twice, 2, NULL, 0), SC_EINVAL);
+    cr_assert_eq(tu_latest(t), 0);
+    sc_table_free(t);
+}
+
+Test(conflict, base_snapshot_does_not_skip_validation) {
+    sc_table *t = tu_mem_table("c-base-trust");
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_APPEND, 1, &f, 1, NULL, 0), SC_ECONFLICT, "re-add with base = latest");
+    sc_file_entry ghost = tu_file("p", 0, 1, 0, "data/ghost", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_COMPACT, 1, NULL, 0, &ghost, 1), SC_ECONFLICT);
+    cr_assert_eq(tu_latest(t), 1);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
+
+Test(commit, deletes_are_recorded_as_stored_not_as_given) {
+    sc_table *t = tu_mem_table("c-del-rows");
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    sc_file_entry lie = tu_file("p", 0, 1, 3, "data/f", 1000000, NULL, NULL); /* wrong rows and level */
+    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_COMPACT, 0, NULL, 0, &lie, 1), 0, "%s", sc_error_message());
+    sc_snapshot_info *info;
+    cr_assert_eq(sc_table_snapshot_info(&info, t, 2), 0, "%s", sc_error_message());
+    cr_assert_eq(info->total_record_count, 0);
+    cr_assert_eq(info->delta_record_count, -10);
+    sc_snapshot_info_free(info);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}

@@ -28,7 +28,7 @@ typedef struct commit_state {
     const sc_commit_request *req;
     char commit_uuid[SC_UUID_TEXT_LEN + 1];
     sc_partition_set parts;
-    sc_entry_vec overwrite_deletes; /* OVERWRITE: live files replaced, per attempt */
+    sc_entry_vec deletes; /* the live records removed, as stored (per attempt for OVERWRITE) */
     /* Objects written by this commit, deleted again if it fails for sure. */
     char **written;
     size_t written_count;
@@ -115,7 +115,7 @@ static void ref_clear(sc_object_ref *r) {
 /* The delta: deletes first, so a file moved between levels (delete + add) merges right. */
 static int write_delta(commit_state *cs) {
     const sc_changes *c = cs->req->changes;
-    const sc_entry_vec *deletes = cs->req->kind == SC_KIND_OVERWRITE ? &cs->overwrite_deletes : &c->deletes;
+    const sc_entry_vec *deletes = &cs->deletes;
     sc_entry_vec all = {0};
     sc_meta_vec list = {0};
     int rc = 0;
@@ -254,9 +254,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
     int64_t started = sc_monotonic_ms();
-    /* Snapshot through which the changes are known valid: the caller's base, then each checked latest. */
-    uint64_t validated = req->base_snapshot;
-    int have_validated = req->base_snapshot > 0 && req->kind != SC_KIND_OVERWRITE;
+    /* Snapshot through which the changes are known valid against the live files. */
+    uint64_t validated = 0;
+    int have_validated = 0;
     int delta_written = 0;
     uint64_t unknown_id = 0; /* claim whose answer was lost, until reconciled */
     int had_unknown = 0;     /* any claim of this commit had an unknown outcome */
@@ -309,19 +309,30 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             goto fail;
         }
 
-        /* Conflicts: a full check once, then only what was committed since. */
-        if (latest_id) {
-            if (req->kind == SC_KIND_OVERWRITE || !have_validated) {
-                sc_entry_vec_free(&cs->overwrite_deletes);
-                rc = sc_conflict_check_full(&cs->overwrite_deletes, t, &latest, req->changes, req->kind, &cs->parts);
-                if (req->kind == SC_KIND_OVERWRITE) delta_written = 0;
-            } else if (latest_id > validated) {
-                rc = sc_conflict_check_since(t, validated, &latest, req->changes, req->kind, &cs->parts);
-            }
-            if (rc) goto fail;
-            validated = latest_id;
-            have_validated = 1;
+        /*
+         * Conflicts. The first attempt checks the live files of the touched
+         * partitions (cached manifests make that cheap for a long-lived
+         * handle), even on an empty table and even when the caller names a
+         * base snapshot: a delta that deletes a file that is not live would
+         * make every later read fail, so it is never written on trust. When
+         * the caller planned against an older base, the snapshots since are
+         * checked first, for the message that names who changed what.
+         * Retries after a lost claim check only what was committed since.
+         */
+        if (!have_validated && req->base_snapshot && req->base_snapshot < latest_id &&
+            req->kind != SC_KIND_OVERWRITE)
+            rc = sc_conflict_check_since(t, req->base_snapshot, &latest, req->changes, req->kind, &cs->parts);
+        if (!rc && (req->kind == SC_KIND_OVERWRITE || !have_validated)) {
+            sc_entry_vec_free(&cs->deletes);
+            rc = sc_conflict_check_full(&cs->deletes, t, latest_id ? &latest : NULL, req->changes, req->kind,
+                                        &cs->parts);
+            delta_written = 0;
+        } else if (!rc && latest_id > validated) {
+            rc = sc_conflict_check_since(t, validated, &latest, req->changes, req->kind, &cs->parts);
         }
+        if (rc) goto fail;
+        validated = latest_id;
+        have_validated = 1;
 
         if (!delta_written) {
             if ((rc = write_delta(cs)) != 0) goto fail;
@@ -357,8 +368,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
                    req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
         } else if (rc == SC_EEXISTS || rc == SC_EUNKNOWN) {
             if (rc == SC_EEXISTS) res->lost_claims++;
-            sc_log(SC_LOG_WARN, "lost the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); retrying",
-                   id, req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
+            sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d of %d",
+                   rc == SC_EEXISTS ? "lost" : "could not confirm", id, req->commit_user, req->identifier,
+                   sc_commit_kind_name(req->kind), attempt + 1, t->retry.max_retries + 1);
         }
         ref_clear(&base);
         sc_buf_free(&doc);
@@ -370,7 +382,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             if (unknown_id)
                 return sc_error_set(SC_EUNKNOWN, "claim of snapshot %" PRIu64 " could not be reconciled after %d attempts",
                                     unknown_id, attempt + 1);
-            return sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise commit.max-retries or reduce writers",
+            return sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
                                 attempt + 1, req->commit_user, req->identifier);
         }
         uint32_t r = 0;
@@ -431,7 +443,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
     free(cs.written);
     ref_clear(&cs.delta_list);
-    sc_entry_vec_free(&cs.overwrite_deletes);
+    sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);
     return rc;
 }

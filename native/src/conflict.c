@@ -152,24 +152,26 @@ static int check_self(const sc_changes *c, sc_fileset *deleted) {
     return rc;
 }
 
-int sc_conflict_check_full(sc_entry_vec *out_overwrite_deletes, sc_table *t,
+int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
                            const sc_snapshot *latest, const sc_changes *c, sc_commit_kind kind,
                            const sc_partition_set *parts) {
     sc_entry_vec live = {0};
     sc_fileset *live_set = NULL, *deleted = NULL;
-    char against[512];
-    describe_snapshot(against, sizeof against, latest);
-    strncat(against, " is the base", sizeof against - strlen(against) - 1);
+    char against[512] = "the table is empty";
+    if (latest) {
+        describe_snapshot(against, sizeof against, latest);
+        strncat(against, " is the base", sizeof against - strlen(against) - 1);
+    }
     int rc = sc_fileset_new(&deleted);
     if (!rc) rc = check_self(c, deleted);
-    if (!rc) rc = sc_state_live_files(&live, t, latest, parts);
+    if (!rc && latest) rc = sc_state_live_files(&live, t, latest, parts);
     if (!rc) rc = sc_fileset_new(&live_set);
     for (size_t i = 0; !rc && i < live.count; i++) rc = sc_fileset_put(live_set, &live.items[i].file, i, NULL);
 
     if (!rc && kind == SC_KIND_OVERWRITE) {
         /* Overwrite replaces whole partitions: every live file there goes. */
         for (size_t i = 0; !rc && i < live.count; i++) {
-            rc = sc_entry_vec_push(out_overwrite_deletes, SC_ENTRY_DELETE, &live.items[i].file);
+            rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &live.items[i].file);
             if (!rc) {
                 rc = sc_fileset_put(deleted, &live.items[i].file, i, NULL);
                 if (rc == SC_EEXISTS) rc = 0;
@@ -178,7 +180,11 @@ int sc_conflict_check_full(sc_entry_vec *out_overwrite_deletes, sc_table *t,
     } else {
         for (size_t i = 0; !rc && i < c->deletes.count; i++) {
             const sc_file_entry *d = &c->deletes.items[i].file;
-            if (sc_fileset_get(live_set, d, NULL) == 0) continue;
+            size_t at;
+            if (sc_fileset_get(live_set, d, &at) == 0) {
+                rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &live.items[at].file);
+                continue;
+            }
             char fd[512];
             describe_file(fd, sizeof fd, d);
             rc = sc_error_set(SC_ECONFLICT,

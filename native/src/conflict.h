@@ -11,12 +11,14 @@
 #include "state.h"
 
 /*
- * Check `changes` against the live files of `latest` in `parts`. For
- * OVERWRITE, appends to `out_overwrite_deletes` the live files of `parts`
- * that the commit replaces. 0 or SC_ECONFLICT (message names the files,
- * `latest`'s id and its commit user).
+ * Check `changes` against the live files of `latest` (NULL = empty table) in
+ * `parts`. Appends to `out_deletes` the live records the commit removes —
+ * the stored entries, not the caller's copies, so that row counts and levels
+ * in the delta come from the table itself; for OVERWRITE, every live file of
+ * `parts`. 0, SC_EINVAL (the change set contradicts itself) or SC_ECONFLICT
+ * (message names the files, `latest`'s id and its commit user).
  */
-int sc_conflict_check_full(sc_entry_vec *out_overwrite_deletes, sc_table *t,
+int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
                            const sc_snapshot *latest, const sc_changes *changes,
                            sc_commit_kind kind, const sc_partition_set *parts);
 

@@ -113,7 +113,8 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
     int present = 0, rc;
     if (id && (rc = exists(t, id, &present)) != 0) return rc;
     if (present) {
-        /* The hint may lag behind expiration; an older id existing means the hint is wrong. */
+        /* Trusted once its snapshot exists: nothing expires snapshots yet, so
+         * no older one can have been left behind by a lagging hint. */
         *out_id = id;
         return 0;
     }
