@@ -35,7 +35,8 @@ expect "init twice changes nothing" [ "$before" = "$(find "$t" -type f -exec sha
 expect "init twice says why" grep -q "already exists" "$work/err"
 "$sc" init "$work/u" --strategy nonsense >/dev/null 2>&1; check "bad strategy" 2 $?
 "$sc" init "file://$work/uri" --strategy rename >/dev/null; check "init file:// URI" 0 $?
-"$sc" init "$work/tr" --strategy tracker >/dev/null 2>&1; expect "unavailable strategy fails" [ $? -ne 0 ]
+"$sc" init "$work/hd" --strategy head >/dev/null 2>"$work/err"; check "strategy the store cannot honour" 1 $?
+expect "says what the store lacks" grep -q "compare-and-swap" "$work/err"
 
 echo "{\"add\":[$(entry data/f1)]}" >"$work/c1"
 out=$("$sc" commit "$t" --user u1 --identifier 1 --changes "$work/c1"); check "commit" 0 $?

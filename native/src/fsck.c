@@ -45,8 +45,15 @@ static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds,
 int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     uint64_t earliest = 0, latest = 0;
     sc_list_page page = {0};
-    int rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-");
-    if (rc) return sc_error_wrap(rc, "listing snapshots");
+    int rc = 0;
+    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) {
+        /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
+        rc = t->strategy->earliest(t, &earliest);
+        if (!rc) rc = t->strategy->latest(t, &latest);
+        if (rc) return sc_error_wrap(rc, "finding the snapshots");
+    } else if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) {
+        return sc_error_wrap(rc, "listing snapshots");
+    }
     /* Every snapshot between the first and the last listed must be there. */
     for (size_t i = 0; !rc && i < page.count; i++) {
         uint64_t id;
@@ -66,7 +73,9 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     uint8_t *hint = NULL;
     size_t hint_len = 0;
     if (sc_store_get(t->store, &hint, &hint_len, NULL, LATEST_HINT_KEY) == 0) {
-        uint64_t h = strtoull(hint_len ? (const char *)hint : "0", NULL, 10);
+        char text[24] = "";
+        memcpy(text, hint, hint_len < sizeof text - 1 ? hint_len : sizeof text - 1);
+        uint64_t h = strtoull(text, NULL, 10);
         free(hint);
         /* A hint may lag; one ahead of the chain means snapshots were lost or rolled back. */
         if (h > latest)
@@ -81,7 +90,10 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     for (uint64_t id = earliest; !rc && id && id <= latest; id++) {
         sc_snapshot s;
         uint8_t hash[SC_SHA256_LEN];
-        if ((rc = sc_table_read_snapshot(&s, hash, t, id)) != 0) break;
+        if ((rc = sc_table_read_snapshot(&s, hash, t, id)) != 0) {
+            if (rc == SC_ENOTFOUND) rc = sc_error_wrap(SC_ECORRUPT, "snapshot %" PRIu64 " is missing", id);
+            break;
+        }
         if (id > earliest && memcmp(s.parent_hash, prev_hash, SC_SHA256_LEN) != 0)
             rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": parent hash does not match snapshot %" PRIu64 " (rewritten or replaced)",
                               id, id - 1);

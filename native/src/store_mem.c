@@ -45,6 +45,8 @@ typedef struct mem_store {
     mem_fault faults[MEM_FAULTS_MAX];
     size_t fault_count;
     struct mem_store *next; /* registry chain */
+    sc_mem_clock_fn clock;  /* source of mtimes; NULL = the wall clock */
+    void *clock_ctx;
 } mem_store;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -236,7 +238,7 @@ static int mem_store_object(mem_store *m, sc_object_info *out_info, const char *
     o->data = copy;
     o->len = len;
     o->version = atomic_fetch_add(&last_version, 1) + 1;
-    o->mtime_ms = sc_now_ms();
+    o->mtime_ms = m->clock ? m->clock(m->clock_ctx) : sc_now_ms();
     info_of(out_info, o);
     return 0;
 oom:
@@ -407,4 +409,14 @@ int sc_mem_store_keys(sc_list_page *out, const char *name) {
     int rc = m->count ? mem_collect(out, m, 0, "", m->count) : 0;
     pthread_mutex_unlock(&m->lock);
     return rc;
+}
+
+int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx) {
+    mem_store *m = name ? registry_find(name) : NULL;
+    if (!m) return sc_error_set(SC_EINVAL, "no mem store named %s", name ? name : "(null)");
+    pthread_mutex_lock(&m->lock);
+    m->clock = now_ms;
+    m->clock_ctx = ctx;
+    pthread_mutex_unlock(&m->lock);
+    return 0;
 }

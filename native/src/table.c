@@ -14,23 +14,37 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     if (!s)
         return sc_error_set(SC_EUNSUPPORTED, "strategy \"%s\" is not available in this build",
                             sc_strategy_name(kind) ? sc_strategy_name(kind) : "?");
-    if ((caps & s->required_caps) != s->required_caps)
-        return sc_error_set(SC_EUNSUPPORTED,
-                            "strategy \"%s\" needs %s, which this store does not offer",
-                            sc_strategy_name(kind),
-                            s->required_caps & SC_CAP_ATOMIC_NOREPLACE ? "an atomic no-replace publish"
-                            : s->required_caps & SC_CAP_CONDITIONAL_CREATE ? "conditional creation"
-                            : "compare-and-swap");
+    uint32_t missing = s->required_caps & ~caps;
+    if (missing) {
+        static const struct { uint32_t cap; const char *what; } names[] = {
+            {SC_CAP_ATOMIC_NOREPLACE, "an atomic no-replace publish"}, {SC_CAP_CONDITIONAL_CREATE, "conditional creation"},
+            {SC_CAP_COMPARE_AND_SWAP, "compare-and-swap"}, {SC_CAP_LIST_AFTER_WRITE, "list-after-write"},
+            {SC_CAP_DURABLE, "durable writes"}};
+        char what[192] = "";
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            size_t n = strlen(what);
+            if (missing & names[i].cap) snprintf(what + n, sizeof what - n, "%s%s", n ? " and " : "", names[i].what);
+        }
+        return sc_error_set(SC_EUNSUPPORTED, "strategy \"%s\" needs %s, which this store does not offer",
+                            sc_strategy_name(kind), what);
+    }
     *out = s;
     return 0;
 }
 
 int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
-    uint32_t caps = sc_store_caps(store);
+    /* Choose from what the store demonstrably honours, not from what it declares. */
+    uint32_t caps;
+    int rc = sc_strategy_probe(&caps, store);
+    if (rc) return rc;
     sc_strategy_kind chosen = strategy == SC_STRATEGY_AUTO ? sc_strategy_choose(caps) : strategy;
     const sc_strategy *s;
-    int rc = strategy_for(&s, chosen, caps);
+    rc = strategy_for(&s, chosen, caps);
+    if (rc && sc_strategy_get(chosen) &&
+        (sc_store_caps(store) & sc_strategy_get(chosen)->required_caps) == sc_strategy_get(chosen)->required_caps)
+        return sc_error_wrap(rc, "the %s store declares what strategy \"%s\" needs, but the probe showed it does not honour it",
+                             sc_store_backend_name(store), sc_strategy_name(chosen));
     if (rc) return rc;
     sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_now_ms()};
     if ((rc = sc_uuid_text(meta.table_uuid)) != 0) return rc;
@@ -94,6 +108,7 @@ int sc_table_open_location(sc_table **out, const char *location) {
 
 void sc_table_free(sc_table *t) {
     if (!t) return;
+    if (t->strategy_state_free) t->strategy_state_free(t->strategy_state);
     if (t->owns_store) sc_store_free(t->store);
     sc_cache_free(t->cache);
     free(t);

@@ -18,6 +18,10 @@ struct sc_table {
     sc_retry_policy retry;
     sc_decode_limits limits;
     struct sc_cache *cache; /* decoded manifests and lists; NULL = no caching */
+    /* Per-handle state a strategy keeps between calls (head: the last head
+     * record and its ETag); freed with strategy_state_free in sc_table_free. */
+    void *strategy_state;
+    void (*strategy_state_free)(void *state);
 };
 
 /*
@@ -43,11 +47,20 @@ struct sc_strategy {
 /* Strategy implementations (one file each). */
 extern const sc_strategy sc_strategy_rename;      /* strategy_file.c */
 extern const sc_strategy sc_strategy_conditional; /* strategy_file.c */
+extern const sc_strategy sc_strategy_head;        /* strategy_head.c */
+extern const sc_strategy sc_strategy_tracker;     /* strategy_tracker.c */
 
 /* The strategy implementing `kind`, or NULL when this build has none. */
 const sc_strategy *sc_strategy_get(sc_strategy_kind kind);
 /* Choose a strategy from capability bits (auto). */
 sc_strategy_kind sc_strategy_choose(uint32_t caps);
+/*
+ * Exercise `store` under metadata/probe-<uuid>/ (put_if_absent twice,
+ * put_if_match with a stale and a current ETag, a LIST; cleaned up after)
+ * and set *out_caps to the capabilities observed AND declared.
+ * Errors: the store's own codes when it cannot be probed at all.
+ */
+int sc_strategy_probe(uint32_t *out_caps, sc_store *store); /* strategy_probe.c */
 
 /* Read and decode snapshot `id`; also returns the raw bytes' SHA-256 when
  * `out_hash` is non-NULL. */

@@ -119,6 +119,15 @@ int sc_mem_store_arm_fault(const char *name, uint32_t op_mask, uint64_t nth, sc_
 /* Drop a mem store's contents and faults (tests). */
 void sc_mem_store_reset(const char *name);
 
+/*
+ * Take the modification times of mem store NAME from now_ms(ctx) instead of
+ * the wall clock (deterministic simulation: the simulation's virtual clock).
+ * now_ms NULL restores the wall clock. The clock survives
+ * sc_mem_store_reset(). Returns SC_EINVAL when NAME is not a mem store.
+ */
+typedef int64_t (*sc_mem_clock_fn)(void *ctx);
+int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif
