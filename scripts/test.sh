@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Every test: set-up, the native suite in a normal build, then again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
+# Every test: set-up, the S3 test servers (gofakes3 and moto on 127.0.0.1), the
+# native suite in a normal build, then again under AddressSanitizer +
+# UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+scripts/s3-servers.sh start
+trap 'scripts/s3-servers.sh stop >/dev/null 2>&1 || true' EXIT
+eval "$(scripts/s3-servers.sh env)"
 echo "== native suite (RelWithDebInfo) =="
 scripts/build.sh build
 (cd build && ctest --output-on-failure -j2)

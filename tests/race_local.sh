@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Multi-process race on one local table: P processes x C commits each through the
-# CLI (real processes, real file system, rename strategy). Every commit must land
-# exactly once and snapshot ids must be contiguous from 1.
+# Multi-process race on one table: P processes x C commits each through the CLI
+# (real processes; by default the local file system and the rename strategy;
+# RACE_TABLE and RACE_STRATEGY select another location and strategy). Every
+# commit must land exactly once and snapshot ids must be contiguous from 1.
 set -euo pipefail
 sc=${1:?usage: race_local.sh PATH_TO_SNAPCOMMIT}
 procs=${RACE_PROCS:-8}
 commits=${RACE_COMMITS:-25}
 work=$(mktemp -d /tmp/sc-race.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-table="$work/table"
-"$sc" init "$table" --strategy rename >/dev/null
+table=${RACE_TABLE:-$work/table}
+strategy=${RACE_STRATEGY:-rename}
+"$sc" init "$table" --strategy "$strategy" >/dev/null
 
 writer() {
   local user=$1 lost=0
@@ -30,9 +32,10 @@ end=$(date +%s.%N)
 "$sc" log "$table" --json >"$work/log.json"
 "$sc" files "$table" --json >"$work/files.json"
 "$sc" fsck "$table" >/dev/null
-python3 - "$work" "$procs" "$commits" "$start" "$end" <<'PY'
+python3 - "$work" "$procs" "$commits" "$start" "$end" "$table" "$strategy" <<'PY'
 import json, sys, glob, os
 work, procs, commits, start, end = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+table, strategy = sys.argv[6], sys.argv[7]
 log = json.load(open(os.path.join(work, "log.json")))
 files = json.load(open(os.path.join(work, "files.json")))
 total = procs * commits
@@ -50,7 +53,7 @@ for out in glob.glob(os.path.join(work, "w*.out")):
         assert r["result"] == "SC_OK", r
         lost += r["lostClaims"]; attempts += r["attempts"]
 secs = end - start
-print(f"race: {procs} processes x {commits} commits = {total} snapshots, ids 1..{total} contiguous, "
+print(f"race ({strategy} on {table}): {procs} processes x {commits} commits = {total} snapshots, ids 1..{total} contiguous, "
       f"each (user, identifier) exactly once; {lost} lost claims retried, {attempts} claims; "
       f"{total/secs:.0f} commits/s wall (CLI process per commit)")
 PY

@@ -10,6 +10,7 @@
 #include "error_internal.h"
 #include "snapcommit/store.h"
 #include "store_backends.h"
+#include "store_s3.h"
 
 /* Page size sc_store_list_all() asks for: S3's maximum, so one request per page there. */
 #define SC_LIST_ALL_PAGE 1000
@@ -353,12 +354,11 @@ int sc_store_open(sc_store **out, const char *location) {
             return sc_error_set(SC_EINVAL, "%s: mem locations need a name (mem://NAME)", location);
         rc = sc_mem_store_create(&ops, &self, rest);
     } else if (scheme_is(location, scheme, "s3")) {
-        /* Hook point for the s3 backend: sc_s3_store_create(&ops, &self, rest) once it exists. */
-        return sc_error_set(SC_EUNSUPPORTED, "%s: s3:// support is not built yet", location);
+        rc = sc_s3_store_create(&ops, &self, location);
     } else {
         return sc_error_set(SC_EINVAL,
                             "unsupported location scheme \"%.*s://\" in %s (use a directory, "
-                            "file:///dir or mem://NAME)",
+                            "file:///dir, s3://bucket/prefix or mem://NAME)",
                             (int)scheme, location, location);
     }
     if (rc) return rc;
