@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set-up, the S3 test servers (gofakes3 and moto on 127.0.0.1), the
 # native suite in a normal build, then again under AddressSanitizer +
-# UndefinedBehaviorSanitizer.
+# UndefinedBehaviorSanitizer, then the Flink connector's suites (Flink 1.20 and 2.x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -15,3 +15,5 @@ echo "== native suite (ASan + UBSan) =="
 scripts/build.sh build-asan -DSC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j2)
+echo "== Flink connector (JNI + MiniCluster, Flink 1.20 and 2.x) =="
+scripts/flink-test.sh

@@ -1,0 +1,116 @@
+package io.snapcommit.it;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.junit.jupiter.api.Test;
+
+import io.snapcommit.demo.TableContents;
+import io.snapcommit.jni.FileEntry;
+import io.snapcommit.jni.SnapshotInfo;
+
+/** CREATE TABLE ... WITH ('connector'='snapcommit', ...) + INSERT. */
+class SqlSinkITCase extends ITBase {
+
+    private StreamTableEnvironment tableEnv(String checkpointInterval) {
+        StreamExecutionEnvironment env = env(checkpointInterval, Map.of());
+        return StreamTableEnvironment.create(env);
+    }
+
+    private static Throwable root(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) t = t.getCause();
+        return t;
+    }
+
+    private static String messages(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) sb.append(c.getMessage()).append('\n');
+        return sb.toString();
+    }
+
+    @Test
+    void insertFindsTheFactoryAndCommitsAtTheFinalCheckpoint() throws Exception {
+        String table = table("orders");
+        StreamTableEnvironment t = tableEnv("200 ms");
+        t.executeSql("CREATE TABLE orders (id BIGINT, customer STRING, amount DOUBLE, dt STRING) PARTITIONED BY (dt) "
+                     + "WITH ('connector' = 'snapcommit', 'path' = '" + table + "')");
+        t.executeSql("INSERT INTO orders VALUES (1, 'ann', 9.5, '2024-01-01'), (2, 'bob', 3.0, '2024-01-01'), "
+                     + "(3, 'cy', 1.25, '2024-01-02')").await();
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertEquals(1, log.size(), log.toString());
+        assertTrue(log.get(0).commitIdentifier() >= 1);
+        List<String> rows = TableContents.liveRows(table);
+        assertEquals(3, rows.size());
+        assertTrue(rows.contains("{\"id\":1,\"customer\":\"ann\",\"amount\":9.5,\"dt\":\"2024-01-01\"}"), rows.toString());
+        Set<String> partitions = new HashSet<>();
+        for (FileEntry f : TableContents.liveFiles(table)) {
+            partitions.add(f.partitionString());
+            assertTrue(f.file().startsWith("data/" + f.partitionString() + "/bucket-0/"), f.file());
+            assertTrue(f.file().endsWith(".json"), f.file());
+        }
+        assertEquals(Set.of("dt=2024-01-01", "dt=2024-01-02"), partitions);
+    }
+
+    @Test
+    void csvFormatBucketsAndSecondInsert() throws Exception {
+        String table = table("csv");
+        StreamTableEnvironment t = tableEnv("200 ms");
+        t.executeSql("CREATE TABLE c (id INT, name STRING) WITH ('connector' = 'snapcommit', 'path' = 'file://" + table
+                     + "', 'format' = 'csv', 'sink.parallelism' = '1', 'bucket' = '4', 'bucket-key' = 'id', 'commit.max-retries' = '3', "
+                     + "'commit.min-retry-wait' = '5 ms', 'commit.max-retry-wait' = '1 s', 'commit.timeout' = '30 s')");
+        t.executeSql("INSERT INTO c VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')").await();
+        t.executeSql("INSERT INTO c VALUES (5, 'e')").await();
+        List<String> rows = TableContents.liveRows(table);
+        assertEquals(Set.of("1,a", "2,b", "3,c", "4,d", "5,e"), new HashSet<>(rows));
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertEquals(2, log.size());
+        assertNotEquals(log.get(0).commitUser(), log.get(1).commitUser(), "each INSERT job has its own commit user");
+        for (FileEntry f : TableContents.liveFiles(table)) {
+            assertEquals(4, f.totalBuckets());
+            assertTrue(f.bucket() >= 0 && f.bucket() < 4);
+            assertTrue(f.file().endsWith(".csv"), f.file());
+        }
+    }
+
+    @Test
+    void batchModeCommitsAtEndOfInput() throws Exception {
+        String table = table("batch");
+        org.apache.flink.table.api.TableEnvironment t = org.apache.flink.table.api.TableEnvironment.create(
+            org.apache.flink.table.api.EnvironmentSettings.inBatchMode());
+        t.executeSql("CREATE TABLE b (id BIGINT) WITH ('connector' = 'snapcommit', 'path' = '" + table + "', "
+                     + "'commit.user' = 'nightly-load')");
+        t.executeSql("INSERT INTO b VALUES (1), (2)").await();
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertEquals(1, log.size());
+        assertEquals("nightly-load", log.get(0).commitUser());
+        assertEquals(1, log.get(0).commitIdentifier());
+        assertEquals(2, TableContents.liveRows(table).size());
+    }
+
+    @Test
+    void missingAndUnknownOptionsFailValidation() {
+        StreamTableEnvironment t = tableEnv("200 ms");
+        t.executeSql("CREATE TABLE nopath (id INT) WITH ('connector' = 'snapcommit')");
+        Throwable e = assertThrows(ValidationException.class,
+                                   () -> t.executeSql("INSERT INTO nopath VALUES (1)").await());
+        assertTrue(messages(e).contains("Missing required options are:") && messages(e).contains("path"), messages(e));
+
+        t.executeSql("CREATE TABLE typo (id INT) WITH ('connector' = 'snapcommit', 'path' = '" + table("typo")
+                     + "', 'commit.max-retrys' = '3')");
+        e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO typo VALUES (1)").await());
+        assertTrue(messages(e).contains("Unsupported options") && messages(e).contains("commit.max-retrys"), messages(e));
+
+        t.executeSql("CREATE TABLE badstrategy (id INT) WITH ('connector' = 'snapcommit', 'path' = '" + table("bs")
+                     + "', 'commit.strategy' = 'lock')");
+        e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO badstrategy VALUES (1)").await());
+        assertTrue(messages(e).contains("commit.strategy"), messages(e));
+        assertNotNull(root(e));
+    }
+}

@@ -1,0 +1,107 @@
+package io.snapcommit.jni;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads libsnapcommit_jni once per class loader, in this order:
+ * <ol>
+ *   <li>the file named by the system property {@value #PATH_PROPERTY} (a failure there is final);</li>
+ *   <li>{@code System.loadLibrary("snapcommit_jni")} from {@code java.library.path};</li>
+ *   <li>the copy bundled in the jar at {@value #RESOURCE}, extracted under a unique temporary
+ *       name and loaded with {@code System.load}.</li>
+ * </ol>
+ * A JVM lets only one class loader load a given file; Flink session clusters give each job
+ * its own user-code class loader, so the bundled copy is extracted under a fresh name for each.
+ */
+public final class NativeLoader {
+    public static final String PATH_PROPERTY = "snapcommit.jni.path";
+    public static final String LIBRARY = "snapcommit_jni";
+    public static final String RESOURCE = "/native/linux-x86_64/libsnapcommit_jni.so";
+
+    private static final Logger LOG = LoggerFactory.getLogger(NativeLoader.class);
+    private static volatile String loadedFrom;
+    private static UnsatisfiedLinkError failure;
+
+    private NativeLoader() {}
+
+    /** Load the library (idempotent). Throws UnsatisfiedLinkError naming every attempt when all fail. */
+    public static void load() {
+        if (loadedFrom != null) return;
+        synchronized (NativeLoader.class) {
+            if (loadedFrom != null) return;
+            if (failure != null) throw failure;
+            try {
+                loadedFrom = doLoad();
+                LOG.info("loaded libsnapcommit_jni from {}", loadedFrom);
+            } catch (UnsatisfiedLinkError e) {
+                failure = e;
+                throw e;
+            }
+        }
+    }
+
+    /** Where the library was loaded from, or null before load(). */
+    public static String loadedFrom() {
+        return loadedFrom;
+    }
+
+    private static String doLoad() {
+        String explicit = System.getProperty(PATH_PROPERTY);
+        if (explicit != null && !explicit.isEmpty()) {
+            String path = Paths.get(explicit).toAbsolutePath().toString();
+            System.load(path); // a configured path that does not load is a configuration error
+            return path;
+        }
+        List<String> attempts = new ArrayList<>();
+        try {
+            System.loadLibrary(LIBRARY);
+            return "java.library.path (" + System.mapLibraryName(LIBRARY) + ")";
+        } catch (UnsatisfiedLinkError e) {
+            attempts.add("System.loadLibrary(\"" + LIBRARY + "\"): " + e.getMessage());
+        }
+        try {
+            return extractAndLoad();
+        } catch (IOException | UnsatisfiedLinkError e) {
+            attempts.add("bundled " + RESOURCE + ": " + e.getMessage());
+        }
+        UnsatisfiedLinkError error = new UnsatisfiedLinkError(
+            "cannot load libsnapcommit_jni; set -D" + PATH_PROPERTY + "=/path/to/libsnapcommit_jni.so. Tried: "
+            + String.join("; ", attempts));
+        throw error;
+    }
+
+    private static String extractAndLoad() throws IOException {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new UnsatisfiedLinkError("no bundled library for " + os + "/" + arch + " (only linux-x86_64)");
+        }
+        try (InputStream in = NativeLoader.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) throw new UnsatisfiedLinkError("resource not found in the jar");
+            Path tmp = Files.createTempFile("libsnapcommit_jni-", ".so"); // unique per class loader
+            try {
+                Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+                System.load(tmp.toAbsolutePath().toString());
+            } finally {
+                // The mapping stays valid once loaded; nothing is left behind in /tmp.
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException e) {
+                    tmp.toFile().deleteOnExit();
+                }
+            }
+            return "bundled resource (extracted to " + tmp + ")";
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.snapcommit.jni;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * A snapcommit table (sc_table). Calls are serialized per handle: a native
+ * table is used by one thread at a time; use one handle per thread for
+ * parallel work. Several handles, in one process or many, may commit to the
+ * same table concurrently.
+ */
+public final class NativeTable implements AutoCloseable {
+    static {
+        NativeLoader.load();
+    }
+
+    private long handle;
+    private final String location;
+
+    private NativeTable(long handle, String location) {
+        this.handle = handle;
+        this.location = location;
+    }
+
+    /** Open the table at location; NoTableException when there is none. */
+    public static NativeTable openTable(String location) {
+        return new NativeTable(open(Utf8.z(location)), location);
+    }
+
+    /**
+     * Create an empty table; strategy is auto|rename|conditional|head|tracker.
+     * Returns false when a table already exists there (nothing changed).
+     */
+    public static boolean createTable(String location, String strategy) {
+        try {
+            create(Utf8.z(location), Utf8.z(strategy));
+            return true;
+        } catch (TableExistsException e) {
+            return false;
+        }
+    }
+
+    /** Open the table, creating it with the given strategy when absent (races with other creators are fine). */
+    public static NativeTable openOrCreate(String location, String strategy) {
+        try {
+            return openTable(location);
+        } catch (NoTableException e) {
+            createTable(location, strategy);
+            return openTable(location);
+        }
+    }
+
+    public String location() {
+        return location;
+    }
+
+    /** Claim retries: at most maxRetries, backoff min(minWait*2^n, maxWait) + jitter, optional total timeout. */
+    public synchronized void retryPolicy(int maxRetries, Duration minWait, Duration maxWait, Duration timeout) {
+        setRetryPolicy(live(), maxRetries, minWait.toMillis(), maxWait.toMillis(),
+                       timeout == null ? 0 : timeout.toMillis());
+    }
+
+    public synchronized String strategyName() {
+        return strategy(live());
+    }
+
+    public synchronized String tableUuid() {
+        return uuid(live());
+    }
+
+    /**
+     * Publish changes as the next snapshot, exactly once per (user, identifier).
+     *
+     * @throws AlreadyCommittedException the identifier is at or below the user's watermark (nothing written)
+     * @throws ConflictException a real conflict; never retried
+     * @throws UnknownOutcomeException the claim's outcome could not be reconciled: do not assume failure
+     * @throws RetriesExhaustedException claims kept being lost
+     */
+    public synchronized CommitResult commit(String user, long identifier, String kind, long baseSnapshot,
+                                            NativeChanges changes) {
+        return new CommitResult(commit(live(), Utf8.z(user), identifier, Utf8.z(kind), baseSnapshot, changes.live()));
+    }
+
+    /** The last identifier committed by user, empty when it has none. */
+    public synchronized OptionalLong lastCommittedIdentifier(String user) {
+        long id = lastCommitted(live(), Utf8.z(user));
+        return id < 0 ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    /** The identifiers user has not committed yet (above its watermark), in input order. */
+    public synchronized long[] filterUncommitted(String user, long[] identifiers) {
+        return filterCommitted(live(), Utf8.z(user), identifiers);
+    }
+
+    public synchronized long latestSnapshotId() {
+        return latestId(live());
+    }
+
+    public synchronized long earliestSnapshotId() {
+        return earliestId(live());
+    }
+
+    public synchronized SnapshotInfo snapshot(long id) {
+        return snapshotInfo(live(), id);
+    }
+
+    /** Live files of snapshot id (0 = latest). */
+    public synchronized List<FileEntry> liveFiles(long id) {
+        return Arrays.asList(files(live(), id));
+    }
+
+    /** Verify metadata, hash chain and manifests; CorruptMetadataException names the damage. */
+    public synchronized void fsck() {
+        fsck(live());
+    }
+
+    private long live() {
+        if (handle == 0) throw new IllegalStateException("table " + location + " is closed");
+        return handle;
+    }
+
+    @Override
+    public synchronized void close() {
+        long h = handle;
+        handle = 0;
+        if (h != 0) close(h);
+    }
+
+    private static native long open(byte[] location);
+
+    private static native void create(byte[] location, byte[] strategy);
+
+    private static native void close(long handle);
+
+    private static native void setRetryPolicy(long handle, int maxRetries, long minWaitMs, long maxWaitMs,
+                                              long timeoutMs);
+
+    private static native String strategy(long handle);
+
+    private static native String uuid(long handle);
+
+    private static native long[] commit(long handle, byte[] user, long identifier, byte[] kind, long baseSnapshot,
+                                        long changes);
+
+    private static native long lastCommitted(long handle, byte[] user);
+
+    private static native long[] filterCommitted(long handle, byte[] user, long[] ids);
+
+    private static native long latestId(long handle);
+
+    private static native long earliestId(long handle);
+
+    private static native SnapshotInfo snapshotInfo(long handle, long id);
+
+    private static native FileEntry[] files(long handle, long id);
+
+    private static native void fsck(long handle);
+}

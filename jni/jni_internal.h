@@ -1,0 +1,81 @@
+/*
+ * libsnapcommit_jni internals: the classes and methods cached in JNI_OnLoad,
+ * exception mapping and the marshalling helpers shared by the jni_*.c files.
+ *
+ * This library only marshals: every decision about commits is taken by
+ * libsnapcommit. Strings cross the boundary as NUL-terminated UTF-8 byte
+ * arrays (Java's modified UTF-8 differs for NUL and supplementary
+ * characters), copied with GetByteArrayRegion; no critical sections are held
+ * around storage I/O.
+ */
+#ifndef SNAPCOMMIT_JNI_INTERNAL_H
+#define SNAPCOMMIT_JNI_INTERNAL_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "snapcommit/snapcommit.h"
+
+/* Only the Java_* entry points and JNI_OnLoad/OnUnload are exported (see exports.map). */
+#define SCJ_EXPORT JNIEXPORT __attribute__((visibility("default")))
+
+#define SCJ_JNI_VERSION JNI_VERSION_1_8
+#define SCJ_PKG "io/snapcommit/jni/"
+
+/* Global references and ids resolved once in JNI_OnLoad. */
+typedef struct scj_cache {
+    JavaVM *vm;
+    jclass snapcommit_exception;      /* base class: io.snapcommit.jni.SnapcommitException */
+    jclass illegal_argument;          /* java.lang.IllegalArgumentException */
+    jclass illegal_state;             /* java.lang.IllegalStateException */
+    jclass out_of_memory;             /* java.lang.OutOfMemoryError */
+    jclass file_entry;                /* io.snapcommit.jni.FileEntry */
+    jmethodID file_entry_ctor;
+    jclass snapshot_info;             /* io.snapcommit.jni.SnapshotInfo */
+    jmethodID snapshot_info_ctor;
+    jclass native_log;                /* io.snapcommit.jni.NativeLog */
+    jmethodID native_log_emit;        /* static void emit(int level, byte[] message) */
+    jclass byte_array;                /* byte[] */
+} scj_cache;
+
+extern scj_cache scj;
+
+/* Resolve the exception classes (JNI_OnLoad); 0 on success, with a Java error pending otherwise. */
+int scj_errors_init(JNIEnv *env);
+void scj_errors_release(JNIEnv *env);
+
+/*
+ * Throw the Java exception mapped to native `code`, carrying its name and the
+ * calling thread's sc_error_message(); `detail` is a code-specific number
+ * (the existing snapshot for SC_ECOMMITTED). Call it right after the failing
+ * snapcommit call, before any other one on this thread.
+ */
+void scj_throw_code(JNIEnv *env, int code, int64_t detail);
+void scj_throw(JNIEnv *env, jclass cls, const char *message);
+
+/* Handles: jlong <-> pointer. A zero handle throws IllegalStateException and yields NULL. */
+void *scj_handle(JNIEnv *env, jlong handle, const char *what);
+static inline jlong scj_to_handle(const void *p) { return (jlong)(intptr_t)p; }
+
+/*
+ * A malloc()ed, NUL-terminated copy of a byte array holding UTF-8 text and
+ * its terminator (as io.snapcommit.jni.Utf8.z() makes). NULL with an exception
+ * pending when arr is NULL (and !optional), unterminated, contains an
+ * interior NUL, or memory runs out. NULL without exception when arr is NULL
+ * and optional.
+ */
+char *scj_cstr(JNIEnv *env, jbyteArray arr, const char *what, int optional);
+
+/*
+ * A malloc()ed copy of a byte array. *absent = 1 (and NULL returned, no
+ * exception) when arr is NULL. NULL with an exception pending on failure.
+ * An empty array yields a non-NULL 1-byte allocation and *len = 0.
+ */
+uint8_t *scj_copy_bytes(JNIEnv *env, jbyteArray arr, size_t *len, int *absent);
+
+/* A new byte[] holding len bytes of data; NULL with an exception pending on failure. */
+jbyteArray scj_new_bytes(JNIEnv *env, const void *data, size_t len);
+jbyteArray scj_new_bytes_str(JNIEnv *env, const char *text);
+
+#endif

@@ -1,0 +1,320 @@
+/*
+ * io.snapcommit.jni.NativeTable: sc_table_* marshalled one to one.
+ * The Java wrapper serializes calls per handle (a sc_table is used by one
+ * thread at a time) and never passes a closed handle.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jni_internal.h"
+
+#define TABLE(h) ((sc_table *)scj_handle(env, (h), "snapcommit table is closed"))
+
+/* static native long open(byte[] location) */
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_open(JNIEnv *env, jclass cls,
+                                                                 jbyteArray location) {
+    (void)cls;
+    char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
+    if (!loc) return 0;
+    sc_table *t = NULL;
+    int rc = sc_table_open_location(&t, loc);
+    free(loc);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return 0;
+    }
+    return scj_to_handle(t);
+}
+
+/* static native void create(byte[] location, String strategy): SC_ETABLEEXISTS when present */
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_create(JNIEnv *env, jclass cls,
+                                                                  jbyteArray location,
+                                                                  jbyteArray strategy) {
+    (void)cls;
+    char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
+    if (!loc) return;
+    char *name = scj_cstr(env, strategy, "strategy must be NUL-terminated UTF-8", 0);
+    if (!name) {
+        free(loc);
+        return;
+    }
+    sc_strategy_kind kind;
+    sc_store *store = NULL;
+    int rc = sc_strategy_parse(&kind, name);
+    if (!rc) rc = sc_store_open(&store, loc);
+    if (!rc) rc = sc_table_create(store, kind);
+    if (rc) scj_throw_code(env, rc, 0);
+    sc_store_free(store);
+    free(name);
+    free(loc);
+}
+
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_close(JNIEnv *env, jclass cls,
+                                                                 jlong handle) {
+    (void)env, (void)cls;
+    sc_table_free((sc_table *)(intptr_t)handle);
+}
+
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_setRetryPolicy(
+    JNIEnv *env, jclass cls, jlong handle, jint max_retries, jlong min_wait_ms, jlong max_wait_ms,
+    jlong timeout_ms) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return;
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.max_retries = max_retries;
+    p.min_wait_ms = min_wait_ms;
+    p.max_wait_ms = max_wait_ms;
+    p.timeout_ms = timeout_ms;
+    sc_table_set_retry_policy(t, &p);
+}
+
+/* static native String strategy(long) — ASCII names */
+SCJ_EXPORT jstring JNICALL Java_io_snapcommit_jni_NativeTable_strategy(JNIEnv *env, jclass cls,
+                                                                       jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    const char *name = sc_strategy_name(sc_table_strategy(t));
+    return (*env)->NewStringUTF(env, name ? name : "unknown");
+}
+
+/* static native String uuid(long) — 36 ASCII characters */
+SCJ_EXPORT jstring JNICALL Java_io_snapcommit_jni_NativeTable_uuid(JNIEnv *env, jclass cls,
+                                                                   jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    return (*env)->NewStringUTF(env, sc_table_uuid(t));
+}
+
+/*
+ * static native long[] commit(long table, byte[] user, long identifier, byte[] kind,
+ *                             long baseSnapshot, long changes)
+ * → {snapshotId, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps}
+ * SC_ECOMMITTED throws AlreadyCommittedException whose detail is the existing snapshot.
+ */
+SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
+    JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlong identifier, jbyteArray kind,
+    jlong base_snapshot, jlong changes_handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    const sc_changes *changes = scj_handle(env, changes_handle, "snapcommit changes are closed");
+    if (!changes) return NULL;
+    if (base_snapshot < 0) {
+        scj_throw(env, scj.illegal_argument, "base snapshot must be >= 0");
+        return NULL;
+    }
+    char *commit_user = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
+    if (!commit_user) return NULL;
+    char *kind_name = scj_cstr(env, kind, "kind must be NUL-terminated UTF-8", 0);
+    if (!kind_name) {
+        free(commit_user);
+        return NULL;
+    }
+    sc_commit_request req = {0};
+    sc_commit_result res;
+    memset(&res, 0, sizeof res);
+    int rc = sc_commit_kind_parse(&req.kind, kind_name);
+    if (!rc) {
+        req.commit_user = commit_user;
+        req.identifier = identifier;
+        req.base_snapshot = (uint64_t)base_snapshot;
+        req.changes = changes;
+        rc = sc_table_commit(&res, t, &req);
+    }
+    free(kind_name);
+    free(commit_user);
+    if (rc) {
+        scj_throw_code(env, rc, rc == SC_ECOMMITTED ? (int64_t)res.existing_snapshot : 0);
+        return NULL;
+    }
+    uint64_t ops = 0;
+    for (int i = 0; i < SC_OP_COUNT; i++) ops += res.stats.ops[i];
+    jlong out[6] = {(jlong)res.snapshot_id, res.attempts,    res.lost_claims,
+                    res.unknown_outcomes,   res.elapsed_ms, (jlong)ops};
+    jlongArray arr = (*env)->NewLongArray(env, 6);
+    if (!arr) return NULL;
+    (*env)->SetLongArrayRegion(env, arr, 0, 6, out);
+    return arr;
+}
+
+/* static native long lastCommitted(long table, byte[] user): -1 when the user has no commit */
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_lastCommitted(JNIEnv *env, jclass cls,
+                                                                          jlong handle,
+                                                                          jbyteArray user) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return -1;
+    char *u = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
+    if (!u) return -1;
+    int64_t id = 0;
+    int found = 0;
+    int rc = sc_table_last_committed(&id, &found, t, u);
+    free(u);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return -1;
+    }
+    return found ? (jlong)id : -1;
+}
+
+/* static native long[] filterCommitted(long table, byte[] user, long[] ids) */
+SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_filterCommitted(
+    JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlongArray ids) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    if (!ids) {
+        scj_throw(env, scj.illegal_argument, "ids is null");
+        return NULL;
+    }
+    char *u = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
+    if (!u) return NULL;
+    jsize n = (*env)->GetArrayLength(env, ids);
+    int64_t *in = malloc(((size_t)n + 1) * sizeof *in);
+    int64_t *kept = malloc(((size_t)n + 1) * sizeof *kept);
+    jlongArray result = NULL;
+    if (!in || !kept) {
+        scj_throw(env, scj.out_of_memory, "filterCommitted");
+        goto done;
+    }
+    (*env)->GetLongArrayRegion(env, ids, 0, n, (jlong *)in);
+    if ((*env)->ExceptionCheck(env)) goto done;
+    size_t count = 0;
+    int rc = sc_table_filter_committed(kept, &count, t, u, in, (size_t)n);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        goto done;
+    }
+    result = (*env)->NewLongArray(env, (jsize)count);
+    if (result && count) (*env)->SetLongArrayRegion(env, result, 0, (jsize)count, (const jlong *)kept);
+done:
+    free(in);
+    free(kept);
+    free(u);
+    return result;
+}
+
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_latestId(JNIEnv *env, jclass cls,
+                                                                     jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return 0;
+    uint64_t id = 0;
+    int rc = sc_table_latest_id(&id, t);
+    if (rc) scj_throw_code(env, rc, 0);
+    return (jlong)id;
+}
+
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_earliestId(JNIEnv *env, jclass cls,
+                                                                       jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return 0;
+    uint64_t id = 0;
+    int rc = sc_table_earliest_id(&id, t);
+    if (rc) scj_throw_code(env, rc, 0);
+    return (jlong)id;
+}
+
+/* static native SnapshotInfo snapshotInfo(long table, long id) */
+SCJ_EXPORT jobject JNICALL Java_io_snapcommit_jni_NativeTable_snapshotInfo(JNIEnv *env, jclass cls,
+                                                                           jlong handle, jlong id) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    sc_snapshot_info *info = NULL;
+    int rc = sc_table_snapshot_info(&info, t, (uint64_t)id);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return NULL;
+    }
+    jobject result = NULL;
+    const char *kind = sc_commit_kind_name(info->commit_kind);
+    jbyteArray user = scj_new_bytes_str(env, info->commit_user);
+    jstring kind_str = user ? (*env)->NewStringUTF(env, kind ? kind : "UNKNOWN") : NULL;
+    jstring parent = kind_str ? (*env)->NewStringUTF(env, info->parent_hash) : NULL;
+    if (parent)
+        result = (*env)->NewObject(env, scj.snapshot_info, scj.snapshot_info_ctor, (jlong)info->id, user,
+                                   (jlong)info->commit_identifier, kind_str, (jlong)info->time_millis,
+                                   (jlong)info->total_record_count, (jlong)info->delta_record_count,
+                                   (jlong)info->file_count, parent);
+    if (user) (*env)->DeleteLocalRef(env, user);
+    if (kind_str) (*env)->DeleteLocalRef(env, kind_str);
+    if (parent) (*env)->DeleteLocalRef(env, parent);
+    sc_snapshot_info_free(info);
+    return result;
+}
+
+/* Optional bytes: NULL stays NULL (absent), otherwise a new byte[]. */
+static int optional_bytes(JNIEnv *env, jbyteArray *out, sc_bytes b) {
+    *out = NULL;
+    if (!b.data) return 0;
+    *out = scj_new_bytes(env, b.data, b.len);
+    return *out ? 0 : -1;
+}
+
+/* One FileEntry object, or NULL with an exception pending. */
+static jobject file_entry(JNIEnv *env, const sc_file_entry *e) {
+    jobject obj = NULL;
+    jbyteArray partition = NULL, file = NULL, min_key = NULL, max_key = NULL;
+    if (optional_bytes(env, &partition, e->partition)) goto done;
+    if (!(file = scj_new_bytes_str(env, e->file))) goto done;
+    if (optional_bytes(env, &min_key, e->min_key)) goto done;
+    if (optional_bytes(env, &max_key, e->max_key)) goto done;
+    obj = (*env)->NewObject(env, scj.file_entry, scj.file_entry_ctor, partition, (jint)e->bucket,
+                            (jint)e->total_buckets, (jint)e->level, file, (jlong)e->rows,
+                            (jlong)e->size, min_key, max_key);
+done:
+    if (partition) (*env)->DeleteLocalRef(env, partition);
+    if (file) (*env)->DeleteLocalRef(env, file);
+    if (min_key) (*env)->DeleteLocalRef(env, min_key);
+    if (max_key) (*env)->DeleteLocalRef(env, max_key);
+    return obj;
+}
+
+/* static native FileEntry[] files(long table, long snapshotId): 0 = latest */
+SCJ_EXPORT jobjectArray JNICALL Java_io_snapcommit_jni_NativeTable_files(JNIEnv *env, jclass cls,
+                                                                         jlong handle, jlong id) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    sc_file_list *list = NULL;
+    int rc = sc_table_files(&list, t, (uint64_t)id);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return NULL;
+    }
+    jobjectArray result = NULL;
+    if (list->count > (size_t)INT32_MAX) {
+        scj_throw(env, scj.out_of_memory, "too many files for a Java array");
+        goto done;
+    }
+    result = (*env)->NewObjectArray(env, (jsize)list->count, scj.file_entry, NULL);
+    if (!result) goto done;
+    for (size_t i = 0; i < list->count; i++) {
+        jobject e = file_entry(env, &list->entries[i]);
+        if (!e) {
+            (*env)->DeleteLocalRef(env, result);
+            result = NULL;
+            goto done;
+        }
+        (*env)->SetObjectArrayElement(env, result, (jsize)i, e);
+        (*env)->DeleteLocalRef(env, e); /* one per iteration: no local-reference growth */
+    }
+done:
+    sc_file_list_free(list);
+    return result;
+}
+
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_fsck(JNIEnv *env, jclass cls,
+                                                                jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return;
+    int rc = sc_table_fsck(t, NULL, NULL);
+    if (rc) scj_throw_code(env, rc, 0);
+}

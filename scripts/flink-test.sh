@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The Flink connector's tests: builds the native library and the JNI binding,
+# then runs `mvn verify` (connector unit tests + MiniCluster integration tests,
+# all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
+# Prints each Surefire summary; exits non-zero when anything failed.
+#   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
+#   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+scripts/flink-setup.sh || exit 1
+source scripts/flink-env.sh
+flink_build_native || exit 1
+
+profiles=${FLINK_PROFILES:-"flink-1.20 flink-2"}
+total_pass=0; total_fail=0; status=0
+for profile in $profiles; do
+  line=${profile#flink-}
+  echo "== Flink $line (mvn verify -P$profile) =="
+  rm -rf integration/target/flink-"$line"/snapcommit-it-summary.txt \
+         java-shim/connector/target/flink-"$line"/surefire-reports integration/target/flink-"$line"/surefire-reports
+  start=$(date +%s)
+  mvn "${MVN_FLAGS[@]}" -q -f java-shim/pom.xml -P"$profile" verify
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  pass=0; fail=0
+  for report in java-shim/connector/target/flink-"$line"/surefire-reports/*.txt \
+                integration/target/flink-"$line"/surefire-reports/*.txt; do
+    [ -f "$report" ] || continue
+    case "$report" in *-output.txt) continue ;; esac
+    summary=$(grep -h "^Tests run:" "$report" | tail -1)
+    echo "  $(basename "$report" .txt): $summary"
+    read -r run f e s < <(echo "$summary" | sed -E 's/Tests run: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+), Skipped: ([0-9]+).*/\1 \2 \3 \4/')
+    pass=$((pass + run - f - e - s)); fail=$((fail + f + e))
+  done
+  if [ -f integration/target/flink-"$line"/snapcommit-it-summary.txt ]; then
+    sed 's/^/  /' integration/target/flink-"$line"/snapcommit-it-summary.txt
+  fi
+  # -Xcheck:jni writes to the JVM's native stdout, which Surefire keeps in *.dumpstream (or the
+  # -output.txt files): any such line is a failure.
+  if grep -l -E "WARNING in native method|FATAL ERROR in native method|JNI local refs: [0-9]+, exceeds capacity" \
+       java-shim/connector/target/flink-"$line"/surefire-reports/* integration/target/flink-"$line"/surefire-reports/* \
+       2>/dev/null; then
+    echo "  -Xcheck:jni reported problems (files above)"; rc=1; fail=$((fail + 1))
+  fi
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi
+  echo "  Flink $line: $pass passed, $fail failed in ${secs}s (mvn exit $rc)"
+  total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
+  [ "$rc" -eq 0 ] || status=1
+done
+echo "flink: $total_pass passed, $total_fail failed"
+exit $status
