@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Flink connector's tests: builds the native library and the JNI binding,
-# then runs `mvn verify` (connector unit tests + MiniCluster integration tests,
-# all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
+# starts the S3 test servers (scripts/s3-servers.sh, for S3ITCase on gofakes3) if
+# they are not running, then runs `mvn verify` (connector unit tests + MiniCluster
+# integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -11,6 +12,23 @@ scripts/flink-setup.sh || exit 1
 source scripts/flink-env.sh
 flink_build_native || exit 1
 
+# S3ITCase runs against gofakes3 (scripts/s3-servers.sh): before each Maven run, start the S3 test
+# servers unless they run already (start is idempotent) and hand their env (SC_GOFAKES3_*,
+# SC_S3_BUCKET, AWS_* of gofakes3) to Maven, whose Surefire passes it on (integration/pom.xml).
+# Checked per profile because another user of the shared servers (scripts/test.sh stops them
+# when it exits) may have stopped them meanwhile; SC_S3_STATE=/other/dir gives this run servers
+# of its own. They are left running (scripts/s3-servers.sh stop). If they cannot be started,
+# S3ITCase fails and says so.
+s3_servers() {
+  if scripts/s3-servers.sh start >/dev/null && s3_env=$(scripts/s3-servers.sh env); then
+    eval "$s3_env"
+    echo "  S3 test servers: gofakes3 on $SC_GOFAKES3_ENDPOINT, bucket $SC_S3_BUCKET"
+  else
+    echo "  S3 test servers could not be started: S3ITCase will fail"
+    unset SC_GOFAKES3_ENDPOINT SC_GOFAKES3_ACCESS_KEY_ID SC_GOFAKES3_SECRET_ACCESS_KEY
+  fi
+}
+
 profiles=${FLINK_PROFILES:-"flink-1.20 flink-2"}
 total_pass=0; total_fail=0; status=0
 for profile in $profiles; do
@@ -18,6 +36,7 @@ for profile in $profiles; do
   echo "== Flink $line (mvn verify -P$profile) =="
   rm -rf integration/target/flink-"$line"/snapcommit-it-summary.txt \
          java-shim/connector/target/flink-"$line"/surefire-reports integration/target/flink-"$line"/surefire-reports
+  s3_servers
   start=$(date +%s)
   mvn "${MVN_FLAGS[@]}" -q -f java-shim/pom.xml -P"$profile" verify
   rc=$?

@@ -5,8 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/s3-servers.sh start
-trap 'scripts/s3-servers.sh stop >/dev/null 2>&1 || true' EXIT
+# Stop at the end only servers this run started: others may be using running ones.
+if ! scripts/s3-servers.sh status >/dev/null 2>&1; then
+  scripts/s3-servers.sh start
+  trap 'scripts/s3-servers.sh stop >/dev/null 2>&1 || true' EXIT
+fi
 eval "$(scripts/s3-servers.sh env)"
 echo "== native suite (RelWithDebInfo) =="
 scripts/build.sh build

@@ -823,6 +823,7 @@ Test(tracker, seed_schedule_against_ours_loses_nothing) {
     cr_assert_eq(r.snapshot_id, 2);
     cr_assert_eq(c.b_id, 3);
     check_history(t, 3);
+    sc_table_free(t);
 }
 
 /* ---- a store with nothing but PUT/GET/LIST (no conditional create, no mtime in put answers, like S3) ---- */

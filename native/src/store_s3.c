@@ -589,6 +589,11 @@ static int s3_fail(const s3_store *s, const char *method, const char *object, co
                         "%s %s: the server does not implement this request (%s)%s%s%s; for "
                         "servers without conditional writes set SNAPCOMMIT_S3_CONDITIONAL_WRITES=0",
                         method, where, code ? code : "HTTP 501", *msg ? ": " : "", msg, rid);
+    if (write && r->earlier_lost)
+        return s3_error(s, SC_EUNKNOWN,
+                        "%s %s: an earlier send's answer was lost and the last one failed (HTTP %ld "
+                        "%s): the write may or may not have been applied",
+                        method, where, r->status, code ? code : "");
     if (throttled(r) || (r->status == 400 && code_is(r, "RequestTimeout")))
         return s3_error(s, SC_ETRANSIENT, "%s %s: S3 is throttling or unavailable (HTTP %ld %s) "
                                           "after %d tries%s",
