@@ -777,17 +777,27 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
         sc_error_clear();
     }
 
-    /* Phase 4: publish. The version is ours whether or not this write succeeds. */
+    /*
+     * Phase 4: publish. The version is ours, but readers find it only through
+     * the hint: success is reported only once the hint is written, so that a
+     * commit is never acknowledged before it is visible (found by the
+     * simulation, seed 100725). A hint that cannot be written after a few
+     * tries makes the outcome unknown; the engine's next attempt, or any
+     * writer, publishes the complete pair.
+     */
     rc = write_hint(st, t, v, uuid, s);
+    for (int tries = 1; rc && rc != SC_EMODIFIED && tries < 4; tries++) {
+        sc_log(SC_LOG_WARN, "tracker: won version %" PRIu64 " but could not write its " HINT_NAME " (%s); retrying",
+               v, sc_error_message());
+        sc_sleep_ms(10 << tries);
+        rc = write_hint(st, t, v, uuid, s);
+    }
     if (rc == SC_EMODIFIED) return sc_error_wrap(SC_EUNKNOWN, "tracker: version %" PRIu64, v);
     if (rc) {
-        sc_log(SC_LOG_WARN, "tracker: won version %" PRIu64 " but could not write its " HINT_NAME " (%s); retrying after the commit",
-               v, sc_error_message());
-        sc_error_clear();
         st->hint_pending = v;
         memcpy(st->hint_pending_uuid, uuid, sizeof uuid);
         st->hint_pending_sub = s;
-        return 0;
+        return sc_error_wrap(SC_EUNKNOWN, "tracker: version %" PRIu64 " is ours but its " HINT_NAME " is not written", v);
     }
     decided *d = cache_find(st, v);
     if (d) cache_doc(d, data, len);

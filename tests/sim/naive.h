@@ -1,0 +1,10 @@
+/* The simulation's deliberately broken strategy (naive.c). */
+#ifndef SC_SIM_NAIVE_H
+#define SC_SIM_NAIVE_H
+
+#include "table_internal.h"
+
+/* Claims with a plain put: last writer wins. For the simulation only. */
+extern const sc_strategy sim_strategy_naive;
+
+#endif

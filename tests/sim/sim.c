@@ -1,0 +1,1155 @@
+/*
+ * sim — deterministic simulation of concurrent snapcommit commits.
+ *
+ *   sim --strategy rename|conditional|head|tracker|naive|all --schedules N --start-seed S
+ *       [--clients C] [--jobs J] [--verbose] [--expect-violation] [--check-determinism]
+ *   sim --strategy S --seed X [--verbose]      replay exactly one schedule
+ *
+ * A schedule: 2-4 clients (coroutines, see sched.c) with their own store
+ * handles on one mem:// store each commit 1-3 appends (identifiers 1..K under
+ * their own user), some also a COMPACT deleting another client's first file;
+ * an optional reader reads latest + snapshot info + files meanwhile. During
+ * the first phase the seed injects faults: crashes at any operation (the
+ * client abandons its commit, may restart and replay), lost responses,
+ * requests that time out unapplied, writes left in flight (landing later),
+ * failed requests, stalls longer than the tracker TTL (virtual time), zombie
+ * incarnations, clock skew. Then faults stop and every client finishes its
+ * work. The invariants are checked at the end (check_world). See README.md.
+ */
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error_internal.h"
+#include "naive.h"
+#include "sim.h"
+#include "snapcommit/snapcommit.h"
+#include "table_internal.h"
+
+#define SIM_STORE "sim"
+#define MAX_CLIENTS 4
+#define MAX_ITEMS 4   /* up to 3 appends and a compact */
+#define MAX_SNAPSHOTS (MAX_CLIENTS * MAX_ITEMS)
+#define MAX_RECORDS 64
+#define MAX_STEPS 200000
+#define SESSIONS_PER_PHASE 3
+#define SIM_STRATEGY_NAIVE 100 /* pseudo-kind: sim_strategy_naive */
+
+/* ---- the world of one schedule ---- */
+
+enum { OUT_PENDING = 1, OUT_FILTERED = 2 }; /* item outcomes besides library codes */
+
+typedef struct item {
+    sc_commit_kind kind;
+    int64_t ident;
+    char add[32];
+    char del[32]; /* "" = none */
+    int done;
+    int outcome; /* 0, SC_ECOMMITTED, SC_ECONFLICT, OUT_FILTERED while done; OUT_PENDING */
+} item;
+
+/* A client process, or the reader. */
+typedef struct actor {
+    int index;
+    int is_reader;
+    char user[16];
+    item items[MAX_ITEMS];
+    int nitems;
+    uint64_t ops;       /* store operations that reached the scheduler */
+    uint64_t crash_at;  /* 1-based op that crashes, 0 = none */
+    int crash_mode;     /* the crashing op: 0 not applied, 1 applied (response lost),
+                         * 2 a write still in flight, landing later */
+    int delay_next;     /* the next backend write is deferred (in flight) */
+    int restart_early;  /* restart during the faulty phase (else once faults stop) */
+    int64_t downtime_ms;
+    uint64_t stall_at;  /* 1-based op before which the client stalls, 0 = none */
+    int64_t stall_ms;
+    int64_t skew_ms;
+    int dead;           /* crashed and not restarted */
+    int nreads;         /* reader: reads to do */
+    /* A zombie stalls (stall_at, stall_ms), is declared dead and replaced by a
+     * successor incarnation with the same user and work, then wakes up and
+     * finishes the commit it was in — two incarnations of one job at once. */
+    int zombie;
+    int stalled, woke;  /* zombie: asleep in its stall; woke from it */
+    int finished;       /* zombie: done */
+    int twin;           /* successor: index of its zombie, -1 = none */
+} actor;
+
+typedef struct ack {
+    int client;
+    int64_t ident;
+    uint64_t snapshot;
+    int committed; /* 1 = sc_table_commit returned 0; 0 = SC_ECOMMITTED naming snapshot */
+} ack;
+
+typedef struct reader_obs {
+    uint64_t id;
+    int client;
+    int64_t ident;
+    uint64_t fingerprint;
+    int rc; /* 0, or the clean failure seen reading snapshot id */
+} reader_obs;
+
+typedef struct counters {
+    uint64_t schedules, acks, lost_claims, unknown, faults, crashes, stalls, conflicts,
+        violations, steps, commits_called, in_flight;
+} counters;
+
+/* A write whose request is still in flight when its client moves on (or
+ * crashes): a ghost task applies it after delay_ms of virtual time. */
+typedef struct ghost {
+    sc_store_op op;
+    char *key;
+    uint8_t *data;
+    size_t len;
+    char etag[SC_ETAG_MAX];
+    int64_t delay_ms;
+    int from;
+} ghost;
+#define MAX_GHOSTS 3
+
+typedef struct config {
+    int strategy; /* sc_strategy_kind or SIM_STRATEGY_NAIVE */
+    int clients;  /* 0 = from the seed */
+    int verbose;
+} config;
+
+static struct {
+    const config *cfg;
+    uint64_t seed;
+    actor actors[MAX_CLIENTS + 2];
+    int nclients; /* users: actors 0..nclients-1 */
+    int nactors;  /* then maybe a reader and a zombie's successor */
+    int fail_rate, lose_rate; /* per 10,000 operations */
+    ack acks[MAX_RECORDS];
+    int nacks;
+    reader_obs obs[MAX_RECORDS];
+    int nobs;
+    ghost ghosts[MAX_GHOSTS];
+    int nghosts;
+    char violation[1024];
+    int violated;
+    uint64_t trace;
+    counters n;
+} W;
+
+static void violate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violate(const char *fmt, ...) {
+    if (W.violated++) return; /* the first one tells the story */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(W.violation, sizeof W.violation, fmt, ap);
+    va_end(ap);
+}
+
+static const char *strategy_label(int s) {
+    return s == SIM_STRATEGY_NAIVE ? "naive" : sc_strategy_name((sc_strategy_kind)s);
+}
+
+static void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void vlog(const char *fmt, ...) {
+    if (!W.cfg->verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("[t=%" PRId64 " step=%" PRIu64 "] ", sim_now_ms(), sim_steps());
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+static void log_sink(void *ctx, sc_log_level level, const char *message) {
+    (void)ctx;
+    static const char *names[] = {"debug", "info", "warn", "error"};
+    vlog("  task %d lib %s: %s", sim_current(), names[level], message);
+}
+
+static int is_write(sc_store_op op);
+
+/* ---- fault hook: the yield point before every store operation ---- */
+
+static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_index) {
+    actor *a = ctx;
+    (void)call_index;
+    if (a->dead || sim_sched_killed()) return SC_EFAULT; /* a crashed process does nothing */
+    int faulty = sim_phase() == 0;
+    if (faulty && a->stall_at && a->ops + 1 == a->stall_at) {
+        W.n.stalls++;
+        W.n.faults++;
+        vlog("task %d STALLS %" PRId64 " ms before %s %s", a->index, a->stall_ms,
+             sc_store_op_name(op), key);
+        a->stalled = 1;
+        sim_sleep(a->stall_ms);
+        a->stalled = 0;
+        a->woke = 1;
+    } else {
+        sim_yield();
+    }
+    if (sim_sched_killed()) return SC_EFAULT;
+    a->ops++;
+    int verdict = 0;
+    if (faulty) {
+        int can_defer = is_write(op) && W.nghosts < MAX_GHOSTS && sim_task_slots() > 0;
+        if (a->crash_at && a->ops == a->crash_at) {
+            a->dead = 1;
+            verdict = a->crash_mode == 1 ? SC_FAULT_LOSE_RESPONSE : SC_EFAULT;
+            if (a->crash_mode == 2 && can_defer) verdict = 0, a->delay_next = 1;
+            W.n.crashes++;
+            W.n.faults++;
+        } else {
+            uint32_t r = sim_rng_below(sim_sched_rng(), 10000);
+            if (r < (uint32_t)W.fail_rate) {
+                verdict = SC_EIO;
+                W.n.faults++;
+            } else if (r < (uint32_t)(W.fail_rate + W.lose_rate)) {
+                /* An unknown outcome: applied with the answer lost, never applied (the
+                 * request timed out on the way), or — for writes — still in flight. */
+                verdict = r % 3 == 0 ? SC_EUNKNOWN : SC_FAULT_LOSE_RESPONSE;
+                if (r % 3 == 2 && can_defer) verdict = 0, a->delay_next = 1;
+                W.n.faults++;
+            }
+        }
+
+    }
+    sim_hash_u64(&W.trace, (uint64_t)a->index);
+    sim_hash_u64(&W.trace, (uint64_t)op);
+    sim_hash_bytes(&W.trace, key, strlen(key));
+    sim_hash_u64(&W.trace, (uint64_t)(int64_t)verdict + 1000u * (uint64_t)a->delay_next);
+    sim_hash_u64(&W.trace, (uint64_t)sim_now_ms());
+    if (W.cfg->verbose)
+        vlog("task %d %s %s%s", a->index, sc_store_op_name(op), key,
+             verdict == SC_FAULT_LOSE_RESPONSE ? (a->dead ? "  -> applied, CRASH" : "  -> applied, response LOST")
+             : verdict == SC_EFAULT ? "  -> CRASH (not applied)"
+             : verdict == SC_EUNKNOWN ? "  -> not applied, outcome UNKNOWN"
+             : a->delay_next ? (a->dead ? "  -> CRASH, the request still in flight" : "  -> in flight, outcome UNKNOWN")
+             : verdict ? "  -> FAILED (EIO)" : "");
+    return verdict;
+}
+
+/* ---- the clients' store backend: the mem store, plus writes left in flight ---- */
+
+static int is_write(sc_store_op op) {
+    return op == SC_OP_PUT || op == SC_OP_PUT_IF_ABSENT || op == SC_OP_PUT_IF_MATCH;
+}
+
+static int apply_write(sc_store *st, sc_store_op op, sc_object_info *info, const char *key,
+                       const uint8_t *data, size_t len, const char *etag) {
+    switch (op) {
+    case SC_OP_PUT: return sc_store_put(st, info, key, data, len);
+    case SC_OP_PUT_IF_ABSENT: return sc_store_put_if_absent(st, info, key, data, len);
+    default: return sc_store_put_if_match(st, info, key, data, len, etag);
+    }
+}
+
+static void ghost_main(void *arg) {
+    ghost *g = arg;
+    sim_sleep(g->delay_ms);
+    sc_store *st;
+    if (!sim_sched_killed() && sc_store_open(&st, "mem://" SIM_STORE) == 0) {
+        int rc = apply_write(st, g->op, NULL, g->key, g->data, g->len, g->etag);
+        sc_store_free(st);
+        sim_hash_u64(&W.trace, 77);
+        sim_hash_bytes(&W.trace, g->key, strlen(g->key));
+        sim_hash_u64(&W.trace, (uint64_t)(int64_t)rc);
+        vlog("task %d (ghost of task %d): the in-flight %s %s lands -> %s", sim_current(), g->from,
+             sc_store_op_name(g->op), g->key, sc_error_name(rc));
+    }
+    free(g->key);
+    free(g->data);
+    g->key = NULL;
+    g->data = NULL;
+}
+
+/* Leave a write in flight: a ghost applies it later; the client hears nothing back. */
+static int defer_write(actor *a, sc_store_op op, const char *key, const uint8_t *data, size_t len,
+                       const char *etag) {
+    ghost *g = &W.ghosts[W.nghosts++];
+    memset(g, 0, sizeof *g);
+    g->op = op;
+    g->from = a->index;
+    g->key = strdup(key);
+    g->data = malloc(len ? len : 1);
+    if (!g->key || !g->data) abort();
+    if (len) memcpy(g->data, data, len);
+    g->len = len;
+    if (etag) snprintf(g->etag, sizeof g->etag, "%s", etag);
+    g->delay_ms = 1 + sim_rng_below(sim_sched_rng(), 30000);
+    sim_spawn(ghost_main, g, 0);
+    W.n.in_flight++;
+    return sc_error_set(SC_EUNKNOWN, "sim: %s \"%s\" is in flight (lands in %" PRId64 " ms)",
+                        sc_store_op_name(op), key, g->delay_ms);
+}
+
+typedef struct sim_backend {
+    sc_store *inner; /* plain handle on the mem store */
+    actor *owner;
+} sim_backend;
+
+static int sb_get(void *self, uint8_t **data, size_t *len, sc_object_info *info, const char *key) {
+    return sc_store_get(((sim_backend *)self)->inner, data, len, info, key);
+}
+static int sb_head(void *self, sc_object_info *info, const char *key) {
+    return sc_store_head(((sim_backend *)self)->inner, info, key);
+}
+static int sb_write(void *self, sc_store_op op, sc_object_info *info, const char *key,
+                    const uint8_t *data, size_t len, const char *etag) {
+    sim_backend *b = self;
+    if (b->owner->delay_next) {
+        b->owner->delay_next = 0;
+        return defer_write(b->owner, op, key, data, len, etag);
+    }
+    return apply_write(b->inner, op, info, key, data, len, etag);
+}
+static int sb_put(void *self, sc_object_info *info, const char *key, const uint8_t *data,
+                  size_t len) {
+    return sb_write(self, SC_OP_PUT, info, key, data, len, NULL);
+}
+static int sb_put_if_absent(void *self, sc_object_info *info, const char *key,
+                            const uint8_t *data, size_t len) {
+    return sb_write(self, SC_OP_PUT_IF_ABSENT, info, key, data, len, NULL);
+}
+static int sb_put_if_match(void *self, sc_object_info *info, const char *key,
+                           const uint8_t *data, size_t len, const char *etag) {
+    return sb_write(self, SC_OP_PUT_IF_MATCH, info, key, data, len, etag);
+}
+static int sb_list(void *self, sc_list_page *out, const char *prefix, const char *start_after,
+                   size_t max_keys) {
+    return sc_store_list(((sim_backend *)self)->inner, out, prefix, start_after, max_keys);
+}
+static int sb_del(void *self, const char *key) {
+    return sc_store_delete(((sim_backend *)self)->inner, key);
+}
+static void sb_close(void *self) {
+    sim_backend *b = self;
+    sc_store_free(b->inner);
+    free(b);
+}
+
+static sc_store_ops sim_ops = {
+    .version = SC_STORE_OPS_VERSION,
+    .name = "sim",
+    .get = sb_get,
+    .head = sb_head,
+    .put = sb_put,
+    .put_if_absent = sb_put_if_absent,
+    .put_if_match = sb_put_if_match,
+    .list = sb_list,
+    .del = sb_del,
+    .close = sb_close,
+};
+
+/* A client's store handle: fault hook (the yield point) over the sim backend. */
+static int open_store(sc_store **out, actor *a) {
+    sim_backend *b = calloc(1, sizeof *b);
+    if (!b) return SC_ENOMEM;
+    int rc = sc_store_open(&b->inner, "mem://" SIM_STORE);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    b->owner = a;
+    sim_ops.caps = sc_store_caps(b->inner);
+    if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) {
+        sb_close(b);
+        return rc;
+    }
+    sc_store_set_fault_hook(*out, fault_hook, a);
+    return 0;
+}
+
+/* ---- sessions: one "process lifetime" of a client ---- */
+
+static int open_session(sc_store **st, sc_table **t, actor *a) {
+    *t = NULL;
+    int rc = open_store(st, a);
+    if (rc) {
+        violate("opening mem://%s: %s", SIM_STORE, sc_error_message());
+        return rc;
+    }
+    rc = sc_table_open(t, *st);
+    if (rc) {
+        sc_store_free(*st);
+        *st = NULL;
+        return rc;
+    }
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) (*t)->strategy = &sim_strategy_naive;
+    return 0;
+}
+
+static void close_session(sc_store *st, sc_table *t) {
+    sc_table_free(t);
+    sc_store_free(st);
+}
+
+static int build_changes(sc_changes **out, const item *it) {
+    int rc = sc_changes_new(out);
+    if (rc) return rc;
+    sc_file_entry e = {{(const uint8_t *)"p", 1}, 0, 1, 0, it->add, 1, 100, {NULL, 0}, {NULL, 0}};
+    if (it->del[0]) {
+        sc_file_entry d = e;
+        d.file = it->del;
+        rc = sc_changes_delete(*out, &d);
+    }
+    if (!rc) rc = sc_changes_add(*out, &e);
+    return rc;
+}
+
+static void record_ack(actor *c, int64_t ident, uint64_t snapshot, int committed) {
+    if (W.nacks == MAX_RECORDS) {
+        violate("more than %d acknowledgements", MAX_RECORDS);
+        return;
+    }
+    W.acks[W.nacks++] = (ack){c->index, ident, snapshot, committed};
+}
+
+/* *base = the latest snapshot when `file` is live in it, else 0 (unknown). */
+static int plan_base(uint64_t *base, sc_table *t, const char *file) {
+    uint64_t latest = 0;
+    sc_file_list *files = NULL;
+    *base = 0;
+    int rc = sc_table_latest_id(&latest, t);
+    if (rc || latest == 0) return rc;
+    if ((rc = sc_table_files(&files, t, latest)) != 0) return rc;
+    for (size_t i = 0; i < files->count; i++)
+        if (strcmp(files->entries[i].file, file) == 0) *base = latest;
+    sc_file_list_free(files);
+    vlog("task %d plans its compaction against snapshot %" PRIu64, sim_current(), *base);
+    return 0;
+}
+
+/* Returns 1 when the session did all its work, 0 when it failed over. */
+static int run_session(actor *c, int phase) {
+    sc_store *st;
+    sc_table *t;
+    int rc = open_session(&st, &t, c);
+    if (rc) {
+        if (phase == 1 && !c->dead)
+            violate("client %s could not open the table once faults stopped: %s", c->user,
+                    sc_error_name(rc));
+        return 0;
+    }
+    sc_retry_policy policy;
+    sc_retry_policy_default(&policy); /* 10 retries, 10 ms .. 10 s: virtual time */
+    if (phase == 1) policy.max_retries = 1000; /* without faults every commit must end */
+    sc_table_set_retry_policy(t, &policy);
+
+    int64_t ids[MAX_ITEMS], pending[MAX_ITEMS];
+    size_t npending = 0;
+    for (int i = 0; i < c->nitems; i++) ids[i] = c->items[i].ident;
+    rc = sc_table_filter_committed(pending, &npending, t, c->user, ids, (size_t)c->nitems);
+    int complete = 0;
+    if (rc) {
+        if (phase == 1 && !c->dead)
+            violate("client %s: filter_committed failed once faults stopped: %s", c->user,
+                    sc_error_name(rc));
+        goto out;
+    }
+    for (int i = 0; i < c->nitems; i++) {
+        item *it = &c->items[i];
+        int is_pending = 0;
+        for (size_t j = 0; j < npending; j++) is_pending |= pending[j] == it->ident;
+        if (!is_pending && !it->done) {
+            it->done = 1;
+            it->outcome = OUT_FILTERED;
+        }
+    }
+    for (int i = 0; i < c->nitems; i++) {
+        item *it = &c->items[i];
+        if (it->done) continue;
+        if (c->zombie && c->woke) break; /* finished the commit it was in: gone */
+        sc_changes *ch;
+        if ((rc = build_changes(&ch, it)) != 0) {
+            violate("building changes: %s", sc_error_message());
+            goto out;
+        }
+        /* A compaction is planned against the snapshot it read, when its input was
+         * live there (the engine then checks only what was committed since). */
+        uint64_t base = 0;
+        if (it->kind == SC_KIND_COMPACT && (rc = plan_base(&base, t, it->del)) != 0) {
+            sc_changes_free(ch);
+            if (phase == 1 && !c->dead)
+                violate("client %s: reading the table to plan a compaction failed once faults "
+                        "stopped: %s", c->user, sc_error_name(rc));
+            goto out;
+        }
+        sc_commit_request req = {c->user, it->ident, it->kind, base, ch};
+        sc_commit_result res;
+        rc = sc_table_commit(&res, t, &req);
+        sc_changes_free(ch);
+        W.n.commits_called++;
+        W.n.lost_claims += (uint64_t)res.lost_claims;
+        W.n.unknown += (uint64_t)res.unknown_outcomes;
+        sim_hash_u64(&W.trace, (uint64_t)(int64_t)rc);
+        sim_hash_u64(&W.trace, res.snapshot_id);
+        vlog("task %d commit %s/%" PRId64 " (%s) -> %s snapshot %" PRIu64 " existing %" PRIu64
+             " attempts %d lost %d unknown %d%s",
+             c->index, c->user, it->ident, sc_commit_kind_name(it->kind), sc_error_name(rc),
+             res.snapshot_id, res.existing_snapshot, res.attempts, res.lost_claims,
+             res.unknown_outcomes, c->dead ? " (crashed: nobody sees this)" : "");
+        if (c->dead || sim_sched_killed()) goto out; /* the process is gone: no acknowledgement */
+        if (rc == 0) {
+            W.n.acks++;
+            record_ack(c, it->ident, res.snapshot_id, 1);
+            it->done = 1;
+            it->outcome = 0;
+        } else if (rc == SC_ECOMMITTED) {
+            if (res.existing_snapshot) record_ack(c, it->ident, res.existing_snapshot, 0);
+            it->done = 1;
+            it->outcome = SC_ECOMMITTED;
+        } else if (rc == SC_ECONFLICT) {
+            W.n.conflicts++;
+            if (it->kind == SC_KIND_APPEND)
+                violate("append %s/%" PRId64 " reported a conflict: %s", c->user, it->ident,
+                        sc_error_message());
+            it->done = 1;
+            it->outcome = SC_ECONFLICT;
+        } else {
+            /* I/O error, unknown outcome, retries exhausted: the job fails over and replays. */
+            if (phase == 1)
+                violate("client %s: commit of identifier %" PRId64
+                        " returned %s after faults stopped: %s",
+                        c->user, it->ident, sc_error_name(rc), sc_error_message());
+            goto out;
+        }
+    }
+    complete = 1;
+out:
+    close_session(st, t);
+    return complete;
+}
+
+static int all_done(const actor *c) {
+    for (int i = 0; i < c->nitems; i++)
+        if (!c->items[i].done) return 0;
+    return 1;
+}
+
+static void client_phase(actor *c, int phase) {
+    for (int sessions = 0; !all_done(c) && !sim_sched_killed(); sessions++) {
+        if (c->zombie && c->woke) return;
+        if (c->dead) {
+            if (phase == 0 && !c->restart_early) return; /* down until the faults stop */
+            if (phase == 0) sim_sleep(c->downtime_ms);
+            c->dead = 0;
+            vlog("task %d RESTARTS", c->index);
+        }
+        if (sessions == SESSIONS_PER_PHASE) {
+            if (phase == 1)
+                violate("client %s did not complete its work once faults stopped", c->user);
+            return;
+        }
+        if (run_session(c, phase)) return;
+        if (phase == 1 && W.violated) return;
+    }
+}
+
+static void client_main(void *arg) {
+    actor *c = arg;
+    if (c->zombie) { /* its successor finishes the work */
+        client_phase(c, 0);
+        c->finished = 1;
+        return;
+    }
+    if (c->twin >= 0) { /* a successor starts once its zombie is declared dead */
+        const actor *z = &W.actors[c->twin];
+        while (!z->stalled && !z->finished && !sim_sched_killed()) sim_sleep(100);
+        sim_sleep(c->downtime_ms);
+        vlog("task %d starts as the successor of task %d", c->index, c->twin);
+    }
+    client_phase(c, 0);
+    sim_barrier();
+    c->dead = 0; /* a client still down restarts now */
+    client_phase(c, 1);
+    if (!all_done(c) && !sim_sched_killed() && !W.violated)
+        violate("client %s ended with work left once faults stopped", c->user);
+}
+
+/* ---- readers ---- */
+
+static uint64_t fingerprint_names(const char **names, size_t count) {
+    /* Order-independent: sum of per-name hashes plus the count. */
+    uint64_t sum = count;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t h = SIM_HASH_INIT;
+        sim_hash_bytes(&h, names[i], strlen(names[i]));
+        sum += h * 0x9e3779b97f4a7c15ull;
+    }
+    return sum;
+}
+
+static uint64_t fingerprint_list(const sc_file_list *l) {
+    const char *names[MAX_RECORDS * 2];
+    size_t n = l->count < MAX_RECORDS * 2 ? l->count : MAX_RECORDS * 2;
+    for (size_t i = 0; i < n; i++) names[i] = l->entries[i].file;
+    return fingerprint_names(names, n) + (l->count - n);
+}
+
+static int client_of_user(const char *user) {
+    for (int i = 0; i < W.nclients; i++)
+        if (strcmp(W.actors[i].user, user) == 0) return i;
+    return -1;
+}
+
+static void record_obs(uint64_t id, int client, int64_t ident, uint64_t fp, int rc) {
+    if (W.nobs < MAX_RECORDS) W.obs[W.nobs++] = (reader_obs){id, client, ident, fp, rc};
+}
+
+static void reader_main(void *arg) {
+    actor *r = arg;
+    sc_store *st = NULL;
+    sc_table *t = NULL;
+    for (int i = 0; i < r->nreads && !sim_sched_killed(); i++) {
+        if (!t && open_session(&st, &t, r) != 0) continue;
+        uint64_t latest = 0;
+        if (sc_table_latest_id(&latest, t) != 0 || latest == 0) continue;
+        sc_snapshot_info *info = NULL;
+        int rc = sc_table_snapshot_info(&info, t, latest);
+        if (rc) {
+            record_obs(latest, -1, 0, 0, rc);
+            continue;
+        }
+        sc_file_list *files = NULL;
+        rc = sc_table_files(&files, t, latest);
+        if (rc) {
+            record_obs(latest, -1, 0, 0, rc);
+        } else {
+            if (files->count != info->file_count)
+                violate("reader: snapshot %" PRIu64 " says %" PRIu64 " files but lists %zu",
+                        latest, info->file_count, files->count);
+            record_obs(latest, client_of_user(info->commit_user), info->commit_identifier,
+                       fingerprint_list(files), 0);
+            vlog("task %d READ snapshot %" PRIu64 " (%s/%" PRId64 ", %zu files)", r->index, latest,
+                 info->commit_user, info->commit_identifier, files->count);
+        }
+        sc_file_list_free(files);
+        sc_snapshot_info_free(info);
+    }
+    if (t) close_session(st, t);
+}
+
+/* ---- invariants, checked after every schedule ---- */
+
+typedef struct chain_entry {
+    int client;
+    int item;
+    uint64_t fingerprint; /* expected live files after this snapshot */
+} chain_entry;
+
+static int live_find(const char **live, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(live[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/*
+ * Triage for an acknowledged snapshot beyond the latest: is it lost, or only
+ * not yet visible? Commit once more (as another user) and look again. Runs
+ * after the violation is certain; the note goes into the report.
+ */
+static char diagnosis[200];
+static void diagnose_invisible(sc_table *t, const ack *a, const char *user) {
+    sc_changes *ch = NULL;
+    item probe = {SC_KIND_APPEND, 1, "data/probe", "", 0, 0};
+    sc_snapshot_info *info = NULL;
+    if (build_changes(&ch, &probe) != 0) return;
+    sc_commit_request req = {"probe", 1, SC_KIND_APPEND, 0, ch};
+    sc_commit_result res;
+    int rc = sc_table_commit(&res, t, &req);
+    sc_changes_free(ch);
+    int visible = rc == 0 && sc_table_snapshot_info(&info, t, a->snapshot) == 0 &&
+                  strcmp(info->commit_user, user) == 0 && info->commit_identifier == a->ident;
+    snprintf(diagnosis, sizeof diagnosis,
+             "; after one more commit (%s, snapshot %" PRIu64 ") it is %s", sc_error_name(rc),
+             res.snapshot_id, visible ? "there: acknowledged before it was visible" : "still missing");
+    sc_snapshot_info_free(info);
+}
+
+static void check_world(void) {
+    sc_store *st = NULL;
+    sc_table *t = NULL;
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_table_open(&t, st) != 0) {
+        violate("the table cannot be opened at the end: %s", sc_error_message());
+        sc_store_free(st);
+        return;
+    }
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) t->strategy = &sim_strategy_naive;
+    uint64_t latest = 0, earliest = 0;
+    int rc = sc_table_latest_id(&latest, t);
+    if (!rc) rc = sc_table_earliest_id(&earliest, t);
+    if (rc) {
+        violate("latest/earliest: %s", sc_error_message());
+        goto out;
+    }
+    if (latest > MAX_SNAPSHOTS) {
+        violate("%" PRIu64 " snapshots for at most %d commits: something committed twice", latest,
+                MAX_SNAPSHOTS);
+        goto out;
+    }
+    if (latest && earliest != 1) {
+        violate("snapshot ids not contiguous from 1: earliest is %" PRIu64, earliest);
+        goto out;
+    }
+    chain_entry chain[MAX_SNAPSHOTS + 1];
+    int seen_at[MAX_CLIENTS][MAX_ITEMS] = {{0}};
+    const char *live[MAX_SNAPSHOTS * 2];
+    size_t nlive = 0;
+    for (uint64_t id = 1; id <= latest; id++) {
+        sc_snapshot_info *info = NULL;
+        if ((rc = sc_table_snapshot_info(&info, t, id)) != 0) {
+            violate("snapshot ids not contiguous: snapshot %" PRIu64 " of %" PRIu64 ": %s", id,
+                    latest, sc_error_message());
+            goto out;
+        }
+        int c = client_of_user(info->commit_user), k = -1;
+        for (int i = 0; c >= 0 && i < W.actors[c].nitems; i++)
+            if (W.actors[c].items[i].ident == info->commit_identifier) k = i;
+        if (k < 0) {
+            violate("snapshot %" PRIu64 " holds (%s, %" PRId64 "), which nobody committed", id,
+                    info->commit_user, info->commit_identifier);
+            sc_snapshot_info_free(info);
+            goto out;
+        }
+        if (seen_at[c][k]) {
+            violate("(user, identifier) (%s, %" PRId64 ") committed twice: snapshots %d and %" PRIu64,
+                    info->commit_user, info->commit_identifier, seen_at[c][k], id);
+            sc_snapshot_info_free(info);
+            goto out;
+        }
+        seen_at[c][k] = (int)id;
+        const item *it = &W.actors[c].items[k];
+        if (it->del[0]) {
+            int at = live_find(live, nlive, it->del);
+            if (at < 0) {
+                violate("snapshot %" PRIu64 " deletes %s, which was not live", id, it->del);
+                sc_snapshot_info_free(info);
+                goto out;
+            }
+            live[at] = live[--nlive];
+        }
+        if (live_find(live, nlive, it->add) >= 0) {
+            violate("snapshot %" PRIu64 " adds %s, which was already live", id, it->add);
+            sc_snapshot_info_free(info);
+            goto out;
+        }
+        live[nlive++] = it->add;
+        if (info->file_count != nlive)
+            violate("snapshot %" PRIu64 " records %" PRIu64 " live files, adds minus deletes are %zu",
+                    id, info->file_count, nlive);
+        chain[id] = (chain_entry){c, k, fingerprint_names(live, nlive)};
+        sc_snapshot_info_free(info);
+    }
+    sc_snapshot_info *beyond = NULL;
+    if (latest && sc_table_snapshot_info(&beyond, t, latest + 1) != SC_ENOTFOUND)
+        violate("snapshot %" PRIu64 " exists beyond the latest %" PRIu64, latest + 1, latest);
+    sc_snapshot_info_free(beyond);
+    if (latest) {
+        sc_file_list *files = NULL;
+        if ((rc = sc_table_files(&files, t, latest)) != 0)
+            violate("files of the latest snapshot %" PRIu64 ": %s", latest, sc_error_message());
+        else if (fingerprint_list(files) != chain[latest].fingerprint)
+            violate("live files of snapshot %" PRIu64 " (%zu) differ from adds minus deletes (%zu)",
+                    latest, files->count, nlive);
+        sc_file_list_free(files);
+    }
+    /* Every acknowledged commit is present, where it was reported. */
+    for (int i = 0; i < W.nacks; i++) {
+        const ack *a = &W.acks[i];
+        const actor *c = &W.actors[a->client];
+        if (a->snapshot == 0 || a->snapshot > latest ||
+            strcmp(W.actors[chain[a->snapshot].client].user, c->user) != 0 ||
+            W.actors[chain[a->snapshot].client].items[chain[a->snapshot].item].ident != a->ident) {
+            if (!W.violated && a->snapshot > latest) diagnose_invisible(t, a, c->user);
+            violate("%s commit (%s, %" PRId64 ") at snapshot %" PRIu64 " is not there (latest %" PRIu64
+                    ")%s",
+                    a->committed ? "acknowledged" : "SC_ECOMMITTED-reported", c->user, a->ident,
+                    a->snapshot, latest, diagnosis);
+            diagnosis[0] = '\0';
+        }
+    }
+    /* Once faults stopped, every client finished: everything it did not give up is there once. */
+    for (int n = 0; n < W.nactors; n++) {
+        const actor *a = &W.actors[n];
+        int c = client_of_user(a->user);
+        if (a->zombie || a->is_reader || c < 0) continue;
+        for (int k = 0; k < a->nitems; k++) {
+            const item *it = &a->items[k];
+            if (!it->done) continue; /* reported already */
+            /* With a zombie twin, the zombie may commit what its successor found in
+             * conflict earlier (the file it deletes became live meanwhile): nothing
+             * fences an old incarnation, and that is allowed. */
+            if (it->outcome == SC_ECONFLICT && seen_at[c][k] && !W.actors[c].zombie)
+                violate("(%s, %" PRId64 ") reported a conflict but is committed at snapshot %d",
+                        a->user, it->ident, seen_at[c][k]);
+            if (it->outcome != SC_ECONFLICT && !seen_at[c][k])
+                violate("(%s, %" PRId64 ") is missing although the client completed (%s)", a->user,
+                        it->ident, it->outcome == OUT_FILTERED ? "filtered as committed"
+                                                               : sc_error_name(it->outcome));
+        }
+    }
+    /* Readers saw only complete, final snapshots (or failed cleanly). */
+    for (int i = 0; i < W.nobs; i++) {
+        const reader_obs *o = &W.obs[i];
+        if (o->id > latest) {
+            violate("a reader saw snapshot %" PRIu64 ", beyond the final latest %" PRIu64, o->id,
+                    latest);
+        } else if (o->rc) {
+            if (o->rc == SC_ENOTFOUND || o->rc == SC_ECORRUPT)
+                violate("a reader failed on snapshot %" PRIu64 " with %s, yet it is sound", o->id,
+                        sc_error_name(o->rc));
+        } else if (o->client != chain[o->id].client ||
+                   o->ident != W.actors[chain[o->id].client].items[chain[o->id].item].ident) {
+            violate("a reader saw snapshot %" PRIu64 " as (%d, %" PRId64
+                    "), which is not what it finally holds",
+                    o->id, o->client, o->ident);
+        } else if (o->fingerprint != chain[o->id].fingerprint) {
+            violate("a reader saw other live files for snapshot %" PRIu64 " than it finally holds",
+                    o->id);
+        }
+    }
+    if (sc_table_fsck(t, NULL, NULL) != 0) violate("fsck: %s", sc_error_message());
+out:
+    sc_table_free(t);
+    sc_store_free(st);
+}
+
+/* ---- one schedule ---- */
+
+static int64_t store_clock(void *ctx) {
+    (void)ctx;
+    return sim_now_ms();
+}
+
+static void plan_schedule(sim_rng *r) {
+    W.nclients = W.cfg->clients ? W.cfg->clients : 2 + (int)sim_rng_below(r, 3);
+    for (int c = 0; c < W.nclients; c++) {
+        actor *a = &W.actors[c];
+        memset(a, 0, sizeof *a);
+        a->index = c;
+        a->twin = -1;
+        snprintf(a->user, sizeof a->user, "user%d", c);
+        a->nitems = 1 + (int)sim_rng_below(r, 3);
+        for (int k = 0; k < a->nitems; k++) {
+            item *it = &a->items[k];
+            it->kind = SC_KIND_APPEND;
+            it->ident = k + 1;
+            snprintf(it->add, sizeof it->add, "data/c%d-%d", c, k + 1);
+            it->outcome = OUT_PENDING;
+        }
+    }
+    /* Compactions: delete another client's first file; sometimes two race for the same file. */
+    if (sim_rng_below(r, 100) < 40) {
+        int target = (int)sim_rng_below(r, (uint32_t)W.nclients);
+        int compactors = 1 + (sim_rng_below(r, 100) < 35);
+        for (int n = 0; n < compactors; n++) {
+            int c = (target + 1 + n) % W.nclients;
+            actor *a = &W.actors[c];
+            if (c == target || a->nitems == MAX_ITEMS || a->items[a->nitems - 1].del[0]) continue;
+            item *it = &a->items[a->nitems];
+            it->kind = SC_KIND_COMPACT;
+            it->ident = a->nitems + 1;
+            snprintf(it->add, sizeof it->add, "data/c%d-compact", c);
+            snprintf(it->del, sizeof it->del, "data/c%d-1", target);
+            it->outcome = OUT_PENDING;
+            a->nitems++;
+        }
+    }
+    static const int rates[] = {0, 20, 100, 300, 800};
+    if (sim_rng_below(r, 100) < 25) {
+        W.fail_rate = W.lose_rate = 0;
+    } else {
+        W.fail_rate = rates[sim_rng_below(r, 5)];
+        W.lose_rate = rates[sim_rng_below(r, 5)];
+    }
+    int skewed = sim_rng_below(r, 100) < 30;
+    for (int c = 0; c < W.nclients; c++) {
+        actor *a = &W.actors[c];
+        if (sim_rng_below(r, 100) < 35) {
+            a->crash_at = 1 + sim_rng_below(r, 60);
+            a->crash_mode = (int)sim_rng_below(r, 3);
+            a->restart_early = sim_rng_below(r, 100) < 60;
+            a->downtime_ms = sim_rng_below(r, 5000);
+        }
+        if (skewed) a->skew_ms = (int64_t)sim_rng_below(r, 120001) - 60000;
+    }
+    if (sim_rng_below(r, 100) < 25) {
+        actor *a = &W.actors[sim_rng_below(r, (uint32_t)W.nclients)];
+        a->stall_at = 1 + sim_rng_below(r, 40);
+        a->stall_ms = 20000 + sim_rng_below(r, 70000); /* around and beyond a 30 s TTL */
+    }
+    W.nactors = W.nclients;
+    if (sim_rng_below(r, 100) < 50) {
+        actor *a = &W.actors[W.nactors];
+        memset(a, 0, sizeof *a);
+        a->index = W.nactors++;
+        a->is_reader = 1;
+        a->twin = -1;
+        snprintf(a->user, sizeof a->user, "reader");
+        a->nreads = 2 + (int)sim_rng_below(r, 4);
+    }
+    if (sim_rng_below(r, 100) < 15) {
+        int zi = (int)sim_rng_below(r, (uint32_t)W.nclients);
+        actor *z = &W.actors[zi], *s = &W.actors[W.nactors];
+        z->zombie = 1;
+        z->crash_at = 0;
+        z->stall_at = 1 + sim_rng_below(r, 40);
+        z->stall_ms = 20000 + sim_rng_below(r, 70000);
+        *s = *z;
+        s->index = W.nactors++;
+        s->zombie = 0;
+        s->twin = zi;
+        s->stall_at = 0;
+        s->downtime_ms = sim_rng_below(r, 3000);
+        for (int k = 0; k < s->nitems; k++) s->items[k].outcome = OUT_PENDING;
+    }
+}
+
+/* Run schedule `seed`; returns 1 when an invariant was violated. *trace gets the trace hash. */
+static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
+    W.cfg = cfg;
+    W.seed = seed;
+    W.nacks = W.nobs = W.nghosts = 0;
+    W.violated = 0;
+    W.violation[0] = '\0';
+    W.trace = SIM_HASH_INIT;
+    sim_sched_reset(seed, 1767225600000 + (int64_t)(seed % 1000000));
+    plan_schedule(sim_sched_rng());
+
+    sc_mem_store_reset(SIM_STORE);
+    sc_store *st;
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0) {
+        violate("opening the store: %s", sc_error_message());
+        return 1;
+    }
+    sc_mem_store_set_clock(SIM_STORE, store_clock, NULL);
+    sc_strategy_kind kind = cfg->strategy == SIM_STRATEGY_NAIVE ? SC_STRATEGY_CONDITIONAL
+                                                                : (sc_strategy_kind)cfg->strategy;
+    if (sc_table_create(st, kind) != 0) {
+        violate("creating the table: %s", sc_error_message());
+        sc_store_free(st);
+        return 1;
+    }
+    sc_store_free(st);
+
+    for (int i = 0; i < W.nactors; i++)
+        sim_spawn(W.actors[i].is_reader ? reader_main : client_main, &W.actors[i],
+                  W.actors[i].skew_ms);
+    if (sim_run(MAX_STEPS) != 0) violate("no progress after %d scheduling steps (livelock)", MAX_STEPS);
+    W.n.steps += sim_steps();
+    check_world();
+    W.n.schedules++;
+    *trace = W.trace;
+    if (W.violated) W.n.violations++;
+    return W.violated != 0;
+}
+
+/* ---- command line ---- */
+
+typedef struct run_opts {
+    uint64_t first, count, stride;
+    int single, check_det, expect_violation, max_report;
+} run_opts;
+
+/* Run schedules first, first+stride, ... (count of them, seeds in steps of stride); W.n counts. */
+static void run_range(const config *cfg, const run_opts *o) {
+    memset(&W.n, 0, sizeof W.n);
+    int reported = 0;
+    for (uint64_t i = 0; i < o->count; i++) {
+        uint64_t seed = o->first + i * o->stride, trace = 0;
+        int bad = run_schedule(cfg, seed, &trace);
+        if (o->check_det && !bad) {
+            counters keep = W.n;
+            uint64_t again = 0;
+            config quiet = *cfg;
+            quiet.verbose = 0;
+            run_schedule(&quiet, seed, &again);
+            W.n = keep;
+            if (again != trace) {
+                bad = 1;
+                W.n.violations++;
+                snprintf(W.violation, sizeof W.violation,
+                         "not deterministic: trace %016" PRIx64 " then %016" PRIx64, trace, again);
+            }
+        }
+        if (o->single)
+            printf("%s seed %" PRIu64 ": trace %016" PRIx64 ", %" PRIu64 " steps, %s\n",
+                   strategy_label(cfg->strategy), seed, trace, W.n.steps, bad ? "VIOLATION" : "ok");
+        if (bad && reported++ < o->max_report) {
+            printf("VIOLATION strategy=%s seed=%" PRIu64 ": %s\n  replay: sim --strategy %s --seed %" PRIu64
+                   " --verbose\n",
+                   strategy_label(cfg->strategy), seed, W.violation, strategy_label(cfg->strategy),
+                   seed);
+            fflush(stdout);
+        }
+        if (bad && o->expect_violation) break;
+    }
+}
+
+/* Split the seeds over `jobs` forked processes (seed i goes to job i % jobs); sum their counts. */
+static int run_jobs(counters *total, const config *cfg, const run_opts *o, int jobs) {
+    int fds[64][2];
+    pid_t pids[64];
+    fflush(stdout);
+    for (int j = 0; j < jobs; j++) {
+        if (pipe(fds[j]) != 0 || (pids[j] = fork()) < 0) {
+            perror("sim: fork");
+            return -1;
+        }
+        if (pids[j] == 0) {
+            close(fds[j][0]);
+            run_opts mine = *o;
+            mine.first = o->first + (uint64_t)j;
+            mine.stride = (uint64_t)jobs;
+            mine.count = o->count / (uint64_t)jobs + ((uint64_t)j < o->count % (uint64_t)jobs);
+            run_range(cfg, &mine);
+            fflush(stdout);
+            ssize_t n = write(fds[j][1], &W.n, sizeof W.n);
+            exit(n == (ssize_t)sizeof W.n ? 0 : 1); /* exit, not _exit: LSan checks the job */
+        }
+        close(fds[j][1]);
+    }
+    int rc = 0;
+    for (int j = 0; j < jobs; j++) {
+        counters c;
+        if (read(fds[j][0], &c, sizeof c) != (ssize_t)sizeof c) {
+            fprintf(stderr, "sim: job %d died (its last seed is the culprit; rerun with --jobs 1)\n", j);
+            rc = -1;
+            memset(&c, 0, sizeof c);
+        }
+        close(fds[j][0]);
+        int status = 0;
+        waitpid(pids[j], &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "sim: job %d ended abnormally (status %#x)\n", j, status);
+            rc = -1;
+        }
+        total->schedules += c.schedules;
+        total->acks += c.acks;
+        total->lost_claims += c.lost_claims;
+        total->unknown += c.unknown;
+        total->faults += c.faults;
+        total->crashes += c.crashes;
+        total->stalls += c.stalls;
+        total->conflicts += c.conflicts;
+        total->violations += c.violations;
+        total->steps += c.steps;
+        total->commits_called += c.commits_called;
+        total->in_flight += c.in_flight;
+    }
+    return rc;
+}
+
+/* CPU seconds used by this process and its reaped children (the jobs). */
+static double cpu_seconds(void) {
+    struct rusage self, kids;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &kids);
+    return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + kids.ru_utime.tv_sec +
+                    kids.ru_stime.tv_sec) +
+           (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + kids.ru_utime.tv_usec +
+                    kids.ru_stime.tv_usec) / 1e6;
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: sim --strategy rename|conditional|head|tracker|naive|all [--schedules N]\n"
+            "           [--start-seed S] [--seed X] [--clients 2..4] [--verbose]\n"
+            "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n");
+    exit(2);
+}
+
+int __real_clock_gettime(clockid_t clock, struct timespec *ts);
+
+/* Real time, for the report: clock_gettime itself is virtual (sched.c). */
+static double now_seconds(void) {
+    struct timespec ts;
+    __real_clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+    /* Table handles calloc a large cache: take it from fresh zero pages
+     * rather than clearing recycled heap (a third of the run time otherwise). */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+    const char *strategy = NULL;
+    uint64_t schedules = 1000, start = 1;
+    int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--verbose")) verbose = 1;
+        else if (!strcmp(a, "--expect-violation")) expect_violation = 1;
+        else if (!strcmp(a, "--check-determinism")) check_det = 1;
+        else if (!v) usage();
+        else if (!strcmp(a, "--strategy")) strategy = v, i++;
+        else if (!strcmp(a, "--schedules")) schedules = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--start-seed")) start = strtoull(v, NULL, 0), i++;
+        else if (!strcmp(a, "--seed")) start = strtoull(v, NULL, 0), single = 1, i++;
+        else if (!strcmp(a, "--clients")) clients = atoi(v), i++;
+        else if (!strcmp(a, "--jobs")) jobs = atoi(v), i++;
+        else if (!strcmp(a, "--max-report")) max_report = atoi(v), i++;
+        else usage();
+    }
+    if (!strategy || jobs < 1 || jobs > 64 || (clients && (clients < 2 || clients > MAX_CLIENTS))) usage();
+    if (single) schedules = 1;
+
+    int kinds[8], nkinds = 0;
+    if (!strcmp(strategy, "all")) {
+        for (int k = SC_STRATEGY_RENAME; k <= SC_STRATEGY_TRACKER; k++)
+            if (sc_strategy_get((sc_strategy_kind)k)) kinds[nkinds++] = k;
+    } else if (!strcmp(strategy, "naive")) {
+        kinds[nkinds++] = SIM_STRATEGY_NAIVE;
+    } else {
+        sc_strategy_kind k;
+        if (sc_strategy_parse(&k, strategy) != 0 || k == SC_STRATEGY_AUTO) usage();
+        if (!sc_strategy_get(k)) {
+            fprintf(stderr, "sim: strategy %s is not available in this build\n", strategy);
+            return 2;
+        }
+        kinds[nkinds++] = k;
+    }
+    if (verbose) sc_log_set_handler(log_sink, NULL);
+
+    if (single) jobs = 1;
+    int failed = 0, found_expected = 0;
+    for (int s = 0; s < nkinds; s++) {
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1)};
+        run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
+        double t0 = now_seconds(), c0 = cpu_seconds();
+        counters total = {0};
+        if (jobs <= 1) {
+            run_range(&cfg, &o);
+            total = W.n;
+        } else if (run_jobs(&total, &cfg, &o, jobs) != 0) {
+            return 2;
+        }
+        double secs = now_seconds() - t0, cpu = cpu_seconds() - c0;
+        printf("%s: %" PRIu64 " schedules, %" PRIu64 " commits acknowledged, %" PRIu64
+               " lost claims, %" PRIu64 " unknown outcomes, %" PRIu64 " faults injected (%" PRIu64
+               " crashes, %" PRIu64 " stalls, %" PRIu64 " writes in flight), %" PRIu64 " conflicts, %" PRIu64
+               " violations, %.1f s (%.0f schedules/s, %.0f steps/schedule, %d job%s; %.1f cpu s, %.0f"
+               " schedules per cpu second)\n",
+               strategy_label(cfg.strategy), total.schedules, total.acks, total.lost_claims,
+               total.unknown, total.faults, total.crashes, total.stalls, total.in_flight, total.conflicts,
+               total.violations, secs, secs > 0 ? (double)total.schedules / secs : 0.0,
+               total.schedules ? (double)total.steps / (double)total.schedules : 0.0,
+               jobs < 1 ? 1 : jobs, jobs > 1 ? "s" : "", cpu,
+               cpu > 0 ? (double)total.schedules / cpu : 0.0);
+        fflush(stdout);
+        if (total.violations) {
+            failed = 1;
+            found_expected = 1;
+        }
+    }
+    if (expect_violation) {
+        if (!found_expected) printf("expected a violation, found none\n");
+        return found_expected ? 0 : 1;
+    }
+    return failed ? 1 : 0;
+}
