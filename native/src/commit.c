@@ -123,12 +123,15 @@ static int write_delta(commit_state *cs) {
     cs->delta_files = 0;
     for (size_t i = 0; !rc && i < deletes->count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_DELETE, &deletes->items[i].file);
-        cs->delta_rows -= deletes->items[i].file.rows;
+        if (!rc && __builtin_sub_overflow(cs->delta_rows, deletes->items[i].file.rows, &cs->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the deleted files overflow a 64-bit count");
         cs->delta_files--;
     }
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_ADD, &c->adds.items[i].file);
-        cs->delta_rows += c->adds.items[i].file.rows;
+        if (!rc && __builtin_add_overflow(cs->delta_rows, c->adds.items[i].file.rows, &cs->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
+                              c->adds.items[i].file.file, c->adds.items[i].file.rows);
         cs->delta_files++;
     }
     if (!rc && all.count) rc = write_manifest(cs, &list, &all, 0, all.count);
@@ -194,7 +197,12 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_kind = req->kind;
     s.time_millis = sc_now_ms();
     s.delta_record_count = cs->delta_rows;
-    s.total_record_count = (latest ? latest->total_record_count : 0) + cs->delta_rows;
+    /* A count the reader would reject must never be written: it would make the table unreadable. */
+    if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->delta_rows, &s.total_record_count) ||
+        s.total_record_count < 0)
+        return sc_error_set(SC_EINVAL, "the table's record count would leave 0..%" PRId64 " (snapshot %" PRIu64
+                                       " holds %" PRId64 ", this commit adds %" PRId64 ")",
+                            INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->delta_rows);
     s.file_count = (uint64_t)((int64_t)(latest ? latest->file_count : 0) + cs->delta_files);
     if (latest) {
         s.has_parent = 1;
@@ -215,6 +223,8 @@ static int validate_request(const sc_commit_request *req) {
         return sc_error_set(SC_EINVAL, "commit user must be non-empty");
     if (strlen(req->commit_user) > SC_USER_MAX_LEN)
         return sc_error_set(SC_EINVAL, "commit user is longer than %d bytes", SC_USER_MAX_LEN);
+    if (!sc_utf8_valid(req->commit_user))
+        return sc_error_set(SC_EINVAL, "commit user is not valid UTF-8");
     if (req->identifier < 0)
         return sc_error_set(SC_EINVAL, "identifier %" PRId64 " is negative", req->identifier);
     if (!sc_commit_kind_name(req->kind)) return sc_error_set(SC_EINVAL, "unknown commit kind %d", (int)req->kind);
@@ -376,7 +386,12 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         sc_buf_free(&doc);
         sc_snapshot_clear(&latest);
         if (rc == 0) return 0;
-        if (rc != SC_EEXISTS && rc != SC_EUNKNOWN) return unknown_id ? SC_EUNKNOWN : rc;
+        if (rc != SC_EEXISTS && rc != SC_EUNKNOWN) {
+            if (!unknown_id) return rc;
+            /* The message must not read as "not committed": the earlier claim may have landed. */
+            return sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
+                                 unknown_id);
+        }
 
         if (attempt >= t->retry.max_retries) {
             if (unknown_id)
@@ -388,9 +403,15 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         uint32_t r = 0;
         sc_random_bytes(&r, sizeof r);
         int64_t wait = sc_backoff_wait_ms(&t->retry, attempt, r);
-        if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - started + wait > t->retry.timeout_ms)
-            return sc_error_set(unknown_id ? SC_EUNKNOWN : SC_ETIMEOUT,
-                                "commit timeout of %" PRId64 " ms exceeded after %d attempts", t->retry.timeout_ms, attempt + 1);
+        if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - started + wait > t->retry.timeout_ms) {
+            if (unknown_id)
+                return sc_error_set(SC_EUNKNOWN,
+                                    "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
+                                    "the claim of snapshot %" PRIu64 " is unknown: it may have landed; check with last-committed",
+                                    t->retry.timeout_ms, attempt + 1, unknown_id);
+            return sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
+                                t->retry.timeout_ms, attempt + 1);
+        }
         sc_sleep_ms(wait);
         continue;
     reconciled:
@@ -405,7 +426,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         sc_buf_free(&doc);
         sc_snapshot_clear(&latest);
         if (unknown_id && rc != SC_ECOMMITTED) {
-            if (rc != SC_EUNKNOWN) sc_error_wrap(SC_EUNKNOWN, "an earlier claim of snapshot %" PRIu64 " is unreconciled", unknown_id);
+            if (rc != SC_EUNKNOWN)
+                sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
+                              unknown_id);
             return SC_EUNKNOWN;
         }
         return rc;

@@ -211,6 +211,8 @@ int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
 int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *latest,
                             const sc_changes *c, sc_commit_kind kind, const sc_partition_set *parts) {
     sc_entry_vec records = {0};
+    uint64_t *record_snapshot = NULL; /* snapshot id of each record, for messages */
+    size_t record_snapshot_cap = 0;
     sc_fileset *ours_deleted = NULL, *their_deleted = NULL, *their_added = NULL;
     int rc = sc_fileset_new(&ours_deleted);
     if (!rc) rc = sc_fileset_new(&their_deleted);
@@ -224,13 +226,21 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         else if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
         size_t first = records.count;
         rc = sc_state_delta_records(&records, t, snap, parts);
+        if (!rc && records.count > record_snapshot_cap) {
+            uint64_t *grown = realloc(record_snapshot, records.count * 2 * sizeof *grown);
+            if (!grown) rc = sc_error_set(SC_ENOMEM, "out of memory");
+            else {
+                record_snapshot = grown;
+                record_snapshot_cap = records.count * 2;
+            }
+        }
+        /* Per file, only its last record counts: the value is that record's index. */
         for (size_t i = first; !rc && i < records.count; i++) {
             const sc_file_entry *f = &records.items[i].file;
-            sc_fileset *into = records.items[i].kind == SC_ENTRY_ADD ? their_added : their_deleted;
-            if (into == their_added) sc_fileset_remove(their_deleted, f, NULL);
-            else sc_fileset_remove(their_added, f, NULL);
-            rc = sc_fileset_put(into, f, (size_t)id, NULL);
-            if (rc == SC_EEXISTS) rc = 0;
+            record_snapshot[i] = id;
+            sc_fileset_remove(their_deleted, f, NULL);
+            sc_fileset_remove(their_added, f, NULL);
+            rc = sc_fileset_put(records.items[i].kind == SC_ENTRY_ADD ? their_added : their_deleted, f, i, NULL);
         }
         if (snap != latest) sc_snapshot_clear(&s);
     }
@@ -238,6 +248,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     for (size_t i = 0; !rc && kind != SC_KIND_OVERWRITE && i < c->deletes.count; i++) {
         const sc_file_entry *d = &c->deletes.items[i].file;
         if (sc_fileset_get(their_deleted, d, &by) != 0) continue;
+        by = (size_t)record_snapshot[by];
         char fd[512];
         describe_file(fd, sizeof fd, d);
         rc = sc_error_set(SC_ECONFLICT,
@@ -248,6 +259,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
         const sc_file_entry *a = &c->adds.items[i].file;
         if (sc_fileset_get(their_added, a, &by) != 0) continue;
+        by = (size_t)record_snapshot[by];
         char fa[512];
         describe_file(fa, sizeof fa, a);
         rc = sc_error_set(SC_ECONFLICT,
@@ -260,16 +272,16 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
                  "snapshots %" PRIu64 "..%" PRIu64 " were committed since the base (latest by "
                  "commit user \"%s\")",
                  validated + 1, latest->id, latest->commit_user);
-        if (kind != SC_KIND_OVERWRITE) rc = check_buckets(&records, &c->adds, against);
-    }
-    if (!rc) {
-        /* Their adds that a later snapshot (or we) deleted cannot overlap ours. */
+        /* Their files as they stand now: the last record of each, if it is an ADD. Stale
+         * records of a file moved twice, or deleted later, must not count. */
         sc_entry_vec survivors = {0};
+        size_t last;
         for (size_t i = 0; !rc && i < records.count; i++) {
             const sc_file_entry *f = &records.items[i].file;
-            if (records.items[i].kind == SC_ENTRY_ADD && sc_fileset_get(their_added, f, NULL) == 0)
+            if (records.items[i].kind == SC_ENTRY_ADD && sc_fileset_get(their_added, f, &last) == 0 && last == i)
                 rc = sc_entry_vec_push(&survivors, SC_ENTRY_ADD, f);
         }
+        if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(&survivors, &c->adds, against);
         if (!rc) rc = check_lsm(&survivors, ours_deleted, &c->adds, against);
         sc_entry_vec_free(&survivors);
     }
@@ -277,5 +289,6 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     sc_fileset_free(their_deleted);
     sc_fileset_free(their_added);
     sc_entry_vec_free(&records);
+    free(record_snapshot);
     return rc;
 }

@@ -74,7 +74,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     size_t hint_len = 0;
     if (sc_store_get(t->store, &hint, &hint_len, NULL, LATEST_HINT_KEY) == 0) {
         char text[24] = "";
-        memcpy(text, hint, hint_len < sizeof text - 1 ? hint_len : sizeof text - 1);
+        if (hint_len) memcpy(text, hint, hint_len < sizeof text - 1 ? hint_len : sizeof text - 1);
         uint64_t h = strtoull(text, NULL, 10);
         free(hint);
         /* A hint may lag; one ahead of the chain means snapshots were lost or rolled back. */

@@ -13,6 +13,23 @@
 #define SNAPSHOT_VERSION 1
 #define SNAPSHOT_KEY_PREFIX "snapshot/snapshot-"
 
+int sc_utf8_valid(const char *s) {
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (n < 0 || (n == 1 && *p < 0xc2) || (n == 3 && *p > 0xf4)) return 0;
+        uint32_t cp = *p & (0x7f >> n);
+        for (int i = 1; i <= n; i++) {
+            if ((p[i] & 0xc0) != 0x80) return 0;
+            cp = cp << 6 | (p[i] & 0x3f);
+        }
+        if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+            return 0;
+        p += n + 1;
+    }
+    return 1;
+}
+
 void sc_snapshot_key(char out[64], uint64_t id) {
     snprintf(out, 64, SNAPSHOT_KEY_PREFIX "%020" PRIu64, id);
 }
@@ -133,9 +150,14 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
     json_t *wm = json_array();
     if (!wm) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
     for (size_t i = 0; i < s->watermark_count; i++) {
-        json_array_append_new(wm, json_pack("{s:s, s:I, s:I}", "user", s->watermarks[i].user,
-                                            "identifier", (json_int_t)s->watermarks[i].identifier,
-                                            "snapshot", (json_int_t)s->watermarks[i].snapshot_id));
+        /* A watermark silently left out would let that user's replays through: fail instead. */
+        json_t *w = json_pack("{s:s, s:I, s:I}", "user", s->watermarks[i].user, "identifier",
+                              (json_int_t)s->watermarks[i].identifier, "snapshot",
+                              (json_int_t)s->watermarks[i].snapshot_id);
+        if (!w || json_array_append_new(wm, w) != 0) {
+            json_decref(wm);
+            return sc_error_set(SC_ENOMEM, "out of memory encoding the watermark of user %zu", i);
+        }
     }
     char parent[SC_SHA256_HEX_LEN + 1];
     if (s->has_parent) sc_hex_encode(parent, s->parent_hash, SC_SHA256_LEN);
@@ -150,7 +172,24 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
         s->has_parent ? json_string(parent) : json_null(), "baseManifestList",
         object_ref_json(&s->base_manifest_list), "deltaManifestList",
         object_ref_json(&s->delta_manifest_list), "watermarks", wm);
-    return dump_canonical(out, doc);
+    size_t start = out->len;
+    int rc = dump_canonical(out, doc);
+    if (rc) return rc;
+    /* Never claim a document that cannot be read back: an allocation failure
+     * inside the JSON library can yield a damaged text without an error. */
+    sc_snapshot check;
+    if (sc_snapshot_decode(&check, out->data + start, out->len - start, "the encoded snapshot") != 0) {
+        out->len = start;
+        return sc_error_wrap(SC_ENOMEM, "encoding snapshot %" PRIu64 " produced an unreadable document", s->id);
+    }
+    int same = check.id == s->id && check.watermark_count == s->watermark_count &&
+               check.commit_identifier == s->commit_identifier;
+    sc_snapshot_clear(&check);
+    if (!same) {
+        out->len = start;
+        return sc_error_set(SC_ENOMEM, "encoding snapshot %" PRIu64 " lost fields", s->id);
+    }
+    return 0;
 }
 
 /* ---- decoding ---- */

@@ -64,6 +64,9 @@ const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *u
 int sc_snapshot_set_watermarks(sc_snapshot *next, const sc_snapshot *prev, const char *user,
                                int64_t identifier, uint64_t snapshot_id);
 
+/* 1 when the NUL-terminated string is valid UTF-8 (JSON strings must be). */
+int sc_utf8_valid(const char *s);
+
 /* Store key of snapshot `id`: "snapshot/snapshot-" + 20 digits. */
 void sc_snapshot_key(char out[64], uint64_t id);
 /* Parse such a key; 0 on success. */

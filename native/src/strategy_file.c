@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "store_backends.h"
 #include "table_internal.h"
 
 #define LATEST_HINT_KEY "snapshot/LATEST"
@@ -61,7 +62,7 @@ static int exists(sc_table *t, uint64_t id, int *out) {
 
 /* Highest (or lowest) snapshot id by listing; 0 when there is none. */
 static int scan_ids(sc_table *t, uint64_t after, int want_lowest, uint64_t *out) {
-    char start[64] = "";
+    char start[SC_STORE_KEY_MAX + 1] = ""; /* a whole key: a truncated one would list the same page again */
     if (after) sc_snapshot_key(start, after);
     *out = 0;
     for (;;) {
