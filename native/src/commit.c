@@ -365,7 +365,8 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             sc_log(SC_LOG_WARN, "claim of snapshot %" PRIu64 " by user %s (identifier %" PRId64 ") has an unknown outcome; reconciling",
                    id, req->commit_user, req->identifier);
             int who = landed_at(cs, id);
-            if (who == LANDED_OURS) rc = 0;
+            /* Visible is not yet durable: only a successful sync makes it a success. */
+            if (who == LANDED_OURS) rc = sc_store_sync(t->store) == 0 ? 0 : SC_EUNKNOWN;
             else if (who == LANDED_OTHER) {
                 rc = SC_EEXISTS;
                 unknown_id = 0;
@@ -415,6 +416,11 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         sc_sleep_ms(wait);
         continue;
     reconciled:
+        if (sc_store_sync(t->store) != 0) {
+            sc_snapshot_clear(&latest);
+            return sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
+                                 unknown_id);
+        }
         res->snapshot_id = unknown_id;
         t->strategy->after_commit(t, unknown_id);
         sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")",

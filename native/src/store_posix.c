@@ -226,8 +226,19 @@ static int rename_noreplace(int dir_fd, const char *from, const char *to) {
 #endif
 }
 
+/*
+ * Did our own publish create `key`? On NFS a link() whose reply was lost is
+ * resent by the client and answers EEXIST although the first one worked:
+ * the key is then our temp file's inode.
+ */
+static int key_is_ours(const posix_store *s, const char *key, const struct stat *tmp_st) {
+    struct stat st;
+    return fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_ino == tmp_st->st_ino &&
+           st.st_dev == tmp_st->st_dev;
+}
+
 /* Publish tmp as key unless key exists; on failure tmp is left for the caller to remove. */
-static int publish_noreplace(const posix_store *s, const char *tmp, const char *key) {
+static int publish_noreplace(const posix_store *s, const char *tmp, const char *key, const struct stat *tmp_st) {
     if (rename_noreplace(s->root_fd, tmp, key) == 0) return 0;
     int err = errno;
     if (err == EINVAL || err == ENOSYS) {
@@ -238,6 +249,10 @@ static int publish_noreplace(const posix_store *s, const char *tmp, const char *
             return 0;
         }
         err = errno;
+    }
+    if (err == EEXIST && key_is_ours(s, key, tmp_st)) {
+        unlinkat(s->root_fd, tmp, 0);
+        return 0;
     }
     if (err == EEXIST) return sc_error_set(SC_EEXISTS, "%s/%s already exists", s->root, key);
     return posix_error(err, "publishing", s->root, key);
@@ -272,7 +287,7 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     if (noreplace) {
         /* Barrier: what earlier puts published must be durable before this publishes. */
         rc = sync_pending(s);
-        if (!rc) rc = publish_noreplace(s, tmp, key);
+        if (!rc) rc = publish_noreplace(s, tmp, key, &st);
     } else if (renameat(s->root_fd, tmp, s->root_fd, key) != 0) {
         rc = posix_error(errno, "publishing", s->root, key);
     }
@@ -283,7 +298,9 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
     rc = noreplace ? sync_dir(s->root_fd, s->root, dir) : defer_sync(s, dir);
-    /* Visible now, durable maybe: the caller must not read this as "not written". */
+    /* Visible now, durable maybe: the caller must not read this as "not written".
+     * The directory stays pending, so a later sync can still make it durable. */
+    if (rc && noreplace) defer_sync(s, dir);
     if (rc)
         return sc_error_wrap(SC_EUNKNOWN, "%s/%s is published but may not survive a crash", s->root,
                              key);

@@ -751,8 +751,22 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
             return sc_error_set(SC_EUNKNOWN, "tracker: our commit file %s is not visible after its write: it may still land", file_key);
         if (rc) return sc_error_wrap(SC_EUNKNOWN, "tracker: outcome of %s unknown", file_key);
     } else if (rc) {
-        withdraw(st, t, pre_key, pre_sent); /* we never wrote a commit file */
-        return sc_error_wrap(rc, "writing %s", file_key);
+        /* A store may report a definite failure for a write that landed after all
+         * (a lost answer, then a refused resend): withdraw only when the file is
+         * provably absent, or a helper could later publish a commit whose
+         * manifests the engine has cleaned up. */
+        int write_rc = rc, found;
+        char why[512];
+        snprintf(why, sizeof why, "%s", sc_error_message());
+        rc = head_opt(t, &info, &found, file_key);
+        if (rc) return sc_error_wrap(SC_EUNKNOWN, "tracker: writing %s failed (%s) and its outcome cannot be checked",
+                                     file_key, why);
+        if (!found) {
+            withdraw(st, t, pre_key, pre_sent); /* we never wrote a commit file */
+            return sc_error_set(write_rc, "writing %s: %s", file_key, why);
+        }
+        if (info.mtime_ms <= 0)
+            return sc_error_set(SC_EUNKNOWN, "tracker: %s landed despite a failed write; its time is unknown", file_key);
     }
     int64_t age = info.mtime_ms - m_pre;
     if (age >= st->fence_ms) {
