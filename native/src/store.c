@@ -157,7 +157,7 @@ int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key) {
 
 /* The three writes differ only in the backend call; `etag` is used by put_if_match. */
 static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info, const char *key,
-                       const uint8_t *data, size_t len, const char *etag) {
+                       const uint8_t *data, size_t len, const char *etag, int hint) {
     if (out_info) memset(out_info, 0, sizeof *out_info);
     if (!sc_store_key_valid(key)) return invalid_key(op, key);
     if (!data && len)
@@ -175,7 +175,8 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
     store->stats.ops[op]++;
     switch (op) {
     case SC_OP_PUT:
-        rc = store->ops->put(store->self, out_info, key, data, len);
+        rc = hint && store->ops->put_hint ? store->ops->put_hint(store->self, key, data, len)
+                                          : store->ops->put(store->self, out_info, key, data, len);
         break;
     case SC_OP_PUT_IF_ABSENT:
         rc = store->ops->put_if_absent(store->self, out_info, key, data, len);
@@ -194,17 +195,21 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
 
 int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
                  size_t len) {
-    return store_write(store, SC_OP_PUT, out_info, key, data, len, NULL);
+    return store_write(store, SC_OP_PUT, out_info, key, data, len, NULL, 0);
+}
+
+int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len) {
+    return store_write(store, SC_OP_PUT, NULL, key, data, len, NULL, 1);
 }
 
 int sc_store_put_if_absent(sc_store *store, sc_object_info *out_info, const char *key,
                            const uint8_t *data, size_t len) {
-    return store_write(store, SC_OP_PUT_IF_ABSENT, out_info, key, data, len, NULL);
+    return store_write(store, SC_OP_PUT_IF_ABSENT, out_info, key, data, len, NULL, 0);
 }
 
 int sc_store_put_if_match(sc_store *store, sc_object_info *out_info, const char *key,
                           const uint8_t *data, size_t len, const char *etag) {
-    return store_write(store, SC_OP_PUT_IF_MATCH, out_info, key, data, len, etag);
+    return store_write(store, SC_OP_PUT_IF_MATCH, out_info, key, data, len, etag, 0);
 }
 
 int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const char *start_after,

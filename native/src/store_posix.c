@@ -177,7 +177,7 @@ static void info_from_stat(sc_object_info *out, const struct stat *st) {
 
 /* Write data into a new, synced temp file next to key; its name goes to tmp (KEY_PATH_CAP). */
 static int write_temp(const posix_store *s, char *tmp, struct stat *st, const char *key,
-                      const uint8_t *data, size_t len) {
+                      const uint8_t *data, size_t len, int durable) {
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
     int fd;
@@ -199,7 +199,7 @@ static int write_temp(const posix_store *s, char *tmp, struct stat *st, const ch
     const char *what = NULL;
     if (write_all(fd, data, len) != 0)
         what = "writing";
-    else if (fsync_retry(fd) != 0)
+    else if (durable && fsync_retry(fd) != 0)
         what = "syncing";
     else if (fstat(fd, st) != 0)
         what = "inspecting";
@@ -276,13 +276,17 @@ static int defer_sync(posix_store *s, const char *dir) {
     return 0;
 }
 
+/* How a write is published: replacing, only if absent, or replacing without durability (hints). */
+enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
+
 static int posix_write(posix_store *s, sc_object_info *out_info, const char *key,
-                       const uint8_t *data, size_t len, int noreplace) {
+                       const uint8_t *data, size_t len, int mode) {
+    int noreplace = mode == WRITE_NOREPLACE;
     int rc = check_key(s, key);
     if (rc) return rc;
     char tmp[KEY_PATH_CAP];
     struct stat st;
-    rc = write_temp(s, tmp, &st, key, data, len);
+    rc = write_temp(s, tmp, &st, key, data, len, mode != WRITE_HINT);
     if (rc) return rc;
     if (noreplace) {
         /* Barrier: what earlier puts published must be durable before this publishes. */
@@ -295,6 +299,7 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
         unlinkat(s->root_fd, tmp, 0);
         return rc;
     }
+    if (mode == WRITE_HINT) return 0; /* atomic by rename; durability not wanted */
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
     rc = noreplace ? sync_dir(s->root_fd, s->root, dir) : defer_sync(s, dir);
@@ -310,12 +315,12 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
 
 static int posix_put(void *self, sc_object_info *out_info, const char *key, const uint8_t *data,
                      size_t len) {
-    return posix_write(self, out_info, key, data, len, 0);
+    return posix_write(self, out_info, key, data, len, WRITE_PUT);
 }
 
 static int posix_put_if_absent(void *self, sc_object_info *out_info, const char *key,
                                const uint8_t *data, size_t len) {
-    return posix_write(self, out_info, key, data, len, 1);
+    return posix_write(self, out_info, key, data, len, WRITE_NOREPLACE);
 }
 
 /* A key that runs into a file or names a directory is absent, as on an object store. */
@@ -546,6 +551,10 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
 
 static int posix_sync(void *self) { return sync_pending(self); }
 
+static int posix_put_hint(void *self, const char *key, const uint8_t *data, size_t len) {
+    return posix_write(self, NULL, key, data, len, WRITE_HINT);
+}
+
 static void posix_close(void *self) {
     posix_store *s = self;
     sync_pending(s); /* best effort: nobody is left to report a failure to */
@@ -567,6 +576,7 @@ static const sc_store_ops posix_ops = {
     .del = posix_del,
     .close = posix_close,
     .sync = posix_sync,
+    .put_hint = posix_put_hint,
 };
 
 int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root) {

@@ -43,7 +43,7 @@ static uint64_t read_hint(sc_table *t, const char *key) {
 static void write_hint(sc_table *t, const char *key, uint64_t id) {
     char text[32];
     int n = snprintf(text, sizeof text, "%" PRIu64 "\n", id);
-    int rc = sc_store_put(t->store, NULL, key, (const uint8_t *)text, (size_t)n);
+    int rc = sc_store_put_hint(t->store, key, (const uint8_t *)text, (size_t)n);
     if (rc) sc_log(SC_LOG_WARN, "could not update hint %s to %" PRIu64 ": %s", key, id, sc_error_message());
 }
 

@@ -96,6 +96,9 @@ typedef struct sc_store_ops {
     void (*close)(void *self);
     /* Make every plain put that has returned durable. NULL when puts are durable on return. */
     int (*sync)(void *self);
+    /* Overwrite an advisory object (a hint that readers verify and never trust): atomic like
+     * put, but it need not be durable. NULL = put. */
+    int (*put_hint)(void *self, const char *key, const uint8_t *data, size_t len);
 } sc_store_ops;
 
 #ifdef __cplusplus

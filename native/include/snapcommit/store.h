@@ -95,6 +95,8 @@ int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
 int sc_store_delete(sc_store *store, const char *key);
 /* Make every plain put that has returned durable (see SC_CAP_DURABLE). */
 int sc_store_sync(sc_store *store);
+/* Overwrite an advisory object that may be lost in a crash (counted as a put). */
+int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len);
 
 /* 1 when `key` is a valid store key, 0 otherwise. */
 int sc_store_key_valid(const char *key);
