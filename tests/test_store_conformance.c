@@ -25,25 +25,7 @@
 #include "snapcommit/store.h"
 #include "store_backends.h"
 
-#define OK(expr)                                                                          \
-    do {                                                                                  \
-        int rc_ = (expr);                                                                 \
-        cr_assert_eq(rc_, 0, "%s -> %s: %s", #expr, sc_error_name(rc_), sc_error_message()); \
-    } while (0)
-
-#define FAILS(code, expr)                                                                  \
-    do {                                                                                   \
-        int rc_ = (expr);                                                                  \
-        cr_assert_eq(rc_, (code), "%s -> %s, expected %s (%s)", #expr, sc_error_name(rc_), \
-                     sc_error_name(code), sc_error_message());                             \
-    } while (0)
-
-/* A string literal as (data, len) arguments. */
-#define TEXT(s) (const uint8_t *)(s), strlen(s)
-
-/* NULL-terminated key lists for expect_list(). */
-#define KEYS(...) ((const char *[]){__VA_ARGS__, NULL})
-#define NO_KEYS ((const char *[]){NULL})
+#include "sc_test_assert.h"
 
 /* ---- backends under test ---- */
 

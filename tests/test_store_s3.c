@@ -36,22 +36,7 @@
 #include "store_backends.h"
 #include "store_s3.h"
 
-#define OK(expr)                                                                              \
-    do {                                                                                      \
-        int rc_ = (expr);                                                                     \
-        cr_assert_eq(rc_, 0, "%s -> %s: %s", #expr, sc_error_name(rc_), sc_error_message()); \
-    } while (0)
-
-#define FAILS(code, expr)                                                                  \
-    do {                                                                                   \
-        int rc_ = (expr);                                                                  \
-        cr_assert_eq(rc_, (code), "%s -> %s, expected %s (%s)", #expr, sc_error_name(rc_), \
-                     sc_error_name(code), sc_error_message());                             \
-    } while (0)
-
-#define TEXT(s) (const uint8_t *)(s), strlen(s)
-#define KEYS(...) ((const char *[]){__VA_ARGS__, NULL})
-#define NO_KEYS ((const char *[]){NULL})
+#include "sc_test_assert.h"
 
 #define MESSAGE_HAS(needle)                                                                  \
     cr_assert(strstr(sc_error_message(), (needle)), "message lacks \"%s\": %s", (needle), \

@@ -92,55 +92,80 @@ int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, cons
     return 0;
 }
 
-static void free_meta_vec(void *v) {
+/*
+ * The two kinds of pinned metadata: how to decode one, copy it out and free
+ * it. Both go through one cached loader, since they are immutable and named
+ * by their hash.
+ */
+typedef struct pinned_kind {
+    size_t size; /* of the decoded vector */
+    int (*decode)(void *vec, const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *name);
+    size_t (*count)(const void *vec);
+    int (*append)(void *out, const void *vec); /* deep copies of every item */
+    void (*free)(void *vec);                   /* the vector and its items */
+} pinned_kind;
+
+static int list_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
+    return sc_manifest_list_decode(v, d, n, l, name);
+}
+static size_t list_count(const void *v) { return ((const sc_meta_vec *)v)->count; }
+static int list_append(void *out, const void *v) {
+    const sc_meta_vec *in = v;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_meta_vec_push(out, &in->items[i]);
+    return rc;
+}
+static void list_free(void *v) {
     sc_meta_vec_free(v);
     free(v);
 }
 
-static void free_entry_vec(void *v) {
+static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
+    return sc_manifest_decode(v, d, n, l, name);
+}
+static size_t manifest_count(const void *v) { return ((const sc_entry_vec *)v)->count; }
+static int manifest_append(void *out, const void *v) {
+    const sc_entry_vec *in = v;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_entry_vec_push(out, in->items[i].kind, &in->items[i].file);
+    return rc;
+}
+static void manifest_free(void *v) {
     sc_entry_vec_free(v);
     free(v);
 }
 
-int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
-    sc_meta_vec *cached = sc_cache_get(t->cache, ref->name, ref->sha256);
-    sc_meta_vec *fresh = NULL;
+static const pinned_kind list_kind = {sizeof(sc_meta_vec), list_decode, list_count, list_append, list_free};
+static const pinned_kind manifest_kind = {sizeof(sc_entry_vec), manifest_decode, manifest_count, manifest_append,
+                                          manifest_free};
+
+/* Append the decoded contents of a pinned object to `out`, from the cache when there. */
+static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const char *name,
+                       const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
+    void *cached = sc_cache_get(t->cache, name, sha256);
+    void *fresh = NULL;
     int rc = 0;
     if (!cached) {
         uint8_t *data;
         size_t len;
-        if ((rc = sc_state_fetch_pinned(&data, &len, t, ref->name, ref->sha256, ref->length)) != 0) return rc;
-        fresh = calloc(1, sizeof *fresh);
-        rc = fresh ? sc_manifest_list_decode(fresh, data, len, &t->limits, ref->name)
-                   : sc_error_set(SC_ENOMEM, "out of memory");
+        if ((rc = sc_state_fetch_pinned(&data, &len, t, name, sha256, length)) != 0) return rc;
+        fresh = calloc(1, kind->size);
+        rc = fresh ? kind->decode(fresh, data, len, &t->limits, name) : sc_error_set(SC_ENOMEM, "out of memory");
         free(data);
         cached = fresh;
     }
-    for (size_t i = 0; !rc && i < cached->count; i++) rc = sc_meta_vec_push(out, &cached->items[i]);
-    if (fresh && !rc) sc_cache_put(t->cache, ref->name, ref->sha256, fresh, fresh->count + 1, free_meta_vec);
-    else if (fresh) free_meta_vec(fresh);
+    if (!rc) rc = kind->append(out, cached);
+    if (fresh && !rc) sc_cache_put(t->cache, name, sha256, fresh, kind->count(fresh) + 1, kind->free);
+    else if (fresh) kind->free(fresh);
     return rc;
 }
 
+int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
+    return load_pinned(out, t, &list_kind, ref->name, ref->sha256, ref->length);
+}
+
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta) {
-    sc_entry_vec *cached = sc_cache_get(t->cache, meta->name, meta->sha256);
-    sc_entry_vec *fresh = NULL;
-    int rc = 0;
-    if (!cached) {
-        uint8_t *data;
-        size_t len;
-        if ((rc = sc_state_fetch_pinned(&data, &len, t, meta->name, meta->sha256, meta->length)) != 0) return rc;
-        fresh = calloc(1, sizeof *fresh);
-        rc = fresh ? sc_manifest_decode(fresh, data, len, &t->limits, meta->name)
-                   : sc_error_set(SC_ENOMEM, "out of memory");
-        free(data);
-        cached = fresh;
-    }
-    for (size_t i = 0; !rc && i < cached->count; i++)
-        rc = sc_entry_vec_push(out, cached->items[i].kind, &cached->items[i].file);
-    if (fresh && !rc) sc_cache_put(t->cache, meta->name, meta->sha256, fresh, fresh->count + 1, free_entry_vec);
-    else if (fresh) free_entry_vec(fresh);
-    return rc;
+    return load_pinned(out, t, &manifest_kind, meta->name, meta->sha256, meta->length);
 }
 
 static int meta_in_filter(const sc_manifest_meta *m, const sc_partition_set *filter) {
