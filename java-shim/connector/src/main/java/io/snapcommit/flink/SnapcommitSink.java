@@ -131,7 +131,7 @@ public final class SnapcommitSink<T> {
         private String uidPrefix;
         private int writerParallelism = -1;
 
-        /** Table location: a local directory, file:///dir or s3://bucket/prefix. Required. */
+        /** Table location: an absolute local directory, file:///dir or s3://bucket/prefix (relative: refused). Required. */
         public Builder<T> path(String path) { this.path = path; return this; }
         /** Claim strategy when the table is created: auto (default), rename, conditional, head, tracker. */
         public Builder<T> strategy(String strategy) { this.strategy = strategy; return this; }
