@@ -3,6 +3,7 @@
 # starts the S3 test servers (scripts/s3-servers.sh, for S3ITCase on gofakes3) if
 # they are not running, then runs `mvn verify` (connector unit tests + MiniCluster
 # integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
+# Then tests/java_packaging.sh (the build fails without the JNI library) once, counted as one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -66,5 +67,13 @@ for profile in $profiles; do
   total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
   [ "$rc" -eq 0 ] || status=1
 done
+# The connector build must refuse to package a jar without libsnapcommit_jni.so (tests/java_packaging.sh:
+# offline, connector only, -DskipTests; ~/.m2 holds every plugin after the runs above).
+first_profile=${profiles%% *}
+if tests/java_packaging.sh "$first_profile"; then
+  total_pass=$((total_pass + 1))
+else
+  total_fail=$((total_fail + 1)); status=1
+fi
 echo "flink: $total_pass passed, $total_fail failed"
 exit $status

@@ -57,7 +57,11 @@ public final class SinkConfig implements Serializable {
         this.storageEnv = Collections.unmodifiableMap(new LinkedHashMap<>(storageEnv));
     }
 
-    /** Local paths become absolute (task managers may run elsewhere in the tree); URIs stay as given. */
+    /**
+     * Local paths must be absolute: the location is resolved by every TaskManager (writers) and by the
+     * committer, each in its own working directory, so a relative path would name a different
+     * directory per process (or per host). Absolute paths are normalized; URIs stay as given.
+     */
     static String normalizeLocation(String location) {
         if (location == null || location.trim().isEmpty()) throw new IllegalArgumentException("path is required");
         String l = location.trim();
@@ -74,7 +78,12 @@ public final class SinkConfig implements Serializable {
             }
             return l;
         }
-        return Paths.get(l).toAbsolutePath().normalize().toString();
+        if (!Paths.get(l).isAbsolute()) {
+            throw new IllegalArgumentException("path '" + l + "' is relative; it would resolve against each "
+                + "TaskManager's working directory. Use an absolute path (/data/tables/t) or a file:///data/tables/t "
+                + "URI on storage that every TaskManager and the JobManager mount at the same place");
+        }
+        return Paths.get(l).normalize().toString();
     }
 
     static String checkStrategy(String s) {

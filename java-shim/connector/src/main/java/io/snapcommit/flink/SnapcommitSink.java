@@ -60,14 +60,24 @@ public final class SnapcommitSink<T> {
         return config;
     }
 
-    /** Add writers and the committer behind input; returns the terminal sink of the topology. */
+    /**
+     * Add writers and the committer behind input; returns the terminal sink of the topology.
+     * Throws IllegalArgumentException when the job's checkpointing cannot work with the sink
+     * (see {@link #attach}): enable checkpointing before calling this.
+     */
     public DataStreamSink<Void> sinkTo(DataStream<T> input) {
         return attach(input, config, encoder, uidPrefix, writerParallelism);
     }
 
-    /** Shared by the DataStream builder and the table sink. */
+    /**
+     * Shared by the DataStream builder and the table sink. Refuses (IllegalArgumentException naming the
+     * setting) a job that could not commit correctly: checkpointing off with an unbounded source, or
+     * checkpoints in at-least-once mode (see {@link SinkJobChecks}). The environment's configuration is
+     * read now, so configure checkpointing before adding the sink.
+     */
     public static <T> DataStreamSink<Void> attach(DataStream<T> input, SinkConfig config, RecordEncoder<T> encoder,
                                                   String uidPrefix, int writerParallelism) {
+        SinkJobChecks.check(input.getExecutionEnvironment(), input.getTransformation(), config.location());
         SingleOutputStreamOperator<byte[]> written = input.transform(
             "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new SnapcommitWriterOperator<>(config, encoder));
@@ -121,7 +131,7 @@ public final class SnapcommitSink<T> {
         private String uidPrefix;
         private int writerParallelism = -1;
 
-        /** Table location: a local directory, file:///dir or s3://bucket/prefix. Required. */
+        /** Table location: an absolute local directory, file:///dir or s3://bucket/prefix (relative: refused). Required. */
         public Builder<T> path(String path) { this.path = path; return this; }
         /** Claim strategy when the table is created: auto (default), rename, conditional, head, tracker. */
         public Builder<T> strategy(String strategy) { this.strategy = strategy; return this; }

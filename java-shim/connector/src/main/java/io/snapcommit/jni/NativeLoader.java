@@ -56,11 +56,27 @@ public final class NativeLoader {
         return loadedFrom;
     }
 
+    /**
+     * What the library needs besides the JVM, appended to every load failure: a missing system
+     * library is the usual cause on a fresh TaskManager, and the linker's message names only the
+     * first one it missed.
+     */
+    static final String REQUIREMENTS =
+        "libsnapcommit_jni.so (Linux x86-64, glibc >= 2.34) needs these shared libraries on every TaskManager: "
+        + "libcurl.so.4, libssl.so.3 + libcrypto.so.3, libexpat.so.1, libjansson.so.4 "
+        + "(Debian/Ubuntu: apt-get install libcurl4 libssl3 libexpat1 libjansson4; "
+        + "RHEL/Fedora: dnf install libcurl openssl-libs expat jansson); check with: ldd libsnapcommit_jni.so";
+
     private static String doLoad() {
         String explicit = System.getProperty(PATH_PROPERTY);
         if (explicit != null && !explicit.isEmpty()) {
             String path = Paths.get(explicit).toAbsolutePath().toString();
-            System.load(path); // a configured path that does not load is a configuration error
+            try {
+                System.load(path); // a configured path that does not load is a configuration error
+            } catch (UnsatisfiedLinkError e) {
+                throw failure("Tried: -D" + PATH_PROPERTY + "=" + path + " (explicit, nothing else is tried): "
+                              + e.getMessage(), e);
+            }
             return path;
         }
         List<String> attempts = new ArrayList<>();
@@ -75,10 +91,21 @@ public final class NativeLoader {
         } catch (IOException | UnsatisfiedLinkError e) {
             attempts.add("bundled " + RESOURCE + ": " + e.getMessage());
         }
-        UnsatisfiedLinkError error = new UnsatisfiedLinkError(
-            "cannot load libsnapcommit_jni; set -D" + PATH_PROPERTY + "=/path/to/libsnapcommit_jni.so. Tried: "
-            + String.join("; ", attempts));
-        throw error;
+        throw failure("Tried: " + String.join("; ", attempts) + ". Or set -D" + PATH_PROPERTY
+                      + "=/path/to/libsnapcommit_jni.so", null);
+    }
+
+    private static UnsatisfiedLinkError failure(String tried, Throwable cause) {
+        String hint = "";
+        if (tried.contains("already loaded in another classloader")) {
+            hint = " A JVM lets one class loader load a given file: with -D" + PATH_PROPERTY + " or the library in "
+                   + "java.library.path, put the connector jar in Flink's lib/ (one parent class loader), or drop "
+                   + "the property so that each job loads its own extracted copy.";
+        }
+        UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot load libsnapcommit_jni. " + tried + "." + hint
+                                                              + " " + REQUIREMENTS);
+        if (cause != null) error.initCause(cause);
+        return error;
     }
 
     private static String extractAndLoad() throws IOException {
@@ -88,7 +115,8 @@ public final class NativeLoader {
             throw new UnsatisfiedLinkError("no bundled library for " + os + "/" + arch + " (only linux-x86_64)");
         }
         try (InputStream in = NativeLoader.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) throw new UnsatisfiedLinkError("resource not found in the jar");
+            if (in == null) throw new UnsatisfiedLinkError("resource not found: this connector jar was packaged without "
+                                                     + "the JNI library (build it: scripts/flink-test.sh)");
             Path tmp = Files.createTempFile("libsnapcommit_jni-", ".so"); // unique per class loader
             try {
                 Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);

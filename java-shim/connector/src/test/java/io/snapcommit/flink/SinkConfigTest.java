@@ -18,12 +18,24 @@ class SinkConfigTest {
 
     @Test
     void locations() {
-        assertEquals(Paths.get("rel/t").toAbsolutePath().toString(), config("rel/t", "auto").location());
+        assertEquals("/data/t", config("/data/./x/../t", "auto").location());
         assertEquals("file:///data/t", config("file:///data/t", "auto").location());
         assertTrue(config("s3://bucket/t", "auto").isS3());
         assertThrows(IllegalArgumentException.class, () -> config("hdfs://nn/t", "auto"));
         assertThrows(IllegalArgumentException.class, () -> config("file://host/t", "auto"));
         assertThrows(IllegalArgumentException.class, () -> config(" ", "auto"));
+    }
+
+    @Test
+    void relativePathsAreRefused() {
+        // Resolved by every TaskManager in its own working directory, a relative path names a
+        // different directory per process: refused, asking for an absolute path or a file:/// URI.
+        for (String rel : new String[] {"rel/t", "t", "./t", "../t", "~/t", "file:rel/t"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config(rel, "auto"), rel);
+            assertTrue(e.getMessage().contains("'" + rel + "' is relative"), e.getMessage());
+            assertTrue(e.getMessage().contains("absolute path") && e.getMessage().contains("file:///"), e.getMessage());
+        }
+        assertEquals(Paths.get("/t").toString(), config("/t", "auto").location());
     }
 
     @Test

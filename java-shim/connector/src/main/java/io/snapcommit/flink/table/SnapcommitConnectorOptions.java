@@ -12,7 +12,8 @@ public final class SnapcommitConnectorOptions {
     private SnapcommitConnectorOptions() {}
 
     public static final ConfigOption<String> PATH = ConfigOptions.key("path").stringType().noDefaultValue()
-        .withDescription("Table location: a local directory, file:///dir or s3://bucket/prefix. "
+        .withDescription("Table location: an absolute local directory on storage every TaskManager shares, "
+                         + "file:///dir or s3://bucket/prefix (relative paths are refused). "
                          + "The table is created on first commit when absent.");
 
     public static final ConfigOption<String> COMMIT_USER = ConfigOptions.key("commit.user").stringType()

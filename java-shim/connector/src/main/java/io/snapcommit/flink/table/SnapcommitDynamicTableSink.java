@@ -7,6 +7,7 @@ import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.format.EncodingFormat;
@@ -75,7 +76,12 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
         @Override
         public DataStreamSink<?> consumeDataStream(ProviderContext context, DataStream<RowData> input) {
             String uid = context.generateUid("snapcommit").orElse("snapcommit-" + tableName);
-            return SnapcommitSink.attach(input, config, encoder, uid, parallelism == null ? -1 : parallelism);
+            try {
+                return SnapcommitSink.attach(input, config, encoder, uid, parallelism == null ? -1 : parallelism);
+            } catch (IllegalArgumentException e) {
+                // Raised while the planner translates the INSERT: the statement fails before submission.
+                throw new ValidationException("Cannot write to snapcommit table " + tableName + ": " + e.getMessage(), e);
+            }
         }
     }
 
