@@ -78,4 +78,39 @@ uint8_t *scj_copy_bytes(JNIEnv *env, jbyteArray arr, size_t *len, int *absent);
 jbyteArray scj_new_bytes(JNIEnv *env, const void *data, size_t len);
 jbyteArray scj_new_bytes_str(JNIEnv *env, const char *text);
 
+/*
+ * Store configuration from Java: StoreConfig.toNative() gives a byte[][] of
+ * SCJ_CFG_COUNT fields in this order (null = unset; numbers as decimal text).
+ */
+enum {
+    SCJ_CFG_ENDPOINT = 0,
+    SCJ_CFG_REGION,
+    SCJ_CFG_ACCESS_KEY,
+    SCJ_CFG_SECRET_KEY,
+    SCJ_CFG_SESSION_TOKEN,
+    SCJ_CFG_PATH_STYLE,
+    SCJ_CFG_TLS_VERIFY,
+    SCJ_CFG_CA_BUNDLE,
+    SCJ_CFG_CONDITIONAL,
+    SCJ_CFG_CONNECT_TIMEOUT,
+    SCJ_CFG_REQUEST_TIMEOUT,
+    SCJ_CFG_TRACKER_TTL,
+    SCJ_CFG_ANONYMOUS,
+    SCJ_CFG_COUNT
+};
+
+/* The strings an sc_store_config borrows while one open call runs. */
+typedef struct scj_config_strings {
+    char *s[SCJ_CFG_COUNT];
+} scj_config_strings;
+
+/*
+ * Fill *out from arr (NULL arr: every field unset). 0 on success, -1 with a
+ * Java exception pending. Release `keep` with scj_config_release() after the
+ * open call, on success only (on failure it is already released).
+ */
+int scj_config_from(JNIEnv *env, jobjectArray arr, sc_store_config *out, scj_config_strings *keep);
+/* Wipe and free the strings (secrets included). */
+void scj_config_release(scj_config_strings *keep);
+
 #endif

@@ -9,19 +9,35 @@
 
 #define STORE(h) ((sc_store *)scj_handle(env, (h), "snapcommit store is closed"))
 
+/* static native long open(byte[] location, byte[][] config): config null = environment/defaults */
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeStore_open(JNIEnv *env, jclass cls,
-                                                                 jbyteArray location) {
+                                                                 jbyteArray location,
+                                                                 jobjectArray config) {
     (void)cls;
+    sc_store_config cfg;
+    scj_config_strings keep;
+    if (scj_config_from(env, config, &cfg, &keep) != 0) return 0;
     char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
-    if (!loc) return 0;
     sc_store *s = NULL;
-    int rc = sc_store_open(&s, loc);
+    int rc = loc ? sc_store_open_with_config(&s, loc, &cfg) : 0;
+    scj_config_release(&keep);
     free(loc);
+    if (!loc) return 0;
     if (rc) {
         scj_throw_code(env, rc, 0);
         return 0;
     }
     return scj_to_handle(s);
+}
+
+/* static native void check(long store): one cheap request (sc_store_check) */
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeStore_check(JNIEnv *env, jclass cls,
+                                                                 jlong handle) {
+    (void)cls;
+    sc_store *s = STORE(handle);
+    if (!s) return;
+    int rc = sc_store_check(s);
+    if (rc) scj_throw_code(env, rc, 0);
 }
 
 SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeStore_free(JNIEnv *env, jclass cls,

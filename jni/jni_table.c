@@ -10,15 +10,20 @@
 
 #define TABLE(h) ((sc_table *)scj_handle(env, (h), "snapcommit table is closed"))
 
-/* static native long open(byte[] location) */
+/* static native long open(byte[] location, byte[][] config): config null = environment/defaults */
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_open(JNIEnv *env, jclass cls,
-                                                                 jbyteArray location) {
+                                                                 jbyteArray location,
+                                                                 jobjectArray config) {
     (void)cls;
+    sc_store_config cfg;
+    scj_config_strings keep;
+    if (scj_config_from(env, config, &cfg, &keep) != 0) return 0;
     char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
-    if (!loc) return 0;
     sc_table *t = NULL;
-    int rc = sc_table_open_location(&t, loc);
+    int rc = loc ? sc_table_open_location_with_config(&t, loc, &cfg) : 0;
+    scj_config_release(&keep);
     free(loc);
+    if (!loc) return 0;
     if (rc) {
         scj_throw_code(env, rc, 0);
         return 0;
@@ -26,22 +31,28 @@ SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_open(JNIEnv *env, jc
     return scj_to_handle(t);
 }
 
-/* static native void create(byte[] location, String strategy): SC_ETABLEEXISTS when present */
+/* static native void create(byte[] location, byte[] strategy, byte[][] config):
+ * SC_ETABLEEXISTS when present */
 SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_create(JNIEnv *env, jclass cls,
                                                                   jbyteArray location,
-                                                                  jbyteArray strategy) {
+                                                                  jbyteArray strategy,
+                                                                  jobjectArray config) {
     (void)cls;
+    sc_store_config cfg;
+    scj_config_strings keep;
+    if (scj_config_from(env, config, &cfg, &keep) != 0) return;
     char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
-    if (!loc) return;
-    char *name = scj_cstr(env, strategy, "strategy must be NUL-terminated UTF-8", 0);
+    char *name = loc ? scj_cstr(env, strategy, "strategy must be NUL-terminated UTF-8", 0) : NULL;
     if (!name) {
+        scj_config_release(&keep);
         free(loc);
         return;
     }
     sc_strategy_kind kind;
     sc_store *store = NULL;
     int rc = sc_strategy_parse(&kind, name);
-    if (!rc) rc = sc_store_open(&store, loc);
+    if (!rc) rc = sc_store_open_with_config(&store, loc, &cfg);
+    scj_config_release(&keep);
     if (!rc) rc = sc_table_create(store, kind);
     if (rc) scj_throw_code(env, rc, 0);
     sc_store_free(store);

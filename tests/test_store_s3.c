@@ -34,7 +34,9 @@
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
 #include "store_backends.h"
+#include "snapcommit/table.h"
 #include "store_s3.h"
+#include "strategy_tracker.h"
 
 #include "sc_test_assert.h"
 
@@ -750,6 +752,134 @@ Test(s3, moto_error_bodies, .init = moto_init, .fini = fixture_fini) {
     sc_store_free(nob);
 }
 
+
+/* ==== per-store configuration: two stores, two credentials, one process ==== */
+
+/* Everything a failing call may show a user: messages and log lines, concatenated. */
+static char captured[1 << 16];
+static size_t captured_len;
+
+static void capture(const char *text) {
+    size_t n = strlen(text);
+    if (captured_len + n + 2 > sizeof captured) return;
+    memcpy(captured + captured_len, text, n);
+    captured_len += n;
+    captured[captured_len++] = '\n';
+    captured[captured_len] = '\0';
+}
+
+static void capture_log(void *ctx, sc_log_level level, const char *message) {
+    (void)ctx, (void)level;
+    capture(message);
+}
+
+static void moto_config(sc_store_config *c) {
+    sc_store_config_init(c);
+    c->endpoint = server_env("SC_MOTO_ENDPOINT");
+    c->region = "us-east-1";
+    c->access_key_id = server_env("SC_MOTO_ACCESS_KEY_ID");
+    c->secret_access_key = server_env("SC_MOTO_SECRET_ACCESS_KEY");
+    c->request_timeout_ms = 20000;
+}
+
+Test(s3, two_stores_two_credentials_moto, .init = moto_init, .fini = fixture_fini) {
+    fixture_ready();
+    require_moto_auth();
+    /* The environment names a third, useless identity: configuration must win over it. */
+    clear_aws_env();
+    setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:1", 1);
+    setenv("AWS_ACCESS_KEY_ID", "AKIAENVIRONMENTKEY00", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "environment-secret-not-used", 1);
+    sc_log_set_handler(capture_log, NULL);
+    const char *wrong = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzCONFIGWRONG";
+    const char *token = "FQoGZXIvYXdzEXAMPLESESSIONTOKEN0123456789";
+    sc_store_config good_cfg, bad_cfg, gofakes3_cfg;
+    moto_config(&good_cfg);
+    moto_config(&bad_cfg);
+    bad_cfg.secret_access_key = wrong;
+    sc_store_config token_cfg;
+    moto_config(&token_cfg);
+    token_cfg.secret_access_key = wrong;
+    token_cfg.session_token = token;
+    sc_store_config_init(&gofakes3_cfg);
+    gofakes3_cfg.endpoint = server_env("SC_GOFAKES3_ENDPOINT");
+    gofakes3_cfg.access_key_id = server_env("SC_GOFAKES3_ACCESS_KEY_ID");
+    gofakes3_cfg.secret_access_key = server_env("SC_GOFAKES3_SECRET_ACCESS_KEY");
+    sc_store *good = NULL, *bad = NULL, *other = NULL;
+    OK(sc_store_open_with_config(&good, fx.location, &good_cfg));
+    OK(sc_store_open_with_config(&bad, fx.location, &bad_cfg));
+    OK(sc_store_open_with_config(&other, fx.location, &gofakes3_cfg));
+    /* The caller's strings are copied at open: scribbling over them changes nothing. */
+    char scratch[64];
+    snprintf(scratch, sizeof scratch, "%s", server_env("SC_MOTO_SECRET_ACCESS_KEY"));
+    good_cfg.secret_access_key = scratch;
+    memset(scratch, 'x', sizeof scratch - 1);
+    /* Interleaved: the wrong secret fails, the right one works, before and after. */
+    put_text(good, "two-creds", "moto, right secret");
+    FAILS(SC_EAUTH, sc_store_put(bad, NULL, "two-creds", TEXT("wrong secret")));
+    capture(sc_error_message());
+    MESSAGE_HAS("SignatureDoesNotMatch");
+    MESSAGE_HAS("check the configured secret access key");
+    expect_text(good, "two-creds", "moto, right secret");
+    uint8_t *data;
+    size_t len;
+    sc_object_info info;
+    sc_list_page page;
+    FAILS(SC_EAUTH, sc_store_get(bad, &data, &len, &info, "two-creds"));
+    capture(sc_error_message());
+    FAILS(SC_EAUTH, sc_store_put_if_absent(bad, NULL, "claim", TEXT("x")));
+    capture(sc_error_message());
+    FAILS(SC_EAUTH, sc_store_list(bad, &page, "", NULL, 10));
+    capture(sc_error_message());
+    FAILS(SC_EAUTH, sc_store_head(bad, &info, "two-creds"));
+    capture(sc_error_message());
+    FAILS(SC_EAUTH, sc_store_delete(bad, "two-creds"));
+    capture(sc_error_message());
+    FAILS(SC_EAUTH, sc_store_check(bad));
+    capture(sc_error_message());
+    /* Temporary credentials moto does not know: refused, token masked as well. */
+    sc_store *bad_token = NULL;
+    OK(sc_store_open_with_config(&bad_token, fx.location, &token_cfg));
+    FAILS(SC_EAUTH, sc_store_put(bad_token, NULL, "two-creds", TEXT("bad token")));
+    capture(sc_error_message());
+    MESSAGE_HAS("check the configured session token");
+    FAILS(SC_EAUTH, sc_store_check(bad_token));
+    capture(sc_error_message());
+    sc_store_free(bad_token);
+    /* A table on the wrong credentials: create and open fail the same way. */
+    FAILS(SC_EAUTH, sc_table_create(bad, SC_STRATEGY_AUTO));
+    capture(sc_error_message());
+    sc_table *t = NULL;
+    FAILS(SC_EAUTH, sc_table_open_location_with_config(&t, fx.location, &bad_cfg));
+    capture(sc_error_message());
+    OK(sc_store_check(good));
+    /* A second server with a third identity, in the same process, at the same time. */
+    put_text(other, "two-creds", "gofakes3");
+    expect_text(other, "two-creds", "gofakes3");
+    expect_text(good, "two-creds", "moto, right secret");
+    sc_log_set_handler(NULL, NULL);
+    cr_assert(captured_len > 0);
+    cr_assert_null(strstr(captured, wrong), "the secret leaked: %s", captured);
+    cr_assert_null(strstr(captured, token), "the session token leaked: %s", captured);
+    cr_assert_null(strstr(captured, "CONFIGWRONG"), "part of the secret leaked: %s", captured);
+    cr_assert_null(strstr(captured, server_env("SC_MOTO_SECRET_ACCESS_KEY")), "%s", captured);
+    sc_store_free(other);
+    sc_store_free(bad);
+    sc_store_free(good);
+}
+
+Test(s3, init_refuses_a_missing_bucket_moto, .init = moto_init, .fini = fixture_fini) {
+    fixture_ready();
+    sc_store *nob = open_s3("s3://no-such-bucket-h8/t");
+    FAILS(SC_EIO, sc_table_create(nob, SC_STRATEGY_AUTO));
+    MESSAGE_HAS("bucket \"no-such-bucket-h8\" does not exist");
+    MESSAGE_HAS("snapcommit never creates buckets");
+    FAILS(SC_EIO, sc_store_check(nob));
+    MESSAGE_HAS("NoSuchBucket");
+    sc_store_free(nob);
+    OK(sc_store_check(fx.store));
+}
+
 /* ==== configuration (no server needed) ==== */
 
 static int create_rc(const char *uri) {
@@ -1042,16 +1172,26 @@ Test(s3_fake, connections_are_reused) {
 
 Test(s3_fake, lost_answer_conditional_sent_once) {
     sc_store *s = fake_store(STEPS({CLOSE_SILENTLY, NULL, NULL, NULL}));
+    /* The message says which request's answer was lost and that it was a claim, sent once. */
     FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim", TEXT("mine")));
-    MESSAGE_HAS("may or may not have been applied");
+    MESSAGE_HAS("PUT s3://bucket/t/claim: the answer to the conditional create "
+                "(If-None-Match: *) was lost");
+    MESSAGE_HAS("after 1 send:");
+    MESSAGE_HAS("this is a claim request and it WAS sent: the claim may or may not have been made");
     cr_assert_eq(count_method("PUT"), 1, "a conditional PUT was sent %d times",
                  count_method("PUT"));
     FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim-empty", NULL, 0));
     cr_assert_eq(count_method("PUT"), 2);
     FAILS(SC_EUNKNOWN, sc_store_put_if_match(s, NULL, "head", TEXT("next"), "\"e\""));
+    MESSAGE_HAS("the answer to the compare-and-swap (If-Match) was lost");
+    MESSAGE_HAS("claim request and it WAS sent");
     cr_assert_eq(count_method("PUT"), 3);
-    /* Idempotent requests are sent again: 3 tries each. */
+    /* Idempotent requests are sent again: 3 tries each; a plain PUT is no claim and says so. */
     FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "plain", TEXT("x")));
+    MESSAGE_HAS("the answer to a plain overwrite was lost");
+    MESSAGE_HAS("after 3 sends");
+    MESSAGE_HAS("this request is not a claim, so it made none");
+    cr_assert_null(strstr(sc_error_message(), "WAS sent"), "%s", sc_error_message());
     cr_assert_eq(count_method("PUT"), 6);
     uint8_t *data;
     size_t len;
@@ -1067,7 +1207,7 @@ Test(s3_fake, dead_reused_connection_not_resent_by_curl) {
     sc_store *s = fake_store(STEPS(OK_GET, {CLOSE_SILENTLY, NULL, NULL, NULL}, OK_PUT));
     expect_text(s, "k", "body");
     FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim", TEXT("mine")));
-    MESSAGE_HAS("may or may not have been applied");
+    MESSAGE_HAS("the claim may or may not have been made");
     cr_assert_eq(count_method("PUT"), 1, "the conditional PUT went out %d times",
                  count_method("PUT"));
     sc_store_free(s);
@@ -1094,6 +1234,8 @@ Test(s3_fake, server_errors) {
     sc_store *s = fake_store(STEPS(ERR("500 Internal Server Error", "InternalError")));
     FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim", TEXT("x")));
     MESSAGE_HAS("InternalError");
+    MESSAGE_HAS("S3 failed the conditional create (If-None-Match: *) with HTTP 500");
+    MESSAGE_HAS("claim request and it WAS sent");
     cr_assert_eq(count_method("PUT"), 1);
     /* ... a read is retried, then transient. */
     uint8_t *data;
@@ -1218,6 +1360,130 @@ Test(s3_fake, secrets_scrubbed_from_messages) {
     sc_store_free(t);
     sc_store_free(s);
     fake_stop();
+}
+
+/* A server that creates buckets on the first write (as some do): init must look first. */
+Test(s3_fake, init_checks_the_bucket_and_never_relies_on_autocreate) {
+    sc_store *s = fake_store(STEPS(
+        {ANSWER, "404 Not Found", "Content-Type: application/xml\r\n",
+         "<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>"
+         "<BucketName>bucket</BucketName></Error>"},
+        OK_PUT));
+    FAILS(SC_EIO, sc_table_create(s, SC_STRATEGY_AUTO));
+    MESSAGE_HAS("bucket \"bucket\" does not exist at http://127.0.0.1:");
+    MESSAGE_HAS("snapcommit never creates buckets");
+    cr_assert_eq(count_method("PUT"), 0, "init wrote %d objects into a missing bucket",
+                 count_method("PUT"));
+    cr_assert_eq(atomic_load(&fake.requests), 1);
+    cr_assert(strstr(fake.target[0], "list-type=2&max-keys=1&prefix=t%2F"), "%s", fake.target[0]);
+    sc_store_free(s);
+    fake_stop();
+}
+
+/* Configured fields win over the environment, and configured keys never borrow its token. */
+Test(s3_fake, configuration_wins_over_environment) {
+    fake_start(STEPS(OK_PUT));
+    clear_aws_env();
+    /* The environment points nowhere useful and names other credentials. */
+    setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:1", 1);
+    setenv("AWS_ACCESS_KEY_ID", "AKIAENVIRONMENT", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "env-secret", 1);
+    setenv("AWS_SESSION_TOKEN", "ENV-TOKEN-NOT-FOR-CONFIGURED-KEYS", 1);
+    setenv("AWS_REGION", "eu-west-1", 1);
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", fake.port);
+    sc_store_config c;
+    sc_store_config_init(&c);
+    c.endpoint = endpoint;
+    c.region = "ap-south-1";
+    c.access_key_id = "AKIACONFIGURED";
+    c.secret_access_key = "configured-secret";
+    c.request_timeout_ms = 1500;
+    sc_store *s = NULL;
+    OK(sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    OK(sc_store_put(s, NULL, "k", TEXT("x")));
+    const char *h = fake.head[0];
+    cr_assert(strstr(h, "Credential=AKIACONFIGURED/"), "%s", h);
+    cr_assert(strstr(h, "/ap-south-1/s3/aws4_request"), "%s", h);
+    cr_assert_null(strstr(h, "x-amz-security-token"), "the environment's token was sent: %s", h);
+    sc_store_free(s);
+    /* Unset fields still come from the environment (here: the credentials and their token). */
+    c.access_key_id = c.secret_access_key = NULL;
+    OK(sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    OK(sc_store_put(s, NULL, "k", TEXT("x")));
+    h = fake.head[1];
+    cr_assert(strstr(h, "Credential=AKIAENVIRONMENT/"), "%s", h);
+    cr_assert(strstr(h, "x-amz-security-token: ENV-TOKEN-NOT-FOR-CONFIGURED-KEYS\r\n"), "%s", h);
+    sc_store_free(s);
+    /* anonymous: unsigned even though the environment has keys. */
+    c.anonymous = 1;
+    OK(sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    OK(sc_store_put(s, NULL, "k", TEXT("x")));
+    cr_assert_null(strstr(fake.head[2], "Authorization:"), "%s", fake.head[2]);
+    sc_store_free(s);
+    fake_stop();
+    /* Bad configurations name the field, never a secret's value. */
+    sc_store_config_init(&c);
+    c.secret_access_key = "half-of-a-pair-secret";
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    MESSAGE_HAS("the configured secret access key is set but the configured access key id is not");
+    cr_assert_null(strstr(sc_error_message(), "half-of-a-pair"), "%s", sc_error_message());
+    sc_store_config_init(&c);
+    c.session_token = "lonely-token";
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    cr_assert_null(strstr(sc_error_message(), "lonely-token"), "%s", sc_error_message());
+    sc_store_config_init(&c);
+    c.request_timeout_ms = -5;
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    MESSAGE_HAS("request_timeout_ms");
+    sc_store_config_init(&c);
+    c.path_style = 7;
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    MESSAGE_HAS("path_style");
+    sc_store_config_init(&c);
+    c.endpoint = "ftp://nowhere";
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &c));
+    MESSAGE_HAS("the configured endpoint");
+    /* A struct never initialised is refused rather than read as garbage. */
+    sc_store_config raw;
+    memset(&raw, 0, sizeof raw);
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "s3://bucket/t", &raw));
+    MESSAGE_HAS("sc_store_config_init");
+    /* Path style and TLS switches from the configuration win over the environment. */
+    clear_aws_env();
+    setenv("SNAPCOMMIT_S3_PATH_STYLE", "0", 1);
+    sc_store_config_init(&c);
+    c.path_style = 1;
+    OK(sc_store_open_with_config(&s, "s3://Bucket_Name/x", &c));
+    sc_store_free(s);
+    setenv("SNAPCOMMIT_S3_INSECURE", "banana", 1);
+    c.tls_verify = 1;
+    OK(sc_store_open_with_config(&s, "s3://bucket/x", &c));
+    sc_store_free(s);
+    clear_aws_env();
+}
+
+/* The tracker's TTL is part of the store's configuration; the environment is the default. */
+Test(s3_config, tracker_ttl_from_configuration) {
+    setenv("SNAPCOMMIT_TRACKER_TTL_MS", "45000", 1);
+    sc_mem_store_reset("cfg-ttl");
+    sc_store_config c;
+    sc_store_config_init(&c);
+    c.tracker_ttl_ms = 1234;
+    sc_store *s = NULL;
+    OK(sc_store_open_with_config(&s, "mem://cfg-ttl", &c));
+    OK(sc_table_create(s, SC_STRATEGY_TRACKER));
+    sc_table *t = NULL;
+    OK(sc_table_open(&t, s));
+    cr_assert_eq(sc_tracker_ttl_ms(t), 1234);
+    sc_table_free(t);
+    sc_store_free(s);
+    OK(sc_table_open_location(&t, "mem://cfg-ttl"));
+    cr_assert_eq(sc_tracker_ttl_ms(t), 45000, "unset: the environment is the default");
+    sc_table_free(t);
+    c.tracker_ttl_ms = 1;
+    FAILS(SC_EINVAL, sc_store_open_with_config(&s, "mem://cfg-ttl", &c));
+    unsetenv("SNAPCOMMIT_TRACKER_TTL_MS");
 }
 
 Test(s3_fake, listings_checked_not_trusted) {

@@ -24,6 +24,8 @@ struct sc_store {
     /* 0-based index of the next call on this handle, handed to the fault hook;
      * it counts every call that passed validation and is not reset with the stats. */
     uint64_t next_call;
+    /* sc_store_config.tracker_ttl_ms; 0 = unset (the tracker reads its environment default). */
+    int64_t tracker_ttl_ms;
 };
 
 const char *sc_store_op_name(sc_store_op op) {
@@ -338,8 +340,30 @@ static int scheme_is(const char *location, size_t len, const char *name) {
     return strlen(name) == len && strncasecmp(location, name, len) == 0;
 }
 
+void sc_store_config_init(sc_store_config *config) {
+    memset(config, 0, sizeof *config);
+    config->version = SC_STORE_CONFIG_VERSION;
+    config->path_style = -1;
+    config->tls_verify = -1;
+    config->conditional_writes = -1;
+}
+
 int sc_store_open(sc_store **out, const char *location) {
+    return sc_store_open_with_config(out, location, NULL);
+}
+
+int sc_store_open_with_config(sc_store **out, const char *location,
+                              const sc_store_config *config) {
     *out = NULL;
+    if (config && config->version != SC_STORE_CONFIG_VERSION)
+        return sc_error_set(SC_EINVAL,
+                            "store configuration has version %u, expected %d (initialise it with "
+                            "sc_store_config_init)",
+                            (unsigned)config->version, SC_STORE_CONFIG_VERSION);
+    if (config && (config->tracker_ttl_ms < 0 || config->tracker_ttl_ms == 1))
+        return sc_error_set(SC_EINVAL,
+                            "store configuration: tracker_ttl_ms %lld (0 = unset, else > 1 ms)",
+                            (long long)config->tracker_ttl_ms);
     if (!location || !*location) return sc_error_set(SC_EINVAL, "empty store location");
     const sc_store_ops *ops = NULL;
     void *self = NULL;
@@ -359,7 +383,7 @@ int sc_store_open(sc_store **out, const char *location) {
             return sc_error_set(SC_EINVAL, "%s: mem locations need a name (mem://NAME)", location);
         rc = sc_mem_store_create(&ops, &self, rest);
     } else if (scheme_is(location, scheme, "s3")) {
-        rc = sc_s3_store_create(&ops, &self, location);
+        rc = sc_s3_store_create_config(&ops, &self, location, config);
     } else {
         return sc_error_set(SC_EINVAL,
                             "unsupported location scheme \"%.*s://\" in %s (use a directory, "
@@ -369,8 +393,21 @@ int sc_store_open(sc_store **out, const char *location) {
     if (rc) return rc;
     rc = sc_store_wrap(out, ops, self);
     if (rc && ops->close) ops->close(self);
+    if (!rc && config) (*out)->tracker_ttl_ms = config->tracker_ttl_ms;
     return rc;
 }
+
+int sc_store_check(sc_store *store) {
+    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    /* One page of one key: the cheapest request that needs the bucket and the right to list it. */
+    sc_list_page page;
+    int rc = sc_store_list(store, &page, "", NULL, 1);
+    if (rc) return rc;
+    sc_list_page_free(&page);
+    return 0;
+}
+
+int64_t sc_store_tracker_ttl_ms(const sc_store *store) { return store->tracker_ttl_ms; }
 
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }
 

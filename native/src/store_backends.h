@@ -9,6 +9,8 @@
 #ifndef SC_STORE_BACKENDS_H
 #define SC_STORE_BACKENDS_H
 
+#include <stdint.h>
+
 #include "snapcommit/backend.h"
 
 /* Longest valid key, in bytes (NUL excluded). */
@@ -36,5 +38,9 @@ int sc_mem_store_create(const sc_store_ops **ops, void **self, const char *name)
  * Errors: SC_EINVAL (no mem store NAME), SC_ENOMEM.
  */
 int sc_mem_store_keys(sc_list_page *out, const char *name);
+
+/* sc_store_config.tracker_ttl_ms of the open call, 0 when unset. */
+struct sc_store;
+int64_t sc_store_tracker_ttl_ms(const struct sc_store *store);
 
 #endif

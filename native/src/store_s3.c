@@ -61,7 +61,9 @@ typedef struct s3_store {
     char *access_key;    /* NULL: anonymous, unsigned requests */
     char *secret_key;    /* never in a message */
     char *session_token; /* NULL when none; never in a message */
-    char *ca_bundle;     /* AWS_CA_BUNDLE, or NULL */
+    char *ca_bundle;     /* AWS_CA_BUNDLE or the configured one, or NULL */
+    int configured_keys; /* credentials from sc_store_config, not from AWS_* (for hints) */
+    int configured_region;
     int insecure;
     long connect_timeout_ms;
     long request_timeout_ms;
@@ -499,15 +501,21 @@ static int s3_exchange(s3_store *s, const s3_req *req, s3_resp *resp) {
 
 /* ---- what a failed exchange means ---- */
 
-static const char *auth_hint(const s3_resp *r, const char *method) {
-    if (code_is(r, "SignatureDoesNotMatch")) return "check AWS_SECRET_ACCESS_KEY";
-    if (code_is(r, "InvalidAccessKeyId")) return "check AWS_ACCESS_KEY_ID";
+static const char *auth_hint(const s3_store *s, const s3_resp *r, const char *method) {
+    /* Name where the value came from: the configuration or the AWS_* variable. */
+    int cfg = s->configured_keys;
+    if (code_is(r, "SignatureDoesNotMatch"))
+        return cfg ? "check the configured secret access key" : "check AWS_SECRET_ACCESS_KEY";
+    if (code_is(r, "InvalidAccessKeyId"))
+        return cfg ? "check the configured access key id" : "check AWS_ACCESS_KEY_ID";
     if (code_is(r, "ExpiredToken") || code_is(r, "InvalidToken") ||
         code_is(r, "TokenRefreshRequired"))
-        return "check AWS_SESSION_TOKEN: temporary credentials expire";
+        return cfg ? "check the configured session token: temporary credentials expire"
+                   : "check AWS_SESSION_TOKEN: temporary credentials expire";
     if (code_is(r, "RequestTimeTooSkewed")) return "check this machine's clock";
     if (code_is(r, "AuthorizationHeaderMalformed"))
-        return "check AWS_REGION: it must be the bucket's region";
+        return s->configured_region ? "check the configured region: it must be the bucket's region"
+                                    : "check AWS_REGION: it must be the bucket's region";
     if (code_is(r, "AccessDenied") || code_is(r, "AllAccessDisabled"))
         return "check the bucket policy and IAM permissions for this key";
     if (strcmp(method, "HEAD") == 0)
@@ -535,13 +543,34 @@ static void request_id_suffix(char *out, size_t size, const s3_resp *r) {
         out[0] = '\0';
 }
 
+/* What a state-changing request is, for the message of a lost answer (NULL: a read). */
+typedef struct s3_write_kind {
+    const char *what; /* "a plain overwrite" */
+    int claim;        /* the request decides who owns the key */
+} s3_write_kind;
+
+static const s3_write_kind W_PUT = {"a plain overwrite", 0};
+static const s3_write_kind W_CREATE = {"the conditional create (If-None-Match: *)", 1};
+static const s3_write_kind W_CAS = {"the compare-and-swap (If-Match)", 1};
+static const s3_write_kind W_DELETE = {"a delete", 0};
+static const s3_write_kind W_MULTIPART = {"a multipart upload step", 0};
+
+/* "..., so the claim ..." / "...; it claims nothing": whether a claim may have been made. */
+static const char *claim_clause(const s3_write_kind *w) {
+    return w->claim ? "this is a claim request and it WAS sent: the claim may or may not have "
+                      "been made (reconcile by reading the key before deciding)"
+                    : "the write may or may not have been applied; this request is not a claim, "
+                      "so it made none";
+}
+
 /*
  * The code and message for a failed exchange of `method` on s3://bucket/object
- * (object NULL: the store's location). `write`: the request changes state,
- * so a lost answer is SC_EUNKNOWN rather than SC_ETRANSIENT.
+ * (object NULL: the store's location). `write` (NULL for reads): the request
+ * changes state, so a lost answer is SC_EUNKNOWN rather than SC_ETRANSIENT,
+ * and the message says which request it was and whether it was a claim.
  */
 static int s3_fail(const s3_store *s, const char *method, const char *object, const s3_resp *r,
-                   int write) {
+                   const s3_write_kind *write) {
     char where[SC_S3_KEY_MAX + 320];
     if (object)
         snprintf(where, sizeof where, "s3://%s/%s", s->bucket, object);
@@ -562,9 +591,10 @@ static int s3_fail(const s3_store *s, const char *method, const char *object, co
                             method, where, s->origin, why);
         if (write && (r->maybe_applied || r->earlier_lost))
             return s3_error(s, SC_EUNKNOWN,
-                            "%s %s: no answer from %s after %d tries (%s): the write may or may "
-                            "not have been applied",
-                            method, where, s->origin, r->tries, why);
+                            "%s %s: the answer to %s was lost (no answer from %s after %d "
+                            "send%s: %s); %s",
+                            method, where, write->what, s->origin, r->tries,
+                            r->tries == 1 ? "" : "s", why, claim_clause(write));
         return s3_error(s, SC_ETRANSIENT, "%s %s: %s did not answer after %d tries: %s", method,
                         where, s->origin, r->tries, why);
     }
@@ -573,11 +603,13 @@ static int s3_fail(const s3_store *s, const char *method, const char *object, co
     if (is_auth_failure(r))
         return s3_error(s, SC_EAUTH, "S3 refused the credentials for %s %s: %s (%s)%s%s%s", method,
                         where, code ? code : r->status == 401 ? "HTTP 401" : "HTTP 403",
-                        auth_hint(r, method), *msg ? ": " : "", msg, rid);
+                        auth_hint(s, r, method), *msg ? ": " : "", msg, rid);
     if (r->status == 404) {
         if ((code && strcmp(code, "NoSuchBucket") == 0) || strcmp(method, "LIST") == 0)
-            return s3_error(s, SC_EIO, "%s %s: bucket %s does not exist (NoSuchBucket)%s", method,
-                            where, s->bucket, rid);
+            return s3_error(s, SC_EIO,
+                            "%s %s: bucket \"%s\" does not exist at %s (NoSuchBucket)%s; create "
+                            "it first: snapcommit never creates buckets",
+                            method, where, s->bucket, s->origin, rid);
         if (code && strcmp(code, "NoSuchUpload") == 0)
             return s3_error(s, SC_EIO, "%s %s: the multipart upload is gone (NoSuchUpload)%s",
                             method, where, rid);
@@ -591,18 +623,21 @@ static int s3_fail(const s3_store *s, const char *method, const char *object, co
                         method, where, code ? code : "HTTP 501", *msg ? ": " : "", msg, rid);
     if (write && r->earlier_lost)
         return s3_error(s, SC_EUNKNOWN,
-                        "%s %s: an earlier send's answer was lost and the last one failed (HTTP %ld "
-                        "%s): the write may or may not have been applied",
-                        method, where, r->status, code ? code : "");
+                        "%s %s: the answer to an earlier send of %s was lost and the last of %d "
+                        "sends failed (HTTP %ld %s); %s",
+                        method, where, write->what, r->tries, r->status, code ? code : "",
+                        claim_clause(write));
     if (throttled(r) || (r->status == 400 && code_is(r, "RequestTimeout")))
         return s3_error(s, SC_ETRANSIENT, "%s %s: S3 is throttling or unavailable (HTTP %ld %s) "
                                           "after %d tries%s",
                         method, where, r->status, code ? code : "", r->tries, rid);
+    if (r->status >= 500 && write)
+        return s3_error(s, SC_EUNKNOWN, "%s %s: S3 failed %s with HTTP %ld %s%s%s; %s", method,
+                        where, write->what, r->status, code ? code : "", *msg ? ": " : "", msg,
+                        claim_clause(write));
     if (r->status >= 500)
-        return s3_error(s, write ? SC_EUNKNOWN : SC_ETRANSIENT,
-                        "%s %s: S3 failed with HTTP %ld %s%s%s%s", method, where, r->status,
-                        code ? code : "", *msg ? ": " : "", msg,
-                        write ? " (the write may or may not have been applied)" : "");
+        return s3_error(s, SC_ETRANSIENT, "%s %s: S3 failed with HTTP %ld %s%s%s", method, where,
+                        r->status, code ? code : "", *msg ? ": " : "", msg);
     if (r->status == 301 || r->status == 307 || code_is(r, "PermanentRedirect"))
         return s3_error(s, SC_EIO,
                         "%s %s: S3 redirected the request (HTTP %ld %s): check AWS_REGION and "
@@ -658,7 +693,7 @@ static int s3_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_inf
     s3_resp resp = {0};
     rc = s3_exchange(s, &req, &resp);
     if (!rc && (resp.cc != CURLE_OK || resp.status != 200))
-        rc = s3_fail(s, "GET", object, &resp, 0);
+        rc = s3_fail(s, "GET", object, &resp, NULL);
     if (!rc) rc = etag_check(s, "GET", object, &resp);
     if (!rc) {
         info_from(out_info, &resp, resp.body.len);
@@ -679,7 +714,7 @@ static int head_object(s3_store *s, sc_object_info *out_info, const char *object
     s3_resp resp = {0};
     int rc = s3_exchange(s, &req, &resp);
     if (!rc && (resp.cc != CURLE_OK || resp.status != 200))
-        rc = s3_fail(s, "HEAD", object, &resp, 0);
+        rc = s3_fail(s, "HEAD", object, &resp, NULL);
     if (!rc) rc = etag_check(s, "HEAD", object, &resp);
     if (!rc && !resp.have_length)
         rc = s3_error(s, SC_EIO, "HEAD s3://%s/%s: no Content-Length in the answer", s->bucket,
@@ -720,6 +755,8 @@ static int put_object(s3_store *s, sc_object_info *out_info, const char *object,
         req.headers[req.nheaders++] = (sc_sigv4_pair){"If-Match", etag};
         req.conditional = 1;
     }
+    const s3_write_kind *wkind =
+        mode == PUT_IF_ABSENT ? &W_CREATE : mode == PUT_IF_MATCH ? &W_CAS : &W_PUT;
     s3_resp resp = {0};
     int rc = 0;
     /* Only a 409 on put_if_absent loops: it says our write was not applied. */
@@ -731,7 +768,7 @@ static int put_object(s3_store *s, sc_object_info *out_info, const char *object,
             break;
         }
         if (mode == PUT_PLAIN || resp.cc != CURLE_OK) {
-            rc = s3_fail(s, "PUT", object, &resp, 1);
+            rc = s3_fail(s, "PUT", object, &resp, wkind);
             break;
         }
         if (mode == PUT_IF_ABSENT && resp.status == 412) {
@@ -776,7 +813,7 @@ static int put_object(s3_store *s, sc_object_info *out_info, const char *object,
                           s->bucket, object, etag, resp.status, resp.err.code);
             break;
         }
-        rc = s3_fail(s, "PUT", object, &resp, 1);
+        rc = s3_fail(s, "PUT", object, &resp, wkind);
         break;
     }
     resp_free(&resp);
@@ -840,7 +877,7 @@ static int s3_del(void *self, const char *key) {
         s3_resp resp = {0};
         rc = s3_exchange(s, &req, &resp);
         if (!rc && (resp.cc != CURLE_OK || resp.status < 200 || resp.status >= 300))
-            rc = s3_fail(s, "DELETE", object, &resp, 1);
+            rc = s3_fail(s, "DELETE", object, &resp, &W_DELETE);
         resp_free(&resp);
     }
     free(object);
@@ -905,7 +942,7 @@ static int s3_list(void *self, sc_list_page *out, const char *prefix, const char
         s3_resp resp = {0};
         rc = s3_exchange(s, &req, &resp);
         if (!rc && (resp.cc != CURLE_OK || resp.status != 200))
-            rc = s3_fail(s, "LIST", full_prefix.len ? (char *)full_prefix.data : NULL, &resp, 0);
+            rc = s3_fail(s, "LIST", full_prefix.len ? (char *)full_prefix.data : NULL, &resp, NULL);
         sc_s3_list_result r = {0};
         if (!rc) {
             limits.max_keys = want;
@@ -1072,7 +1109,7 @@ static int complete_upload(s3_store *s, const char *object, const char *upload_i
         }
         if (resp.cc != CURLE_OK) {
             if (resp.maybe_applied) lost = 1;
-            rc = s3_fail(s, "POST", object, &resp, 1);
+            rc = s3_fail(s, "POST", object, &resp, &W_MULTIPART);
             continue;
         }
         if (resp.status == 200) {
@@ -1093,7 +1130,7 @@ static int complete_upload(s3_store *s, const char *object, const char *upload_i
             resp.err = err;
             resp.status = strcmp(err.code, "SlowDown") == 0 ? 503 : 500;
             lost = 1;
-            rc = s3_fail(s, "POST", object, &resp, 1);
+            rc = s3_fail(s, "POST", object, &resp, &W_MULTIPART);
             continue;
         }
         if (resp.status == 404 && code_is(&resp, "NoSuchUpload") && lost) {
@@ -1106,7 +1143,7 @@ static int complete_upload(s3_store *s, const char *object, const char *upload_i
                                 s->bucket, object);
             break;
         }
-        rc = s3_fail(s, "POST", object, &resp, 1);
+        rc = s3_fail(s, "POST", object, &resp, &W_MULTIPART);
         if (!retryable(&resp, 0)) break;
         if (resp.status >= 500) lost = 1;
     }
@@ -1181,7 +1218,7 @@ int sc_s3_put_file(void *self, const char *key, const char *local_path, size_t p
     s3_resp resp = {0};
     rc = upload_request(s, &resp, "POST", object, NULL, NULL, NULL, 0);
     if (!rc && (resp.cc != CURLE_OK || resp.status != 200))
-        rc = s3_fail(s, "CreateMultipartUpload", object, &resp, 0);
+        rc = s3_fail(s, "CreateMultipartUpload", object, &resp, NULL);
     if (!rc && sc_s3_xml_parse_upload_id(&upload_id, (const char *)resp.body.data, resp.body.len,
                                          S3_SMALL_BODY_MAX) != 0)
         rc = sc_error_wrap(SC_EIO, "s3://%s/%s", s->bucket, object);
@@ -1202,7 +1239,7 @@ int sc_s3_put_file(void *self, const char *key, const char *local_path, size_t p
         s3_resp presp = {0};
         rc = upload_request(s, &presp, "PUT", object, upload_id, number, buf, len);
         if (!rc && (presp.cc != CURLE_OK || presp.status != 200))
-            rc = s3_fail(s, "UploadPart", object, &presp, 1);
+            rc = s3_fail(s, "UploadPart", object, &presp, &W_MULTIPART);
         if (!rc && (presp.etag_overflow || !presp.etag[0]))
             rc = s3_error(s, SC_EIO, "UploadPart %zu of s3://%s/%s: no usable ETag in the answer",
                           i + 1, s->bucket, object);
@@ -1307,7 +1344,12 @@ static const char *env(const char *name) {
     return v && *v ? v : NULL;
 }
 
-/* A 0/1 switch; *out keeps its default when unset. */
+/* A configured string, else the environment variable `var` (NULL when neither is set). */
+static const char *pick(const char *configured, const char *var) {
+    return configured && *configured ? configured : var ? env(var) : NULL;
+}
+
+/* A 0/1 switch from `var`; *out keeps its default when unset. */
 static int env_flag(int *out, const char *name) {
     const char *v = env(name);
     if (!v) return 0;
@@ -1321,9 +1363,29 @@ static int env_flag(int *out, const char *name) {
     return 0;
 }
 
-static int env_ms(long *out, const char *name, long def) {
-    const char *v = env(name);
+/* A configured switch (-1 = unset) wins over the variable. */
+static int cfg_flag(int *out, int configured, const char *field, const char *var) {
+    if (configured == 0 || configured == 1) {
+        *out = configured;
+        return 0;
+    }
+    if (configured != -1)
+        return sc_error_set(SC_EINVAL, "store configuration: %s is %d (expected -1, 0 or 1)", field,
+                            configured);
+    return env_flag(out, var);
+}
+
+static int cfg_ms(long *out, int64_t configured, const char *field, const char *name, long def) {
     *out = def;
+    if (configured) {
+        if (configured < 1 || configured > 3600000)
+            return sc_error_set(SC_EINVAL,
+                                "store configuration: %s %lld is not milliseconds, 1..3600000",
+                                field, (long long)configured);
+        *out = (long)configured;
+        return 0;
+    }
+    const char *v = env(name);
     if (!v) return 0;
     char *end = NULL;
     errno = 0;
@@ -1383,6 +1445,16 @@ static int parse_endpoint(s3_store *s, char **authority, char **path, const char
 }
 
 int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {
+    return sc_s3_store_create_config(ops, self, uri, NULL);
+}
+
+int sc_s3_store_create_config(const sc_store_ops **ops, void **self, const char *uri,
+                              const sc_store_config *config) {
+    sc_store_config unset;
+    if (!config) {
+        sc_store_config_init(&unset);
+        config = &unset;
+    }
     *ops = NULL;
     *self = NULL;
     if (!uri) return sc_error_set(SC_EINVAL, "s3 store: no location");
@@ -1419,33 +1491,66 @@ int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {
         else snprintf(s->location, n, "s3://%s%s%s", s->bucket, plen ? "/" : "", s->prefix);
     }
 
-    /* Credentials. */
-    const char *id = env("AWS_ACCESS_KEY_ID"), *secret = env("AWS_SECRET_ACCESS_KEY");
+    /* Credentials: configured keys are one unit, never mixed with AWS_* (see store.h). */
+    const char *id = NULL, *secret = NULL, *token = NULL;
+    const char *id_name = "AWS_ACCESS_KEY_ID", *secret_name = "AWS_SECRET_ACCESS_KEY";
+    const char *token_name = "AWS_SESSION_TOKEN";
+    int cfg_keys = (config->access_key_id && *config->access_key_id) ||
+                   (config->secret_access_key && *config->secret_access_key);
+    if (config->anonymous) {
+        /* Unsigned requests: no key of any source. */
+    } else if (cfg_keys) {
+        id = pick(config->access_key_id, NULL);
+        secret = pick(config->secret_access_key, NULL);
+        token = pick(config->session_token, NULL);
+        id_name = "the configured access key id";
+        secret_name = "the configured secret access key";
+        token_name = "the configured session token";
+        s->configured_keys = 1;
+    } else {
+        if (config->session_token && *config->session_token && !rc)
+            rc = sc_error_set(SC_EINVAL, "store configuration: a session token without an access "
+                                         "key id and secret access key");
+        id = env("AWS_ACCESS_KEY_ID");
+        secret = env("AWS_SECRET_ACCESS_KEY");
+        token = env("AWS_SESSION_TOKEN");
+    }
     if (!rc && (!id) != (!secret))
-        rc = sc_error_set(SC_EINVAL, "%s is set but %s is not", id ? "AWS_ACCESS_KEY_ID"
-                                                                   : "AWS_SECRET_ACCESS_KEY",
-                          id ? "AWS_SECRET_ACCESS_KEY" : "AWS_ACCESS_KEY_ID");
+        rc = sc_error_set(SC_EINVAL, "%s is set but %s is not", id ? id_name : secret_name,
+                          id ? secret_name : id_name);
     if (!rc && id) {
         rc = dup_into(&s->access_key, id, strlen(id));
         if (!rc) rc = dup_into(&s->secret_key, secret, strlen(secret));
-        const char *token = env("AWS_SESSION_TOKEN");
         if (!rc && token) rc = dup_into(&s->session_token, token, strlen(token));
     }
     if (!rc && strpbrk(s->access_key ? s->access_key : "", "\r\n/"))
-        rc = sc_error_set(SC_EINVAL, "AWS_ACCESS_KEY_ID has a '/' or a line break");
+        rc = sc_error_set(SC_EINVAL, "%s has a '/' or a line break", id_name);
     if (!rc && strpbrk(s->session_token ? s->session_token : "", "\r\n"))
-        rc = sc_error_set(SC_EINVAL, "AWS_SESSION_TOKEN has a line break");
+        rc = sc_error_set(SC_EINVAL, "%s has a line break", token_name);
 
     /* Region and endpoint. */
-    const char *region = env("AWS_REGION");
-    if (!region) region = env("AWS_DEFAULT_REGION");
+    const char *region = pick(config->region, NULL);
+    const char *region_name = "the configured region";
+    s->configured_region = region != NULL;
+    if (!region) {
+        region = env("AWS_REGION");
+        region_name = "AWS_REGION";
+    }
+    if (!region) {
+        region = env("AWS_DEFAULT_REGION");
+        region_name = "AWS_DEFAULT_REGION";
+    }
     if (!region) region = "us-east-1";
     if (!rc && (strlen(region) > 64 || strspn(region, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
                                            strlen(region)))
-        rc = sc_error_set(SC_EINVAL, "AWS_REGION=\"%.64s\" is not a region name", region);
+        rc = sc_error_set(SC_EINVAL, "%s \"%.64s\" is not a region name", region_name, region);
     if (!rc) rc = dup_into(&s->region, region, strlen(region));
-    const char *endpoint = env("AWS_ENDPOINT_URL_S3");
-    const char *endpoint_var = "AWS_ENDPOINT_URL_S3";
+    const char *endpoint = pick(config->endpoint, NULL);
+    const char *endpoint_var = "the configured endpoint";
+    if (!endpoint) {
+        endpoint = env("AWS_ENDPOINT_URL_S3");
+        endpoint_var = "AWS_ENDPOINT_URL_S3";
+    }
     if (!endpoint) {
         endpoint = env("AWS_ENDPOINT_URL");
         endpoint_var = "AWS_ENDPOINT_URL";
@@ -1460,12 +1565,12 @@ int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {
     }
     if (!rc) rc = parse_endpoint(s, &authority, &endpoint_path, endpoint, endpoint_var);
     int path_style = custom;
-    if (!rc) rc = env_flag(&path_style, "SNAPCOMMIT_S3_PATH_STYLE");
+    if (!rc) rc = cfg_flag(&path_style, config->path_style, "path_style", "SNAPCOMMIT_S3_PATH_STYLE");
     if (!rc && !bucket_valid(s->bucket, blen, path_style))
         rc = sc_error_set(SC_EINVAL,
                           "%s: \"%s\" is not a valid bucket name%s", uri, s->bucket,
                           path_style ? "" : " for virtual-hosted requests (3-63 of a-z 0-9 . -; "
-                                            "SNAPCOMMIT_S3_PATH_STYLE=1 allows more)");
+                                            "path style (SNAPCOMMIT_S3_PATH_STYLE=1) allows more)");
     if (!rc) {
         sc_buf host = SC_BUF_INIT, base = SC_BUF_INIT;
         rc = path_style ? sc_buf_append_str(&host, authority)
@@ -1483,12 +1588,25 @@ int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {
     }
 
     /* Transport. */
-    int conditional = 1;
-    if (!rc) rc = env_flag(&s->insecure, "SNAPCOMMIT_S3_INSECURE");
-    if (!rc) rc = env_flag(&conditional, "SNAPCOMMIT_S3_CONDITIONAL_WRITES");
-    if (!rc) rc = env_ms(&s->connect_timeout_ms, "SNAPCOMMIT_S3_CONNECT_TIMEOUT_MS", 5000);
-    if (!rc) rc = env_ms(&s->request_timeout_ms, "SNAPCOMMIT_S3_REQUEST_TIMEOUT_MS", 30000);
-    const char *ca = env("AWS_CA_BUNDLE");
+    int conditional = 1, verify = 1;
+    int insecure_env = 0;
+    if (config->tls_verify == -1) {
+        rc = rc ? rc : env_flag(&insecure_env, "SNAPCOMMIT_S3_INSECURE");
+        verify = !insecure_env;
+    } else if (!rc) {
+        rc = cfg_flag(&verify, config->tls_verify, "tls_verify", NULL);
+    }
+    s->insecure = !verify;
+    if (!rc)
+        rc = cfg_flag(&conditional, config->conditional_writes, "conditional_writes",
+                      "SNAPCOMMIT_S3_CONDITIONAL_WRITES");
+    if (!rc)
+        rc = cfg_ms(&s->connect_timeout_ms, config->connect_timeout_ms, "connect_timeout_ms",
+                    "SNAPCOMMIT_S3_CONNECT_TIMEOUT_MS", 5000);
+    if (!rc)
+        rc = cfg_ms(&s->request_timeout_ms, config->request_timeout_ms, "request_timeout_ms",
+                    "SNAPCOMMIT_S3_REQUEST_TIMEOUT_MS", 30000);
+    const char *ca = pick(config->ca_bundle, "AWS_CA_BUNDLE");
     if (!rc && ca) rc = dup_into(&s->ca_bundle, ca, strlen(ca));
     if (!rc) {
         pthread_once(&curl_once, curl_init_once);

@@ -2,7 +2,8 @@
  * S3 store backend (internal): libcurl + SigV4, for AWS S3 and S3-compatible
  * servers. Keys live under s3://BUCKET/PREFIX/ as PREFIX + "/" + key.
  *
- * Configuration comes from the environment, the way AWS tools read it:
+ * Configuration: sc_store_config fields passed at open win; each unset field
+ * falls back to the environment, the way AWS tools read it:
  *   AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY   credentials (both unset: unsigned,
  *                                              anonymous requests)
  *   AWS_SESSION_TOKEN                          temporary credentials (sent and signed
@@ -66,6 +67,7 @@
 #include <stddef.h>
 
 #include "snapcommit/backend.h"
+#include "snapcommit/store.h"
 
 /* S3's multipart limits: parts of 5 MiB to 5 GiB (the last may be smaller), 10,000 parts. */
 #define SC_S3_PART_SIZE_MIN ((size_t)5 << 20)
@@ -83,6 +85,15 @@
  * the two credential variables set), SC_ENOMEM, SC_EIO (libcurl set-up).
  */
 int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri);
+
+/*
+ * As sc_s3_store_create, with a per-store configuration (NULL = every field
+ * unset): a set field wins over its environment variable, which wins over
+ * the default (snapcommit/store.h documents the fields and the precedence).
+ * Nothing is read from or written to the environment for a set field.
+ */
+int sc_s3_store_create_config(const sc_store_ops **ops, void **self, const char *uri,
+                              const sc_store_config *config);
 
 /*
  * Upload the local file `local_path` as `key` (a store key, stored under

@@ -37,6 +37,7 @@
 
 #include "error_internal.h"
 #include "hash.h"
+#include "store_backends.h"
 #include "strategy_tracker.h"
 #include "table_internal.h"
 
@@ -104,7 +105,10 @@ static tracker_state *state_of(sc_table *t) {
         return NULL;
     }
     st->ttl_ms = SC_TRACKER_DEFAULT_TTL_MS;
-    const char *env = getenv("SNAPCOMMIT_TRACKER_TTL_MS");
+    /* The store's configuration wins; the environment is only the default. */
+    int64_t configured = sc_store_tracker_ttl_ms(t->store);
+    const char *env = configured > 0 ? NULL : getenv("SNAPCOMMIT_TRACKER_TTL_MS");
+    if (configured > 0) st->ttl_ms = configured; /* > 1: checked at open */
     if (env && *env) {
         char *end;
         long long v = strtoll(env, &end, 10);
@@ -115,6 +119,12 @@ static tracker_state *state_of(sc_table *t) {
     t->strategy_state = st;
     t->strategy_state_free = state_free;
     return st;
+}
+
+int64_t sc_tracker_ttl_ms(sc_table *t) {
+    if (!t || t->strategy != &sc_strategy_tracker) return 0;
+    tracker_state *st = state_of(t);
+    return st ? st->ttl_ms : 0;
 }
 
 int sc_tracker_set_ttl(sc_table *t, int64_t ttl_ms) {

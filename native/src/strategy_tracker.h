@@ -10,8 +10,9 @@
 
 #include "table_internal.h"
 
-/* Default TTL of an attempt (ms): the seed's 30 s. The environment variable
- * SNAPCOMMIT_TRACKER_TTL_MS overrides it for every handle opened after. */
+/* Default TTL of an attempt (ms): the seed's 30 s. sc_store_config.tracker_ttl_ms
+ * of the table's store overrides it; unset, the environment variable
+ * SNAPCOMMIT_TRACKER_TTL_MS does, for every handle opened after. */
 #define SC_TRACKER_DEFAULT_TTL_MS 30000
 
 /*
@@ -20,6 +21,9 @@
  * Errors: SC_EINVAL (not a tracker table, ttl_ms <= 1), SC_ENOMEM.
  */
 int sc_tracker_set_ttl(sc_table *t, int64_t ttl_ms);
+
+/* The TTL this handle uses (configuration, else SNAPCOMMIT_TRACKER_TTL_MS, else the default); 0 on error. */
+int64_t sc_tracker_ttl_ms(sc_table *t);
 
 /*
  * Archive and clean versions older than the latest `keep` (at least 2)

@@ -34,9 +34,13 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
 
 int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    /* The location must exist before anything is written: a server that creates a
+     * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
+    int rc = sc_store_check(store);
+    if (rc) return sc_error_wrap(rc, "checking the location before creating a table");
     /* Choose from what the store demonstrably honours, not from what it declares. */
     uint32_t caps;
-    int rc = sc_strategy_probe(&caps, store);
+    rc = sc_strategy_probe(&caps, store);
     if (rc) return rc;
     sc_strategy_kind chosen = strategy == SC_STRATEGY_AUTO ? sc_strategy_choose(caps) : strategy;
     const sc_strategy *s;
@@ -93,9 +97,14 @@ int sc_table_open(sc_table **out, sc_store *store) {
 }
 
 int sc_table_open_location(sc_table **out, const char *location) {
+    return sc_table_open_location_with_config(out, location, NULL);
+}
+
+int sc_table_open_location_with_config(sc_table **out, const char *location,
+                                       const sc_store_config *config) {
     *out = NULL;
     sc_store *store;
-    int rc = sc_store_open(&store, location);
+    int rc = sc_store_open_with_config(&store, location, config);
     if (rc) return rc;
     rc = sc_table_open(out, store);
     if (rc) {

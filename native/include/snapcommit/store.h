@@ -41,15 +41,81 @@ typedef struct sc_store_stats {
 } sc_store_stats;
 
 /*
- * Open a store from a location:
+ * Open a store from a location, configured from the environment (as
+ * sc_store_open_with_config with every field unset):
  *   /abs/or/relative/dir, file:///abs/dir   posix backend rooted at the directory
  *                                           (created if missing)
  *   mem://NAME                              process-wide in-memory store NAME
  *                                           (created on first use; tests only)
+ *   s3://BUCKET[/PREFIX]                    S3 or an S3-compatible server
  * On success *out is a new handle: free it with sc_store_free().
  * Errors: SC_EINVAL (unknown scheme, empty path), SC_EIO, SC_ENOMEM.
  */
 int sc_store_open(sc_store **out, const char *location);
+
+/*
+ * Per-store configuration, passed at open (sc_store_open_with_config). Two
+ * stores in one process may use different endpoints and credentials: nothing
+ * here is process-wide, and nothing is written to the environment.
+ *
+ * Precedence, field by field: a set field wins; an unset field (NULL, or -1
+ * / 0 as noted) falls back to the environment variable named beside it, then
+ * to the built-in default. Credentials are taken as one unit: when
+ * access_key_id or secret_access_key is set, both must be, and the session
+ * token comes from session_token only (AWS_SESSION_TOKEN is not mixed with
+ * configured keys); when neither is set, all three come from the environment.
+ *
+ * Strings are borrowed for the duration of the open call only: the store
+ * keeps its own copies (secrets are wiped from memory when it is freed).
+ * The secret key and session token never appear in a message or log line.
+ * Fields other than tracker_ttl_ms apply to s3:// locations only and are
+ * ignored by the posix and mem backends.
+ */
+#define SC_STORE_CONFIG_VERSION 1
+typedef struct sc_store_config {
+    uint32_t version;              /* SC_STORE_CONFIG_VERSION, set by sc_store_config_init() */
+    const char *endpoint;          /* AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL;
+                                      default https://s3.<region>.amazonaws.com */
+    const char *region;            /* AWS_REGION, AWS_DEFAULT_REGION; default us-east-1 */
+    const char *access_key_id;     /* AWS_ACCESS_KEY_ID */
+    const char *secret_access_key; /* AWS_SECRET_ACCESS_KEY; never in a message */
+    const char *session_token;     /* AWS_SESSION_TOKEN; never in a message */
+    int anonymous;                 /* 1: unsigned requests, credentials ignored; default 0 */
+    int path_style;                /* -1 unset: SNAPCOMMIT_S3_PATH_STYLE; default 1 with an
+                                      endpoint, 0 without */
+    int tls_verify;                /* -1 unset: SNAPCOMMIT_S3_INSECURE=1 means 0; default 1.
+                                      0 is for throwaway test servers only */
+    const char *ca_bundle;         /* AWS_CA_BUNDLE: PEM file of trusted CAs */
+    int conditional_writes;        /* -1 unset: SNAPCOMMIT_S3_CONDITIONAL_WRITES; default 1 */
+    int64_t connect_timeout_ms;    /* 0 unset: SNAPCOMMIT_S3_CONNECT_TIMEOUT_MS; default 5000 */
+    int64_t request_timeout_ms;    /* 0 unset: SNAPCOMMIT_S3_REQUEST_TIMEOUT_MS; default 30000 */
+    int64_t tracker_ttl_ms;        /* 0 unset: SNAPCOMMIT_TRACKER_TTL_MS; default 30000 (any
+                                      backend: tables using the tracker strategy) */
+} sc_store_config;
+
+/* Every field unset: the store then behaves as sc_store_open() (environment, then defaults). */
+void sc_store_config_init(sc_store_config *config);
+
+/*
+ * sc_store_open with a configuration (NULL = all unset). The location picks
+ * the backend as in sc_store_open. No request is made.
+ * Errors: as sc_store_open; SC_EINVAL also for a config whose version is not
+ * SC_STORE_CONFIG_VERSION (not initialised with sc_store_config_init), an
+ * invalid value (the message names the field, never a secret's value), or
+ * only one of access_key_id / secret_access_key.
+ */
+int sc_store_open_with_config(sc_store **out, const char *location,
+                              const sc_store_config *config);
+
+/*
+ * One cheap request proving the location is usable before anything is
+ * written: for s3, a ListObjectsV2 with max-keys=1 under the prefix, which
+ * fails when the bucket does not exist (SC_EIO naming the bucket: buckets are
+ * never created by snapcommit), the credentials are refused (SC_EAUTH) or the
+ * endpoint does not answer (SC_ETRANSIENT); for posix and mem, one listing.
+ * sc_table_create() runs it first.
+ */
+int sc_store_check(sc_store *store);
 
 /*
  * Wrap a caller-provided backend. `ops` must outlive the handle; `self` is

@@ -98,7 +98,8 @@ typedef struct sc_retry_policy {
 void sc_retry_policy_default(sc_retry_policy *out);
 
 /*
- * Create a new, empty table in `store`. `strategy` SC_STRATEGY_AUTO picks
+ * Create a new, empty table in `store`. The location is checked first with
+ * sc_store_check() (an s3 bucket must exist; it is never created). `strategy` SC_STRATEGY_AUTO picks
  * from the store's capabilities; an explicit strategy the store cannot
  * honour fails with SC_EUNSUPPORTED. Nothing is changed when a table
  * already exists (SC_ETABLEEXISTS). The store is borrowed.
@@ -114,6 +115,9 @@ int sc_table_open(sc_table **out, sc_store *store);
 
 /* As sc_table_open, but opens (and owns) the store at `location`. */
 int sc_table_open_location(sc_table **out, const char *location);
+/* As sc_table_open_location, with the store's configuration (NULL = environment and defaults). */
+int sc_table_open_location_with_config(sc_table **out, const char *location,
+                                       const sc_store_config *config);
 
 /* Close the handle (and its store when opened by location). Accepts NULL. */
 void sc_table_free(sc_table *table);

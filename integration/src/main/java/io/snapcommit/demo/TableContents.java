@@ -10,6 +10,7 @@ import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.SnapshotInfo;
+import io.snapcommit.jni.StoreConfig;
 
 /** Reads a snapcommit table back: the snapshot log and the rows of the live files. */
 public final class TableContents {
@@ -17,8 +18,13 @@ public final class TableContents {
 
     /** Every retained snapshot, oldest first. */
     public static List<SnapshotInfo> log(String location) {
+        return log(location, null);
+    }
+
+    /** As {@link #log(String)}, reading with the store's own settings (null = environment). */
+    public static List<SnapshotInfo> log(String location, StoreConfig storage) {
         List<SnapshotInfo> out = new ArrayList<>();
-        try (NativeTable t = NativeTable.openTable(location)) {
+        try (NativeTable t = NativeTable.openTable(location, storage)) {
             long latest = t.latestSnapshotId();
             for (long id = Math.max(1, t.earliestSnapshotId()); id <= latest; id++) out.add(t.snapshot(id));
         }
@@ -27,8 +33,13 @@ public final class TableContents {
 
     /** The lines (rows) of every live file of the latest snapshot. */
     public static List<String> liveRows(String location) {
+        return liveRows(location, null);
+    }
+
+    public static List<String> liveRows(String location, StoreConfig storage) {
         List<String> rows = new ArrayList<>();
-        try (NativeTable t = NativeTable.openTable(location); NativeStore s = NativeStore.openStore(location)) {
+        try (NativeTable t = NativeTable.openTable(location, storage);
+             NativeStore s = NativeStore.openStore(location, storage)) {
             for (FileEntry f : t.liveFiles(0)) {
                 String text = new String(s.getObject(f.file()), StandardCharsets.UTF_8);
                 int n = 0;
@@ -46,7 +57,11 @@ public final class TableContents {
     }
 
     public static List<FileEntry> liveFiles(String location) {
-        try (NativeTable t = NativeTable.openTable(location)) {
+        return liveFiles(location, null);
+    }
+
+    public static List<FileEntry> liveFiles(String location, StoreConfig storage) {
+        try (NativeTable t = NativeTable.openTable(location, storage)) {
             return t.liveFiles(0);
         }
     }

@@ -97,7 +97,12 @@ abstract class ITBase {
 
     /** Every id in [0, count) of tag exactly once among the live rows, nothing else of that tag. */
     static void assertExactlyOnce(String table, String tag, long count) {
-        List<String> rows = TableContents.liveRows(table);
+        assertExactlyOnce(table, tag, count, null);
+    }
+
+    /** As above, reading the table with its store's own settings (null = environment). */
+    static void assertExactlyOnce(String table, String tag, long count, io.snapcommit.jni.StoreConfig storage) {
+        List<String> rows = TableContents.liveRows(table, storage);
         Set<Long> ids = new HashSet<>();
         long duplicates = 0, mine = 0;
         for (String r : rows) {

@@ -36,9 +36,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.jni.FileEntry;
-import io.snapcommit.jni.NativeConfig;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.SnapshotInfo;
+import io.snapcommit.jni.StoreConfig;
 
 /**
  * The connector on S3: gofakes3 (scripts/s3-servers.sh; atomic conditional writes, no signature
@@ -46,9 +46,10 @@ import io.snapcommit.jni.SnapshotInfo;
  * back through the native store (NativeStore.getObject = sc_store_get). Without the servers every
  * test fails: scripts/flink-test.sh starts them.
  *
- * The S3 settings are process-wide environment variables of the native library (see NativeConfig),
- * so the test that relies on the JVM's own AWS_* variables runs first, before any s3.* option or
- * builder setting has changed them.
+ * s3.* options and builder settings are per table (StoreConfig, handed to the native store at
+ * open): they never change the process environment, so the test that relies on the JVM's own
+ * AWS_* variables can run in any order; it runs last to show that the jobs before it, with their
+ * own (and wrong) credentials, left nothing behind.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class S3ITCase extends ITBase {
@@ -105,13 +106,10 @@ class S3ITCase extends ITBase {
                + secretKey + "', 's3.path-style' = 'true', 's3.region' = 'us-east-1'";
     }
 
-    /** The test's own reads go to gofakes3 too (the same values the jobs' s3.* settings applied). */
-    void readThroughGofakes3() {
-        NativeConfig.setEnv("AWS_ENDPOINT_URL_S3", endpoint);
-        NativeConfig.setEnv("AWS_ACCESS_KEY_ID", accessKey);
-        NativeConfig.setEnv("AWS_SECRET_ACCESS_KEY", secretKey);
-        NativeConfig.setEnv("AWS_REGION", "us-east-1");
-        NativeConfig.setEnv("SNAPCOMMIT_S3_PATH_STYLE", "1");
+    /** The test's own reads go to gofakes3 with its own settings, never through the environment. */
+    StoreConfig gofakes3() {
+        return StoreConfig.builder().endpoint(endpoint).accessKey(accessKey).secretKey(secretKey).region("us-east-1")
+            .pathStyle(true).build();
     }
 
     /** Every key under prefix, asked of gofakes3 over plain HTTP (not through libsnapcommit). */
@@ -141,11 +139,11 @@ class S3ITCase extends ITBase {
         long data = keys.stream().filter(k -> k.startsWith(keyPrefix(table) + "data/")).count();
         assertTrue(data >= 1, "no data files on gofakes3 under " + keyPrefix(table) + ": " + keys);
         assertTrue(keys.size() > data, "only data files on gofakes3 under " + keyPrefix(table) + ": " + keys);
-        try (NativeStore s = NativeStore.openStore(table)) {
+        try (NativeStore s = NativeStore.openStore(table, gofakes3())) {
             assertEquals("s3", s.backendName());
             assertEquals(keys.size(), s.listKeys("").size(), "native listing vs. gofakes3 listing");
         }
-        for (FileEntry f : TableContents.liveFiles(table)) {
+        for (FileEntry f : TableContents.liveFiles(table, gofakes3())) {
             assertTrue(keys.contains(keyPrefix(table) + f.file()), f.file() + " is not on gofakes3");
         }
     }
@@ -169,13 +167,13 @@ class S3ITCase extends ITBase {
     }
 
     private void assertSqlTable(String table, String tag, long rows) throws Exception {
-        List<SnapshotInfo> log = TableContents.log(table);
+        List<SnapshotInfo> log = TableContents.log(table, gofakes3());
         assertFalse(log.isEmpty(), "nothing committed");
         assertIdentifiersIncreasing(log);
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), log.toString());
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
-        assertExactlyOnce(table, tag, rows);
-        for (FileEntry f : TableContents.liveFiles(table)) {
+        assertExactlyOnce(table, tag, rows, gofakes3());
+        for (FileEntry f : TableContents.liveFiles(table, gofakes3())) {
             assertTrue(f.partitionString().equals("p=0") || f.partitionString().equals("p=1"), f.toString());
             assertTrue(f.file().startsWith("data/" + f.partitionString() + "/bucket-0/"), f.file());
         }
@@ -184,7 +182,7 @@ class S3ITCase extends ITBase {
 
     /** (c) No s3.* option: the native store uses the task manager's own AWS_* variables. */
     @Test
-    @Order(1)
+    @Order(10)
     void sqlInsertWithTheJvmsAwsEnvironment() throws Exception {
         String own = System.getenv("AWS_ENDPOINT_URL_S3") != null ? System.getenv("AWS_ENDPOINT_URL_S3")
                                                                   : System.getenv("AWS_ENDPOINT_URL");
@@ -193,10 +191,10 @@ class S3ITCase extends ITBase {
         String table = s3Table("env-defaults");
         long rows = 300;
         long ms = sqlInsert(testName, table, "", "env", rows);
-        // Reads use the same process environment: nothing has been set through NativeConfig yet.
+        // The jobs before this one (s3.* options, wrong secrets) changed nothing process-wide.
         assertSqlTable(table, "env", rows);
         summary(String.format("S3 (gofakes3, AWS_* of the JVM, no s3.* options): SQL INSERT %d rows -> %d snapshot(s), "
-                              + "exactly once, %d ms; %s", rows, TableContents.log(table).size(), ms, metricsLine(testName)));
+                              + "exactly once, %d ms; %s", rows, TableContents.log(table, gofakes3()).size(), ms, metricsLine(testName)));
     }
 
     /** (a) CREATE TABLE ... WITH (s3.* options) + INSERT of a bounded source. */
@@ -206,12 +204,11 @@ class S3ITCase extends ITBase {
         String table = s3Table("sql");
         long rows = 600;
         long ms = sqlInsert(testName, table, ", " + s3Options(), "sql", rows);
-        readThroughGofakes3();
         assertSqlTable(table, "sql", rows);
         assertTrue(CollectingReporter.counter(testName, "commits") >= 1);
         summary(String.format("S3 (gofakes3, s3.* options): SQL INSERT %d rows -> %d snapshot(s), %d live files on the "
-                              + "server, exactly once, %d ms; %s", rows, TableContents.log(table).size(),
-                              TableContents.liveFiles(table).size(), ms, metricsLine(testName)));
+                              + "server, exactly once, %d ms; %s", rows, TableContents.log(table, gofakes3()).size(),
+                              TableContents.liveFiles(table, gofakes3()).size(), ms, metricsLine(testName)));
     }
 
     /** (b) Checkpointed streaming job, a map throws once on attempt 0: every row once, identifiers = checkpoint ids. */
@@ -228,10 +225,9 @@ class S3ITCase extends ITBase {
         long t0 = System.currentTimeMillis();
         env.execute(testName);
         long ms = System.currentTimeMillis() - t0;
-        readThroughGofakes3();
 
         assertTrue(RestoreAwareRecorder.maxAttempt(testName) >= 1, "the job never failed over");
-        List<SnapshotInfo> log = TableContents.log(table);
+        List<SnapshotInfo> log = TableContents.log(table, gofakes3());
         assertTrue(log.size() >= 2, "expected several checkpoints to commit, got " + log);
         assertIdentifiersIncreasing(log);
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), "commit user changed: " + log);
@@ -242,7 +238,7 @@ class S3ITCase extends ITBase {
             assertEquals("APPEND", s.commitKind());
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
-        assertExactlyOnce(table, "s3fo", rows);
+        assertExactlyOnce(table, "s3fo", rows, gofakes3());
         assertOnServer(table);
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");
@@ -252,7 +248,7 @@ class S3ITCase extends ITBase {
                               + "incl. replays, %d live rows, %d data objects on the server (%d live), %d snapshots = "
                               + "checkpoint ids %s, %d ms; %s",
                               failAfter, RestoreAwareRecorder.restored(testName), rows, written,
-                              TableContents.liveRows(table).size(), dataObjects, TableContents.liveFiles(table).size(),
+                              TableContents.liveRows(table, gofakes3()).size(), dataObjects, TableContents.liveFiles(table, gofakes3()).size(),
                               log.size(), log.stream().map(SnapshotInfo::commitIdentifier).toList(), ms,
                               metricsLine(testName)));
     }

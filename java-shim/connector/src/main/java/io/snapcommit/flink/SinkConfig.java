@@ -4,13 +4,13 @@ import java.io.Serializable;
 import java.net.URI;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 
-import io.snapcommit.jni.NativeConfig;
+import io.snapcommit.jni.AuthException;
+import io.snapcommit.jni.NativeStore;
+import io.snapcommit.jni.SnapcommitException;
+import io.snapcommit.jni.StoreConfig;
 
 /**
  * Everything the writer and committer operators need to know about the
@@ -32,13 +32,17 @@ public final class SinkConfig implements Serializable {
     private final long targetFileSize;
     private final String fileExtension;
     private final int buckets;
-    private final Map<String, String> storageEnv;
+    private final StoreConfig storeConfig;
 
     SinkConfig(String location, String strategy, String commitUser, int maxRetries, Duration minRetryWait,
                Duration maxRetryWait, Duration commitTimeout, long targetFileSize, String fileExtension, int buckets,
-               Map<String, String> storageEnv) {
+               StoreConfig storeConfig) {
         this.location = normalizeLocation(location);
         this.strategy = checkStrategy(strategy);
+        if (isS3() && this.strategy.equals("rename"))
+            throw new IllegalArgumentException("commit.strategy rename needs a file system with an atomic no-replace "
+                                               + "rename, and S3 has no rename: use auto, conditional, head or tracker "
+                                               + "for " + this.location);
         this.commitUser = commitUser == null || commitUser.isEmpty() ? null : commitUser;
         if (this.commitUser != null && this.commitUser.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255)
             throw new IllegalArgumentException("commit.user is longer than 255 bytes");
@@ -54,7 +58,7 @@ public final class SinkConfig implements Serializable {
         this.fileExtension = fileExtension;
         if (buckets < 0) throw new IllegalArgumentException("bucket must be >= 0");
         this.buckets = buckets;
-        this.storageEnv = Collections.unmodifiableMap(new LinkedHashMap<>(storageEnv));
+        this.storeConfig = storeConfig == null ? StoreConfig.DEFAULTS : storeConfig;
     }
 
     /**
@@ -105,17 +109,41 @@ public final class SinkConfig implements Serializable {
     public String fileExtension() { return fileExtension; }
     /** 0 = not bucketed (every file in bucket 0, total buckets unknown). */
     public int buckets() { return buckets; }
-    /** AWS_* variables to hand to the native S3 store (names only appear in logs, never values). */
-    public Map<String, String> storageEnv() { return storageEnv; }
+    /** This table's own storage settings (s3.* options); unset fields fall back to the environment. */
+    public StoreConfig storeConfig() { return storeConfig; }
 
     public boolean isS3() {
         return location.regionMatches(true, 0, "s3://", 0, 5);
     }
 
-    /** Apply storage settings to the native library before opening a store (s3:// only; process-wide). */
-    public void applyStorageEnv() {
+    /**
+     * Planning-time check that the table's storage is reachable with these settings: for s3://,
+     * one authenticated ListObjectsV2 (max-keys=1) under the table's prefix, so a wrong secret or
+     * a missing bucket fails the job submission with a clear message instead of restarting the
+     * job forever. Local paths are not checked here (the planner may run on another machine).
+     *
+     * @throws IllegalArgumentException naming the location and the cause; secrets are masked
+     */
+    public void checkStorage() {
         if (!isS3()) return;
-        for (Map.Entry<String, String> e : storageEnv.entrySet()) NativeConfig.setEnv(e.getKey(), e.getValue());
+        try (NativeStore store = NativeStore.openStore(location, storeConfig)) {
+            store.check();
+        } catch (AuthException e) {
+            throw new IllegalArgumentException("S3 refused the credentials for " + location + ": " + mask(e.getMessage())
+                                               + " (set s3.access-key / s3.secret-key, or AWS_ACCESS_KEY_ID / "
+                                               + "AWS_SECRET_ACCESS_KEY on every TaskManager)", null);
+        } catch (SnapcommitException e) {
+            throw new IllegalArgumentException("cannot use " + location + ": " + mask(e.getMessage()), null);
+        }
+    }
+
+    /** Belt and braces: the native messages are already scrubbed of the secret and the token. */
+    String mask(String message) {
+        if (message == null) return null;
+        String m = message;
+        if (storeConfig.secretKey() != null) m = m.replace(storeConfig.secretKey(), "****");
+        if (storeConfig.sessionToken() != null) m = m.replace(storeConfig.sessionToken(), "****");
+        return m;
     }
 
     @Override
@@ -123,7 +151,6 @@ public final class SinkConfig implements Serializable {
         return "SinkConfig{location=" + location + ", strategy=" + strategy + ", commitUser=" + commitUser
                + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
-               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage settings="
-               + storageEnv.keySet() + "}";
+               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage=" + storeConfig + "}";
     }
 }

@@ -1,7 +1,8 @@
 package io.snapcommit.flink;
 
 import java.time.Duration;
-import java.util.Map;
+
+import io.snapcommit.jni.StoreConfig;
 
 /** Builds a {@link SinkConfig} from plain values (for the table factory and other front ends). */
 public final class SinkConfigs {
@@ -9,8 +10,8 @@ public final class SinkConfigs {
 
     public static SinkConfig of(String location, String strategy, String commitUser, int maxRetries,
                                 Duration minRetryWait, Duration maxRetryWait, Duration commitTimeout,
-                                long targetFileSize, String fileExtension, int buckets, Map<String, String> storageEnv) {
+                                long targetFileSize, String fileExtension, int buckets, StoreConfig storeConfig) {
         return new SinkConfig(location, strategy, commitUser, maxRetries, minRetryWait, maxRetryWait, commitTimeout,
-                              targetFileSize, fileExtension, buckets, storageEnv);
+                              targetFileSize, fileExtension, buckets, storeConfig);
     }
 }

@@ -2,9 +2,7 @@ package io.snapcommit.flink;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 import org.apache.flink.api.common.functions.Function;
@@ -19,6 +17,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import io.snapcommit.flink.internal.PartitionPath;
 import io.snapcommit.flink.internal.SnapcommitCommitterOperator;
 import io.snapcommit.flink.internal.SnapcommitWriterOperator;
+import io.snapcommit.jni.StoreConfig;
 
 /**
  * A DataStream sink that writes records into a snapcommit table and
@@ -122,7 +121,8 @@ public final class SnapcommitSink<T> {
         private String fileExtension = "json";
         private int buckets;
         private FieldExtractor<T> bucketKey;
-        private final Map<String, String> storageEnv = new LinkedHashMap<>();
+        private final StoreConfig.Builder storage = StoreConfig.builder();
+        private boolean checkStorage = true;
         private SerializationSchema<T> schema;
         private Encoder<T> encoder;
         private RecordEncoder<T> recordEncoder;
@@ -159,29 +159,33 @@ public final class SnapcommitSink<T> {
         }
         /** Spread records over n buckets by the hash of a key. */
         public Builder<T> buckets(int n, FieldExtractor<T> key) { this.buckets = n; this.bucketKey = key; return this; }
-        public Builder<T> s3Endpoint(String v) { return env("AWS_ENDPOINT_URL_S3", v); }
-        public Builder<T> s3Region(String v) { return env("AWS_REGION", v); }
-        public Builder<T> s3AccessKey(String v) { return env("AWS_ACCESS_KEY_ID", v); }
-        public Builder<T> s3SecretKey(String v) { return env("AWS_SECRET_ACCESS_KEY", v); }
-        public Builder<T> s3SessionToken(String v) { return env("AWS_SESSION_TOKEN", v); }
-        public Builder<T> s3PathStyle(boolean v) { return env("SNAPCOMMIT_S3_PATH_STYLE", v ? "1" : "0"); }
+        /** S3 endpoint of this table only; unset: $AWS_ENDPOINT_URL_S3 / $AWS_ENDPOINT_URL / AWS. */
+        public Builder<T> s3Endpoint(String v) { storage.endpoint(v); return this; }
+        public Builder<T> s3Region(String v) { storage.region(v); return this; }
+        /** Credentials of this table only (never process-wide); set both keys or neither. */
+        public Builder<T> s3AccessKey(String v) { storage.accessKey(v); return this; }
+        public Builder<T> s3SecretKey(String v) { storage.secretKey(v); return this; }
+        public Builder<T> s3SessionToken(String v) { storage.sessionToken(v); return this; }
+        public Builder<T> s3PathStyle(boolean v) { storage.pathStyle(v); return this; }
+        public Builder<T> s3ConnectTimeout(Duration d) { storage.connectTimeout(d); return this; }
+        public Builder<T> s3RequestTimeout(Duration d) { storage.requestTimeout(d); return this; }
+        /** false only for throwaway test servers with self-signed certificates. */
+        public Builder<T> s3TlsVerify(boolean v) { storage.tlsVerify(v); return this; }
+        /** Check at build() that an s3:// table's bucket is reachable with its credentials (default true). */
+        public Builder<T> checkStorage(boolean v) { this.checkStorage = v; return this; }
         public Builder<T> uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder<T> writerParallelism(int p) { this.writerParallelism = p; return this; }
 
-        private Builder<T> env(String name, String value) {
-            if (value != null) storageEnv.put(name, value);
-            return this;
-        }
-
         public SnapcommitSink<T> build() {
             SinkConfig config = new SinkConfig(path, strategy, commitUser, maxRetries, minRetryWait, maxRetryWait,
-                                               commitTimeout, targetFileSize, fileExtension, buckets, storageEnv);
+                                               commitTimeout, targetFileSize, fileExtension, buckets, storage.build());
             int given = (schema != null ? 1 : 0) + (encoder != null ? 1 : 0) + (recordEncoder != null ? 1 : 0);
             if (given != 1) throw new IllegalArgumentException("set exactly one of serializationSchema, encoder, recordEncoder");
             RecordEncoder<T> enc = recordEncoder != null ? recordEncoder
                 : new FunctionEncoder<>(schema, encoder, partitionNames, partitionFields, bucketKey);
             if (buckets > 0 && recordEncoder == null && bucketKey == null)
                 throw new IllegalArgumentException("buckets need a bucket key");
+            if (checkStorage) config.checkStorage();
             return new SnapcommitSink<>(config, enc, uidPrefix != null ? uidPrefix : defaultUidPrefix(config.location()),
                                         writerParallelism);
         }

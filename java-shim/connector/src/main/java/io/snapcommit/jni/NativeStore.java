@@ -21,8 +21,25 @@ public final class NativeStore implements AutoCloseable {
         this.location = location;
     }
 
+    /** Open with settings from the environment (as {@code sc_store_open}). */
     public static NativeStore openStore(String location) {
-        return new NativeStore(open(Utf8.z(location)), location);
+        return openStore(location, null);
+    }
+
+    /** Open with this store's own settings; null = environment and defaults. No request is made. */
+    public static NativeStore openStore(String location, StoreConfig config) {
+        return new NativeStore(open(Utf8.z(location), config == null ? null : config.toNative()), location);
+    }
+
+    /**
+     * One cheap request proving the location is usable (for s3: the bucket exists and
+     * the credentials are accepted; a ListObjectsV2 of at most one key).
+     *
+     * @throws AuthException the credentials were refused
+     * @throws StorageIOException e.g. the bucket does not exist (the message names it)
+     */
+    public synchronized void check() {
+        check(live());
     }
 
     public String location() {
@@ -66,7 +83,9 @@ public final class NativeStore implements AutoCloseable {
         if (h != 0) free(h);
     }
 
-    private static native long open(byte[] location);
+    private static native long open(byte[] location, byte[][] config);
+
+    private static native void check(long handle);
 
     private static native void free(long handle);
 

@@ -24,9 +24,14 @@ public final class NativeTable implements AutoCloseable {
         this.location = location;
     }
 
-    /** Open the table at location; NoTableException when there is none. */
+    /** Open the table at location; NoTableException when there is none. Settings from the environment. */
     public static NativeTable openTable(String location) {
-        return new NativeTable(open(Utf8.z(location)), location);
+        return openTable(location, null);
+    }
+
+    /** Open the table at location with its store's own settings (null = environment and defaults). */
+    public static NativeTable openTable(String location, StoreConfig config) {
+        return new NativeTable(open(Utf8.z(location), nativeConfig(config)), location);
     }
 
     /**
@@ -34,8 +39,13 @@ public final class NativeTable implements AutoCloseable {
      * Returns false when a table already exists there (nothing changed).
      */
     public static boolean createTable(String location, String strategy) {
+        return createTable(location, strategy, null);
+    }
+
+    /** As {@link #createTable(String, String)}, with the store's own settings. */
+    public static boolean createTable(String location, String strategy, StoreConfig config) {
         try {
-            create(Utf8.z(location), Utf8.z(strategy));
+            create(Utf8.z(location), Utf8.z(strategy), nativeConfig(config));
             return true;
         } catch (TableExistsException e) {
             return false;
@@ -44,12 +54,21 @@ public final class NativeTable implements AutoCloseable {
 
     /** Open the table, creating it with the given strategy when absent (races with other creators are fine). */
     public static NativeTable openOrCreate(String location, String strategy) {
+        return openOrCreate(location, strategy, null);
+    }
+
+    /** As {@link #openOrCreate(String, String)}, with the store's own settings. */
+    public static NativeTable openOrCreate(String location, String strategy, StoreConfig config) {
         try {
-            return openTable(location);
+            return openTable(location, config);
         } catch (NoTableException e) {
-            createTable(location, strategy);
-            return openTable(location);
+            createTable(location, strategy, config);
+            return openTable(location, config);
         }
+    }
+
+    private static byte[][] nativeConfig(StoreConfig config) {
+        return config == null ? null : config.toNative();
     }
 
     public String location() {
@@ -128,9 +147,9 @@ public final class NativeTable implements AutoCloseable {
         if (h != 0) close(h);
     }
 
-    private static native long open(byte[] location);
+    private static native long open(byte[] location, byte[][] config);
 
-    private static native void create(byte[] location, byte[] strategy);
+    private static native void create(byte[] location, byte[] strategy, byte[][] config);
 
     private static native void close(long handle);
 

@@ -4,16 +4,15 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.snapcommit.jni.NativeConfig;
+import io.snapcommit.jni.StoreConfig;
 
 class SinkConfigTest {
     private static SinkConfig config(String path, String strategy) {
         return SinkConfigs.of(path, strategy, null, 10, Duration.ofMillis(10), Duration.ofSeconds(10), null,
-                              1 << 20, "json", 0, Map.of());
+                              1 << 20, "json", 0, null);
     }
 
     @Test
@@ -43,15 +42,40 @@ class SinkConfigTest {
         assertEquals("tracker", config("/t", "TRACKER").strategy());
         assertThrows(IllegalArgumentException.class, () -> config("/t", "lock"));
         assertThrows(IllegalArgumentException.class, () -> SinkConfigs.of("/t", "auto", null, 1, Duration.ofSeconds(2),
-                                                                          Duration.ofSeconds(1), null, 1, "json", 0, Map.of()));
+                                                                          Duration.ofSeconds(1), null, 1, "json", 0, null));
         assertThrows(IllegalArgumentException.class, () -> SinkConfigs.of("/t", "auto", "x".repeat(256), 1,
-            Duration.ofMillis(1), Duration.ofSeconds(1), null, 1, "json", 0, Map.of()));
+            Duration.ofMillis(1), Duration.ofSeconds(1), null, 1, "json", 0, null));
     }
 
     @Test
-    void storageSettingsOnlyAcceptAwsNames() {
-        NativeConfig.setEnv("AWS_REGION", "eu-west-1");
-        NativeConfig.setEnv("AWS_REGION", null);
-        assertThrows(IllegalArgumentException.class, () -> NativeConfig.setEnv("LD_PRELOAD", "/tmp/x.so"));
+    void renameOnS3IsRefusedWhenTheSinkIsBuilt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config("s3://b/t", "rename"));
+        assertTrue(e.getMessage().contains("S3 has no rename"), e.getMessage());
+        assertEquals("rename", config("/t", "rename").strategy());
+        assertEquals("conditional", config("s3://b/t", "conditional").strategy());
+    }
+
+    @Test
+    void storeSettingsArePerTableAndSecretsMasked() {
+        StoreConfig c = StoreConfig.builder().endpoint("http://h:1").accessKey("AKIAPUBLIC")
+            .secretKey("very-secret-value").sessionToken("session-token-value").pathStyle(true).build();
+        SinkConfig sc = SinkConfigs.of("s3://b/t", "auto", null, 10, Duration.ofMillis(10), Duration.ofSeconds(10),
+                                       null, 1 << 20, "json", 0, c);
+        assertSame(c, sc.storeConfig());
+        for (String text : new String[] {c.toString(), sc.toString()}) {
+            assertFalse(text.contains("very-secret-value"), text);
+            assertFalse(text.contains("session-token-value"), text);
+            assertTrue(text.contains("AKIAPUBLIC") && text.contains("secretKey=****"), text);
+        }
+        assertEquals("cannot: **** and ****", sc.mask("cannot: very-secret-value and session-token-value"));
+        assertTrue(config("/t", "auto").storeConfig().isDefault());
+        // Keys come in pairs; a token needs them.
+        assertThrows(IllegalArgumentException.class, () -> StoreConfig.builder().accessKey("a").build());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                  () -> StoreConfig.builder().secretKey("lonely-secret").build());
+        assertFalse(e.getMessage().contains("lonely-secret"));
+        assertThrows(IllegalArgumentException.class, () -> StoreConfig.builder().sessionToken("t").build());
+        assertThrows(IllegalArgumentException.class,
+                     () -> StoreConfig.builder().requestTimeout(Duration.ofSeconds(-1)).build());
     }
 }

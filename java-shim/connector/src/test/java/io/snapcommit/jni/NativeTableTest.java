@@ -121,6 +121,28 @@ class NativeTableTest {
     }
 
     @Test
+    void storeConfigurationIsPerStoreAndMasked() {
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+            () -> NativeStore.openStore("s3://b/t", StoreConfig.builder().endpoint("ftp://nowhere").build()));
+        assertTrue(e.getMessage().contains("the configured endpoint"), e.getMessage());
+        StoreConfig secret = StoreConfig.builder().accessKey("AKIAJNI").secretKey("jni-secret-value")
+            .sessionToken("jni-token-value").region("Not A Region").build();
+        e = assertThrows(InvalidArgumentException.class, () -> NativeTable.openTable("s3://b/t", secret));
+        assertTrue(e.getMessage().contains("the configured region"), e.getMessage());
+        assertFalse(e.getMessage().contains("jni-secret-value") || e.getMessage().contains("jni-token-value"));
+        e = assertThrows(InvalidArgumentException.class, () -> NativeTable.createTable("s3://b/t", "auto",
+            StoreConfig.builder().connectTimeout(Duration.ofHours(2)).build()));
+        assertTrue(e.getMessage().contains("connect_timeout_ms"), e.getMessage());
+        // Local stores take the configuration too (the tracker TTL applies to any backend).
+        StoreConfig ttl = StoreConfig.builder().trackerTtl(Duration.ofSeconds(5)).build();
+        assertTrue(NativeTable.createTable(table(), "tracker", ttl));
+        try (NativeTable t = NativeTable.openTable(table(), ttl); NativeStore s = NativeStore.openStore(table(), ttl)) {
+            assertEquals("tracker", t.strategyName());
+            s.check();
+        }
+    }
+
+    @Test
     void closedHandlesAreRejected() {
         NativeTable t = NativeTable.openOrCreate(table(), "auto");
         t.close();

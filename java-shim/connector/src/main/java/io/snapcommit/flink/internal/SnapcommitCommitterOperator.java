@@ -118,8 +118,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         super.open();
         metrics = new CommitterMetrics(getMetricGroup());
         NativeLog.enable();
-        config.applyStorageEnv();
-        table = NativeTable.openOrCreate(config.location(), config.strategy());
+        table = NativeTable.openOrCreate(config.location(), config.strategy(), config.storeConfig());
         if (!config.strategy().equals("auto") && !config.strategy().equals(table.strategyName())) {
             throw new IllegalArgumentException("commit.strategy " + config.strategy() + " does not match table "
                                                + config.location() + ", created with " + table.strategyName());

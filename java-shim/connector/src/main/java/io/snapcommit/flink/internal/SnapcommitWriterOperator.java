@@ -79,8 +79,7 @@ public final class SnapcommitWriterOperator<T> extends AbstractStreamOperator<by
         bytesOut = g.counter("bytesWritten");
         encoder.open(RuntimeContextInitializationContextAdapters.serializationAdapter(
             getRuntimeContext(), mg -> mg.addGroup("user")));
-        config.applyStorageEnv();
-        store = NativeStore.openStore(config.location());
+        store = NativeStore.openStore(config.location(), config.storeConfig());
     }
 
     @Override

@@ -50,21 +50,47 @@ public final class SnapcommitConnectorOptions {
     public static final ConfigOption<List<String>> BUCKET_KEY = ConfigOptions.key("bucket-key").stringType()
         .asList().noDefaultValue().withDescription("Columns hashed into the bucket (default: every column).");
 
+    // s3.*: settings of this table's store only. Each unset option falls back to the environment
+    // variable named in its description (on the TaskManager, and on the client for the planning
+    // check), then to the default. Nothing is applied process-wide.
+
     public static final ConfigOption<String> S3_ENDPOINT = ConfigOptions.key("s3.endpoint").stringType()
-        .noDefaultValue().withDescription("S3 endpoint URL; default $AWS_ENDPOINT_URL_S3 / $AWS_ENDPOINT_URL.");
+        .noDefaultValue().withDescription("S3 endpoint URL; unset: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, "
+                                          + "else AWS (https://s3.<region>.amazonaws.com).");
 
     public static final ConfigOption<String> S3_REGION = ConfigOptions.key("s3.region").stringType()
-        .noDefaultValue().withDescription("S3 region; default $AWS_REGION.");
+        .noDefaultValue().withDescription("S3 signing region; unset: $AWS_REGION, $AWS_DEFAULT_REGION, else us-east-1.");
 
     public static final ConfigOption<String> S3_ACCESS_KEY = ConfigOptions.key("s3.access-key").stringType()
-        .noDefaultValue().withDescription("Access key id; default $AWS_ACCESS_KEY_ID.");
+        .noDefaultValue().withDescription("Access key id of this table; set with s3.secret-key. Unset (both): "
+                                          + "$AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN.");
 
     public static final ConfigOption<String> S3_SECRET_KEY = ConfigOptions.key("s3.secret-key").stringType()
-        .noDefaultValue().withDescription("Secret access key; default $AWS_SECRET_ACCESS_KEY.");
+        .noDefaultValue().withDescription("Secret access key of this table (never logged); set with s3.access-key.");
 
     public static final ConfigOption<String> S3_SESSION_TOKEN = ConfigOptions.key("s3.session-token").stringType()
-        .noDefaultValue().withDescription("Session token; default $AWS_SESSION_TOKEN.");
+        .noDefaultValue().withDescription("Session token of temporary credentials (never logged); needs "
+                                          + "s3.access-key and s3.secret-key.");
 
     public static final ConfigOption<Boolean> S3_PATH_STYLE = ConfigOptions.key("s3.path-style").booleanType()
-        .noDefaultValue().withDescription("Path-style addressing for self-hosted servers; default virtual-host style.");
+        .noDefaultValue().withDescription("Path-style addressing; unset: $SNAPCOMMIT_S3_PATH_STYLE, else on with a "
+                                          + "custom endpoint and off for AWS.");
+
+    public static final ConfigOption<Boolean> S3_TLS_VERIFY = ConfigOptions.key("s3.tls-verify").booleanType()
+        .noDefaultValue().withDescription("Verify the server's TLS certificate (default true; false only for "
+                                          + "throwaway test servers).");
+
+    public static final ConfigOption<Duration> S3_CONNECT_TIMEOUT = ConfigOptions.key("s3.connect-timeout")
+        .durationType().noDefaultValue()
+        .withDescription("Connection timeout; unset: $SNAPCOMMIT_S3_CONNECT_TIMEOUT_MS, else 5 s.");
+
+    public static final ConfigOption<Duration> S3_REQUEST_TIMEOUT = ConfigOptions.key("s3.request-timeout")
+        .durationType().noDefaultValue()
+        .withDescription("Whole-request timeout; unset: $SNAPCOMMIT_S3_REQUEST_TIMEOUT_MS, else 30 s.");
+
+    public static final ConfigOption<Boolean> S3_CHECK_ON_PLAN = ConfigOptions.key("s3.check-on-plan").booleanType()
+        .defaultValue(true)
+        .withDescription("At planning time, make one authenticated request (ListObjectsV2, max-keys=1) to check "
+                         + "that the bucket exists and the credentials are accepted. Turn off only when the "
+                         + "client cannot reach the storage the TaskManagers use.");
 }

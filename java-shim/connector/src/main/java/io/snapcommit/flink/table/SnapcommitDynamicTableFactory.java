@@ -2,9 +2,7 @@ package io.snapcommit.flink.table;
 
 import java.util.Collections;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -23,6 +21,7 @@ import org.apache.flink.table.types.DataType;
 
 import io.snapcommit.flink.SinkConfig;
 import io.snapcommit.flink.SinkConfigs;
+import io.snapcommit.jni.StoreConfig;
 
 import static io.snapcommit.flink.table.SnapcommitConnectorOptions.*;
 
@@ -67,6 +66,10 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(S3_SECRET_KEY);
         o.add(S3_SESSION_TOKEN);
         o.add(S3_PATH_STYLE);
+        o.add(S3_TLS_VERIFY);
+        o.add(S3_CONNECT_TIMEOUT);
+        o.add(S3_REQUEST_TIMEOUT);
+        o.add(S3_CHECK_ON_PLAN);
         return o;
     }
 
@@ -87,13 +90,16 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
                                           + " produces updates");
         }
 
-        Map<String, String> env = new LinkedHashMap<>();
-        options.getOptional(S3_ENDPOINT).ifPresent(v -> env.put("AWS_ENDPOINT_URL_S3", v));
-        options.getOptional(S3_REGION).ifPresent(v -> env.put("AWS_REGION", v));
-        options.getOptional(S3_ACCESS_KEY).ifPresent(v -> env.put("AWS_ACCESS_KEY_ID", v));
-        options.getOptional(S3_SECRET_KEY).ifPresent(v -> env.put("AWS_SECRET_ACCESS_KEY", v));
-        options.getOptional(S3_SESSION_TOKEN).ifPresent(v -> env.put("AWS_SESSION_TOKEN", v));
-        options.getOptional(S3_PATH_STYLE).ifPresent(v -> env.put("SNAPCOMMIT_S3_PATH_STYLE", v ? "1" : "0"));
+        StoreConfig.Builder storage = StoreConfig.builder()
+            .endpoint(options.getOptional(S3_ENDPOINT).orElse(null))
+            .region(options.getOptional(S3_REGION).orElse(null))
+            .accessKey(options.getOptional(S3_ACCESS_KEY).orElse(null))
+            .secretKey(options.getOptional(S3_SECRET_KEY).orElse(null))
+            .sessionToken(options.getOptional(S3_SESSION_TOKEN).orElse(null))
+            .pathStyle(options.getOptional(S3_PATH_STYLE).orElse(null))
+            .tlsVerify(options.getOptional(S3_TLS_VERIFY).orElse(null))
+            .connectTimeout(options.getOptional(S3_CONNECT_TIMEOUT).orElse(null))
+            .requestTimeout(options.getOptional(S3_REQUEST_TIMEOUT).orElse(null));
 
         int buckets = options.get(BUCKET);
         List<String> bucketKeys = options.getOptional(BUCKET_KEY).orElse(Collections.emptyList());
@@ -106,7 +112,9 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
                                     options.getOptional(COMMIT_USER).orElse(null), options.get(COMMIT_MAX_RETRIES),
                                     options.get(COMMIT_MIN_RETRY_WAIT), options.get(COMMIT_MAX_RETRY_WAIT),
                                     options.getOptional(COMMIT_TIMEOUT).orElse(null),
-                                    options.get(TARGET_FILE_SIZE).getBytes(), formatName, buckets, env);
+                                    options.get(TARGET_FILE_SIZE).getBytes(), formatName, buckets, storage.build());
+            // Planning-time S3 check: a wrong secret or a missing bucket fails here, not in a restart loop.
+            if (options.get(S3_CHECK_ON_PLAN)) config.checkStorage();
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Invalid options for snapcommit table "
                                           + context.getObjectIdentifier().asSummaryString() + ": " + e.getMessage(), e);
