@@ -67,7 +67,7 @@ final class Commits {
      * "rows":3,"size":1234,"minSeq":0,"maxSeq":2}], "delete":[{"partition":"","bucket":0,"file":"…"}]}.
      * Added files must already exist under the table; they are committed as level-0 append files
      * without column statistics (valueStatsCols = []), so this is for append tables. Deleted files
-     * are looked up among the live files and removed as a compaction would remove them (commit kind
+     * are looked up among the live files (of "baseSnapshot" when given) and removed as a compaction would remove them (commit kind
      * COMPACT), which lets a check make Paimon and snapcommit delete the same file.
      */
     static int commitFiles(FileStoreTable t, String user, long identifier, String jsonFile) throws Exception {
@@ -91,7 +91,14 @@ final class Commits {
             adds.computeIfAbsent(k, x -> new ArrayList<>()).add(meta);
         }
         if (root.has("delete")) {
-            List<ManifestEntry> live = t.store().newScan().plan().files();
+            // "baseSnapshot": N looks the files up in snapshot N instead of the latest, as a writer
+            // that planned its compaction against N would; Paimon's committer then checks the
+            // deletion against the latest snapshot ("File deletion conflicts detected!").
+            var scan = t.store().newScan();
+            if (root.has("baseSnapshot")) {
+                scan = scan.withSnapshot(root.get("baseSnapshot").asLong());
+            }
+            List<ManifestEntry> live = scan.plan().files();
             for (JsonNode d : iter(root.get("delete"))) {
                 String spec = d.path("partition").asText("");
                 BinaryRow part = partition(t, spec);
