@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# PaimonTool (paimon-compat/): Apache Paimon's own Java reader, writer and committer behind a
+# command line, the reference for the Paimon-format checks. Builds the jar once (Maven, cached in
+# paimon-compat/target; rebuilt when a source or the pom is newer) and runs it.
+#   scripts/paimon-tool.sh read /path/to/table [--snapshot N]
+#   scripts/paimon-tool.sh --build-only
+# Commands and output: paimon-compat/src/main/java/io/snapcommit/paimon/PaimonTool.java.
+# SNAPCOMMIT_MVN_OFFLINE=1: no network (after a first build).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mod=$root/paimon-compat
+jar=$mod/target/paimon-compat.jar
+
+stale() {
+    [[ -f $jar && -d $mod/target/lib ]] || return 0
+    [[ -n $(find "$mod/pom.xml" "$mod/src" -newer "$jar" -print -quit) ]]
+}
+
+if stale; then
+    # flink-setup installs the JDK 17 and Maven (and the native build's packages) when missing.
+    command -v mvn >/dev/null && [[ -x /usr/lib/jvm/java-17-openjdk-amd64/bin/java ]] || "$root/scripts/flink-setup.sh" >&2
+    source "$root/scripts/flink-env.sh"
+    echo "paimon-tool: building $jar" >&2
+    rm -rf "$mod/target/lib"
+    mvn "${MVN_FLAGS[@]}" -q -f "$mod/pom.xml" package -DskipTests >&2
+fi
+[[ ${1:-} == --build-only ]] && exit 0
+jdk=/usr/lib/jvm/java-17-openjdk-amd64
+java=java; [[ -x $jdk/bin/java ]] && java=$jdk/bin/java
+exec "$java" -XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.nio=ALL-UNNAMED \
+    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+    --add-opens=java.base/java.util=ALL-UNNAMED -Xss4m -jar "$jar" "$@"
