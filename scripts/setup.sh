@@ -2,7 +2,9 @@
 # Install what building and testing snapcommit needs (Debian packages). Idempotent:
 # packages already present are not fetched again.
 set -euo pipefail
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev
+# clang: the build matrix (scripts/build-matrix.sh) builds with gcc and clang; binutils
+# (nm, readelf) checks the exported symbols.
+packages=(build-essential clang binutils cmake ninja-build pkg-config libcriterion-dev libjansson-dev
           libcurl4-openssl-dev libexpat1-dev libssl-dev python3)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set-up, the S3 test servers (gofakes3 and moto on 127.0.0.1), the
-# native suite in a normal build, then again under AddressSanitizer +
+# native suite in a normal build, the build matrix (gcc and clang x Release, Debug,
+# RelWithDebInfo under -Werror; build only), the native suite again under AddressSanitizer +
 # UndefinedBehaviorSanitizer, then the Flink connector's suites (Flink 1.20 and 2.x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,9 @@ eval "$(scripts/s3-servers.sh env)"
 echo "== native suite (RelWithDebInfo) =="
 scripts/build.sh build
 (cd build && ctest --output-on-failure -j2)
+echo "== build matrix (gcc, clang x Release, Debug, RelWithDebInfo; -Werror; build only) =="
+# gcc RelWithDebInfo is build/ above. About 50 s on 2 cores from scratch.
+scripts/build-matrix.sh gcc:Release gcc:Debug clang:Release clang:Debug clang:RelWithDebInfo
 echo "== native suite (ASan + UBSan) =="
 scripts/build.sh build-asan -DSC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

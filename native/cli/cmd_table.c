@@ -13,6 +13,7 @@ typedef int (*option_fn)(void *ctx, int opt, const char *arg);
 
 static int parse(int argc, char **argv, const char *command, const char *help,
                  const struct option *longopts, option_fn on_option, void *ctx, const char **table) {
+    *table = NULL; /* set on every path: callers read it only after -1, which the optimiser cannot see */
     optind = 1;
     opterr = 0;
     int opt;

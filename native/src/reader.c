@@ -72,6 +72,9 @@ int sc_reader_u8(uint8_t *out, sc_reader *r, const char *field) {
 int sc_reader_varint(uint64_t *out, sc_reader *r, const char *field) {
     size_t start = r->pos;
     uint64_t v = 0;
+    /* Written on every path: callers inlined into this file (with hidden visibility) are checked
+     * by -O3's maybe-uninitialized analysis, which cannot see that sc_reader_fail() returns < 0. */
+    *out = 0;
     /* 9 groups carry 63 bits; the 10th may only contribute bit 63. */
     for (unsigned i = 0; i < 10; i++) {
         if (r->pos >= r->end) return truncated(r, field, start, 1);

@@ -225,7 +225,7 @@ static int get_str(const field_ctx *c, json_t *obj, const char *field, size_t ma
 }
 
 static int get_hash(const field_ctx *c, json_t *obj, const char *field, uint8_t out[32]) {
-    const char *hex;
+    const char *hex = NULL;
     int rc = get_str(c, obj, field, SC_SHA256_HEX_LEN, &hex);
     if (rc) return rc;
     if (strlen(hex) != SC_SHA256_HEX_LEN || sc_hex_decode(out, SC_SHA256_LEN, hex) != 0)

@@ -269,7 +269,7 @@ static int load_hint(tracker_state *st, sc_table *t, uint64_t v, decided **out) 
     size_t len = 0;
     int rc = sc_store_get(t->store, &data, &len, NULL, key);
     if (rc) return rc;
-    decided d;
+    decided d = {0};
     rc = hint_parse(&d, data, len, v);
     free(data);
     if (rc) return rc;

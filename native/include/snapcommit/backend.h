@@ -22,6 +22,8 @@
 #ifndef SNAPCOMMIT_BACKEND_H
 #define SNAPCOMMIT_BACKEND_H
 
+#include "snapcommit/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,7 +66,7 @@ typedef struct sc_list_page {
     int truncated;   /* 1 when more keys follow the last one returned */
 } sc_list_page;
 
-void sc_list_page_free(sc_list_page *page);
+SC_API void sc_list_page_free(sc_list_page *page);
 
 typedef struct sc_store_ops {
     int version; /* SC_STORE_OPS_VERSION */

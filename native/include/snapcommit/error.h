@@ -12,6 +12,8 @@
 #ifndef SNAPCOMMIT_ERROR_H
 #define SNAPCOMMIT_ERROR_H
 
+#include "snapcommit/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,20 +48,20 @@ typedef enum sc_error_code {
 } sc_error_code;
 
 /* Symbolic name of a code ("SC_ECONFLICT"); "SC_E?" for unknown codes. Static storage. */
-const char *sc_error_name(int code);
+SC_API const char *sc_error_name(int code);
 
 /* One-line description of a code. Static storage, never NULL. */
-const char *sc_strerror(int code);
+SC_API const char *sc_strerror(int code);
 
 /*
  * Detailed message of the last failure on the calling thread, or the
  * one-line description when none was recorded. Valid until the next
  * snapcommit call on the same thread. Thread-safe (thread-local storage).
  */
-const char *sc_error_message(void);
+SC_API const char *sc_error_message(void);
 
 /* Forget the calling thread's last message. */
-void sc_error_clear(void);
+SC_API void sc_error_clear(void);
 
 #ifdef __cplusplus
 }

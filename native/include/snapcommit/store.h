@@ -8,6 +8,8 @@
 #ifndef SNAPCOMMIT_STORE_H
 #define SNAPCOMMIT_STORE_H
 
+#include "snapcommit/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +34,7 @@ typedef enum sc_store_op {
 } sc_store_op;
 
 /* Name of an operation ("get", "put_if_absent", ...). Static storage. */
-const char *sc_store_op_name(sc_store_op op);
+SC_API const char *sc_store_op_name(sc_store_op op);
 
 typedef struct sc_store_stats {
     uint64_t ops[SC_OP_COUNT];      /* calls that reached the backend */
@@ -51,7 +53,7 @@ typedef struct sc_store_stats {
  * On success *out is a new handle: free it with sc_store_free().
  * Errors: SC_EINVAL (unknown scheme, empty path), SC_EIO, SC_ENOMEM.
  */
-int sc_store_open(sc_store **out, const char *location);
+SC_API int sc_store_open(sc_store **out, const char *location);
 
 /*
  * Per-store configuration, passed at open (sc_store_open_with_config). Two
@@ -94,7 +96,7 @@ typedef struct sc_store_config {
 } sc_store_config;
 
 /* Every field unset: the store then behaves as sc_store_open() (environment, then defaults). */
-void sc_store_config_init(sc_store_config *config);
+SC_API void sc_store_config_init(sc_store_config *config);
 
 /*
  * sc_store_open with a configuration (NULL = all unset). The location picks
@@ -104,7 +106,7 @@ void sc_store_config_init(sc_store_config *config);
  * invalid value (the message names the field, never a secret's value), or
  * only one of access_key_id / secret_access_key.
  */
-int sc_store_open_with_config(sc_store **out, const char *location,
+SC_API int sc_store_open_with_config(sc_store **out, const char *location,
                               const sc_store_config *config);
 
 /*
@@ -115,24 +117,24 @@ int sc_store_open_with_config(sc_store **out, const char *location,
  * endpoint does not answer (SC_ETRANSIENT); for posix and mem, one listing.
  * sc_table_create() runs it first.
  */
-int sc_store_check(sc_store *store);
+SC_API int sc_store_check(sc_store *store);
 
 /*
  * Wrap a caller-provided backend. `ops` must outlive the handle; `self` is
  * handed to every op and to ops->close when the handle is freed.
  * Errors: SC_EINVAL (NULL ops, unsupported ops->version).
  */
-int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self);
+SC_API int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self);
 
 /* Close the backend and free the handle. Accepts NULL. */
-void sc_store_free(sc_store *store);
+SC_API void sc_store_free(sc_store *store);
 
-uint32_t sc_store_caps(const sc_store *store);
-const char *sc_store_backend_name(const sc_store *store);
+SC_API uint32_t sc_store_caps(const sc_store *store);
+SC_API const char *sc_store_backend_name(const sc_store *store);
 
 /* Counters since open or the last reset. */
-void sc_store_stats_get(sc_store_stats *out, const sc_store *store);
-void sc_store_stats_reset(sc_store *store);
+SC_API void sc_store_stats_get(sc_store_stats *out, const sc_store *store);
+SC_API void sc_store_stats_reset(sc_store *store);
 
 /*
  * Fault hook, consulted before every backend call. Return 0 to let the call
@@ -141,31 +143,31 @@ void sc_store_stats_reset(sc_store *store);
  */
 #define SC_FAULT_LOSE_RESPONSE 1
 typedef int (*sc_fault_fn)(void *ctx, sc_store_op op, const char *key, uint64_t call_index);
-void sc_store_set_fault_hook(sc_store *store, sc_fault_fn fn, void *ctx);
+SC_API void sc_store_set_fault_hook(sc_store *store, sc_fault_fn fn, void *ctx);
 
 /* The wrapped operations; semantics as in backend.h. Keys are validated
  * (SC_EINVAL for empty, absolute, "."/".." segments or "//"). */
-int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
-                 const char *key);
-int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key);
-int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
-                 size_t len);
-int sc_store_put_if_absent(sc_store *store, sc_object_info *out_info, const char *key,
-                           const uint8_t *data, size_t len);
-int sc_store_put_if_match(sc_store *store, sc_object_info *out_info, const char *key,
-                          const uint8_t *data, size_t len, const char *etag);
-int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const char *start_after,
-                  size_t max_keys);
+SC_API int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                        const char *key);
+SC_API int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key);
+SC_API int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
+                        size_t len);
+SC_API int sc_store_put_if_absent(sc_store *store, sc_object_info *out_info, const char *key,
+                                  const uint8_t *data, size_t len);
+SC_API int sc_store_put_if_match(sc_store *store, sc_object_info *out_info, const char *key,
+                                 const uint8_t *data, size_t len, const char *etag);
+SC_API int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const char *start_after,
+                         size_t max_keys);
 /* Every key under prefix, following pages. Free with sc_list_page_free(). */
-int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
-int sc_store_delete(sc_store *store, const char *key);
+SC_API int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
+SC_API int sc_store_delete(sc_store *store, const char *key);
 /* Make every plain put that has returned durable (see SC_CAP_DURABLE). */
-int sc_store_sync(sc_store *store);
+SC_API int sc_store_sync(sc_store *store);
 /* Overwrite an advisory object that may be lost in a crash (counted as a put). */
-int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len);
+SC_API int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len);
 
 /* 1 when `key` is a valid store key, 0 otherwise. */
-int sc_store_key_valid(const char *key);
+SC_API int sc_store_key_valid(const char *key);
 
 /* ---- mem backend (tests and deterministic simulation only) ---- */
 
@@ -182,10 +184,10 @@ typedef enum sc_mem_fault {
  * operation in `op_mask` (bit 1<<sc_store_op; 0 = every op) counted from now
  * gets `fault`. Returns SC_EINVAL when NAME is not a mem store.
  */
-int sc_mem_store_arm_fault(const char *name, uint32_t op_mask, uint64_t nth, sc_mem_fault fault,
-                           unsigned stall_ms);
+SC_API int sc_mem_store_arm_fault(const char *name, uint32_t op_mask, uint64_t nth, sc_mem_fault fault,
+                                  unsigned stall_ms);
 /* Drop a mem store's contents and faults (tests). */
-void sc_mem_store_reset(const char *name);
+SC_API void sc_mem_store_reset(const char *name);
 
 /*
  * Take the modification times of mem store NAME from now_ms(ctx) instead of
@@ -194,7 +196,7 @@ void sc_mem_store_reset(const char *name);
  * sc_mem_store_reset(). Returns SC_EINVAL when NAME is not a mem store.
  */
 typedef int64_t (*sc_mem_clock_fn)(void *ctx);
-int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx);
+SC_API int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx);
 
 #ifdef __cplusplus
 }

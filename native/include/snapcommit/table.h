@@ -12,6 +12,8 @@
 #ifndef SNAPCOMMIT_TABLE_H
 #define SNAPCOMMIT_TABLE_H
 
+#include "snapcommit/export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,9 +35,9 @@ typedef enum sc_commit_kind {
 } sc_commit_kind;
 
 /* "APPEND", "COMPACT", "OVERWRITE". Static storage; NULL for invalid kinds. */
-const char *sc_commit_kind_name(sc_commit_kind kind);
+SC_API const char *sc_commit_kind_name(sc_commit_kind kind);
 /* Parse a kind name, case-insensitive. SC_EINVAL when unknown. */
-int sc_commit_kind_parse(sc_commit_kind *out, const char *name);
+SC_API int sc_commit_kind_parse(sc_commit_kind *out, const char *name);
 
 /* How snapshot N+1 is claimed. */
 typedef enum sc_strategy_kind {
@@ -46,8 +48,8 @@ typedef enum sc_strategy_kind {
     SC_STRATEGY_TRACKER,     /* list-based tracker protocol (PUT/GET/LIST only) */
 } sc_strategy_kind;
 
-const char *sc_strategy_name(sc_strategy_kind kind);
-int sc_strategy_parse(sc_strategy_kind *out, const char *name);
+SC_API const char *sc_strategy_name(sc_strategy_kind kind);
+SC_API int sc_strategy_parse(sc_strategy_kind *out, const char *name);
 
 /* ---- changes: the files one commit adds and deletes ---- */
 
@@ -72,18 +74,18 @@ typedef struct sc_file_entry {
 
 typedef struct sc_changes sc_changes;
 
-int sc_changes_new(sc_changes **out);
-void sc_changes_free(sc_changes *changes);
+SC_API int sc_changes_new(sc_changes **out);
+SC_API void sc_changes_free(sc_changes *changes);
 /* Copy an entry into the change set. SC_EINVAL names the bad field. */
-int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
-int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
+SC_API int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
+SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
 /*
  * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
  * SC_EINVAL with a message naming the entry and field on bad input.
  */
-int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
-size_t sc_changes_add_count(const sc_changes *changes);
-size_t sc_changes_delete_count(const sc_changes *changes);
+SC_API int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
+SC_API size_t sc_changes_add_count(const sc_changes *changes);
+SC_API size_t sc_changes_delete_count(const sc_changes *changes);
 
 /* ---- opening ---- */
 
@@ -95,7 +97,7 @@ typedef struct sc_retry_policy {
 } sc_retry_policy;
 
 /* Paimon's defaults: 10 retries, 10 ms .. 10 s, no timeout. */
-void sc_retry_policy_default(sc_retry_policy *out);
+SC_API void sc_retry_policy_default(sc_retry_policy *out);
 
 /*
  * Create a new, empty table in `store`. The location is checked first with
@@ -104,29 +106,29 @@ void sc_retry_policy_default(sc_retry_policy *out);
  * honour fails with SC_EUNSUPPORTED. Nothing is changed when a table
  * already exists (SC_ETABLEEXISTS). The store is borrowed.
  */
-int sc_table_create(sc_store *store, sc_strategy_kind strategy);
+SC_API int sc_table_create(sc_store *store, sc_strategy_kind strategy);
 
 /*
  * Open the table in `store`. The store is borrowed and must outlive the
  * handle. Errors: SC_ENOTABLE, SC_ECORRUPT (damaged table metadata),
  * SC_EUNSUPPORTED (format version or strategy this build/store cannot use).
  */
-int sc_table_open(sc_table **out, sc_store *store);
+SC_API int sc_table_open(sc_table **out, sc_store *store);
 
 /* As sc_table_open, but opens (and owns) the store at `location`. */
-int sc_table_open_location(sc_table **out, const char *location);
+SC_API int sc_table_open_location(sc_table **out, const char *location);
 /* As sc_table_open_location, with the store's configuration (NULL = environment and defaults). */
-int sc_table_open_location_with_config(sc_table **out, const char *location,
-                                       const sc_store_config *config);
+SC_API int sc_table_open_location_with_config(sc_table **out, const char *location,
+                                              const sc_store_config *config);
 
 /* Close the handle (and its store when opened by location). Accepts NULL. */
-void sc_table_free(sc_table *table);
+SC_API void sc_table_free(sc_table *table);
 
-void sc_table_set_retry_policy(sc_table *table, const sc_retry_policy *policy);
-sc_strategy_kind sc_table_strategy(const sc_table *table);
+SC_API void sc_table_set_retry_policy(sc_table *table, const sc_retry_policy *policy);
+SC_API sc_strategy_kind sc_table_strategy(const sc_table *table);
 /* Table UUID as 36-character text. Owned by the table. */
-const char *sc_table_uuid(const sc_table *table);
-sc_store *sc_table_store(sc_table *table);
+SC_API const char *sc_table_uuid(const sc_table *table);
+SC_API sc_store *sc_table_store(sc_table *table);
 
 /* ---- committing ---- */
 
@@ -161,7 +163,7 @@ typedef struct sc_commit_result {
  *   store and SC_ECORRUPT codes as they arise
  * `out` may be NULL. Not thread-safe per handle.
  */
-int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_commit_request *req);
+SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_commit_request *req);
 
 /* ---- idempotency ---- */
 
@@ -169,16 +171,16 @@ int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_commit_requ
  * The last identifier committed by `user`, read from the latest snapshot
  * alone. *out_found = 0 when the user has no commit recorded.
  */
-int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_table *table,
-                            const char *user);
+SC_API int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_table *table,
+                                   const char *user);
 
 /*
  * Keep the identifiers not yet committed by `user` (greater than its
  * watermark), in input order. `out_ids` must have room for `count` values;
  * *out_count receives how many were kept. One read of the latest snapshot.
  */
-int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *table,
-                              const char *user, const int64_t *ids, size_t count);
+SC_API int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *table,
+                                     const char *user, const int64_t *ids, size_t count);
 
 /* ---- inspection ---- */
 
@@ -195,13 +197,13 @@ typedef struct sc_snapshot_info {
 } sc_snapshot_info;
 
 /* Latest snapshot id, 0 for an empty table. */
-int sc_table_latest_id(uint64_t *out_id, sc_table *table);
+SC_API int sc_table_latest_id(uint64_t *out_id, sc_table *table);
 /* Earliest retained snapshot id, 0 for an empty table. */
-int sc_table_earliest_id(uint64_t *out_id, sc_table *table);
+SC_API int sc_table_earliest_id(uint64_t *out_id, sc_table *table);
 
 /* Read one snapshot. Free with sc_snapshot_info_free(). SC_ENOTFOUND when absent. */
-int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *table, uint64_t id);
-void sc_snapshot_info_free(sc_snapshot_info *info);
+SC_API int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *table, uint64_t id);
+SC_API void sc_snapshot_info_free(sc_snapshot_info *info);
 
 /* A list of live files; entries' pointers are owned by the list. */
 typedef struct sc_file_list {
@@ -210,8 +212,8 @@ typedef struct sc_file_list {
 } sc_file_list;
 
 /* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free(). */
-int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
-void sc_file_list_free(sc_file_list *list);
+SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
+SC_API void sc_file_list_free(sc_file_list *list);
 
 /*
  * Verify table metadata, the snapshot hash chain, manifest lists and
@@ -220,14 +222,14 @@ void sc_file_list_free(sc_file_list *list);
  * once per snapshot checked.
  */
 typedef void (*sc_progress_fn)(void *ctx, uint64_t done, uint64_t total);
-int sc_table_fsck(sc_table *table, sc_progress_fn progress, void *ctx);
+SC_API int sc_table_fsck(sc_table *table, sc_progress_fn progress, void *ctx);
 
 /* ---- logging ---- */
 
 typedef enum sc_log_level { SC_LOG_DEBUG = 0, SC_LOG_INFO, SC_LOG_WARN, SC_LOG_ERROR } sc_log_level;
 typedef void (*sc_log_fn)(void *ctx, sc_log_level level, const char *message);
 /* Process-wide log sink (NULL = silent, the default). Set it before committing. */
-void sc_log_set_handler(sc_log_fn fn, void *ctx);
+SC_API void sc_log_set_handler(sc_log_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }
