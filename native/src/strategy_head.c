@@ -292,7 +292,8 @@ static int head_latest(sc_table *t, uint64_t *out_id) {
     int rc = fetch_head(t, st);
     if (rc) return rc;
     *out_id = st->present ? st->rec.revision : 0;
-    return 0;
+    /* No head record: a new table, or one whose head/CURRENT was lost. */
+    return st->present ? 0 : sc_table_check_no_history(t);
 }
 
 static int head_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {

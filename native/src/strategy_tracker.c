@@ -381,7 +381,7 @@ static int tracker_latest(sc_table *t, uint64_t *out_id) {
     int rc = tracker_max(t, &m);
     if (rc) return rc;
     *out_id = 0;
-    if (m == 0) return 0;
+    if (m == 0) return sc_table_check_no_history(t); /* a new table, or tracker/ was lost */
     if (m > st->tracker_max) st->tracker_max = m;
     decided *d;
     rc = load_hint(st, t, m, &d);
