@@ -99,7 +99,9 @@ static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_la
         if (start)
             return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
                                 start, SC_EARLIEST_HINT_KEY);
-        if ((rc = sc_table_check_no_history(t)) != 0) return rc;
+        int marked;
+        if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+        if (marked) return sc_table_no_history_error();
     }
     if (!start) start = 1; /* without EARLIEST, retained history starts at 1 */
     if (latest && earliest != start)

@@ -146,8 +146,13 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         if ((rc = list_chain(t, hint ? hint - 1 : 0, &first, &last, &gap, &gap_next)) != 0) return rc;
         uint64_t start = hint;
         if (!hint && first && (rc = history_start(&start, t)) != 0) return rc;
-        if (!first && !hint) /* nothing at all: a new table, or a history that was deleted */
-            return sc_table_check_no_history(t);
+        if (!first && !hint) { /* nothing at all: a new table, or a history that was deleted */
+            int marked;
+            if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+            if (!marked) return 0;
+            if (attempt < GAP_RECHECKS) continue; /* the first commit may have landed since the LIST */
+            return sc_table_no_history_error();
+        }
         if (first == start && !gap) {
             *out_id = last;
             return 0;
@@ -173,19 +178,26 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
  */
 static int file_earliest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
-    uint64_t start;
-    int rc = history_start(&start, t);
-    int present = 0;
-    if (!rc) rc = exists(t, start, &present);
-    if (rc) return rc;
-    if (present) {
-        *out_id = start;
-        return 0;
+    for (int attempt = 0;; attempt++) {
+        uint64_t start;
+        int rc = history_start(&start, t);
+        int present = 0, marked = 0;
+        if (!rc) rc = exists(t, start, &present);
+        if (rc) return rc;
+        if (present) {
+            *out_id = start;
+            return 0;
+        }
+        uint64_t first, last, gap, gap_next;
+        if ((rc = list_chain(t, 0, &first, &last, &gap, &gap_next)) != 0) return rc;
+        if (first) {
+            if (attempt < GAP_RECHECKS) continue; /* snapshot 1 may have been claimed since the HEAD */
+            return missing_start(start, first);
+        }
+        if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+        if (!marked) return 0; /* an empty table */
+        if (attempt >= GAP_RECHECKS) return sc_table_no_history_error();
     }
-    uint64_t first, last, gap, gap_next;
-    if ((rc = list_chain(t, 0, &first, &last, &gap, &gap_next)) != 0) return rc;
-    if (first) return missing_start(start, first);
-    return sc_table_check_no_history(t); /* an empty table: 0 */
 }
 
 static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {

@@ -154,7 +154,8 @@ void sc_table_mark_history(sc_table *t) {
     if (rc) sc_log(SC_LOG_WARN, "could not write %s: %s", SC_HISTORY_MARKER_KEY, sc_error_message());
 }
 
-int sc_table_check_no_history(sc_table *t) {
+int sc_table_history_marked(int *out, sc_table *t) {
+    *out = 0;
     sc_object_info info;
     int rc = sc_store_head(t->store, &info, SC_HISTORY_MARKER_KEY);
     if (rc == SC_ENOTFOUND) {
@@ -162,6 +163,11 @@ int sc_table_check_no_history(sc_table *t) {
         return 0;
     }
     if (rc) return sc_error_wrap(rc, "checking %s", SC_HISTORY_MARKER_KEY);
+    *out = 1;
+    return 0;
+}
+
+int sc_table_no_history_error(void) {
     return sc_error_set(SC_ECORRUPT, "no snapshot found, but %s records that this table had snapshots: its history "
                                      "was deleted or replaced (a missing or replaced snapshot/ directory?)",
                         SC_HISTORY_MARKER_KEY);

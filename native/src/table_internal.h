@@ -86,10 +86,15 @@ int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strateg
  */
 void sc_table_mark_history(sc_table *t); /* table.c */
 /*
- * Called by a strategy's discovery when it finds no snapshot at all: 0 for a
- * new table; SC_ECORRUPT when the history marker says snapshots existed.
+ * For a strategy's discovery that found no snapshot at all: *out 1 when the
+ * history marker exists. The marker is written after snapshot 1, so a
+ * discovery that saw no snapshot and then sees the marker may have raced
+ * the first commit: it must look again, and only a second empty look after
+ * seeing the marker is damage (sc_table_no_history_error()).
  */
-int sc_table_check_no_history(sc_table *t); /* table.c */
+int sc_table_history_marked(int *out, sc_table *t); /* table.c */
+/* Record and return SC_ECORRUPT: no snapshot, but the marker says there were some. */
+int sc_table_no_history_error(void); /* table.c */
 
 /* Logging through the process-wide handler. */
 void sc_log(sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
