@@ -3,6 +3,7 @@
  * manifests. Stops at the first damage with SC_ECORRUPT naming the object.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,6 @@
 #include "state.h"
 #include "table_internal.h"
 
-#define LATEST_HINT_KEY "snapshot/LATEST"
 
 /* Every manifest of a list must exist with the pinned hash, length and partition range. */
 static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds, uint64_t *out_deletes) {
@@ -42,23 +42,45 @@ static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds,
     return rc;
 }
 
-int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
-    uint64_t earliest = 0, latest = 0;
-    sc_list_page page = {0};
-    int rc = 0;
-    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) {
-        /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
-        rc = t->strategy->earliest(t, &earliest);
-        if (!rc) rc = t->strategy->latest(t, &latest);
-        if (rc) return sc_error_wrap(rc, "finding the snapshots");
-    } else if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) {
-        return sc_error_wrap(rc, "listing snapshots");
+/*
+ * Read hint `key` strictly: *out 0 when absent; SC_ECORRUPT when present but
+ * not a decimal snapshot id (discovery ignores such a hint; fsck reports it).
+ */
+static int fsck_hint(uint64_t *out, sc_table *t, const char *key) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    *out = 0;
+    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
     }
+    if (rc) return sc_error_wrap(rc, "reading %s", key);
+    if (sc_hint_parse(out, data, len) != 0) {
+        char shown[48] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < len && n + 5 < sizeof shown; i++) /* printable, bounded */
+            n += (size_t)snprintf(shown + n, sizeof shown - n, data[i] >= 0x20 && data[i] < 0x7f && data[i] != '"' ? "%c" : "\\x%02x", data[i]);
+        rc = sc_error_set(SC_ECORRUPT, "%s: damaged hint \"%s%s\" (a hint is a decimal snapshot id >= 1)", key, shown,
+                          len > 16 ? "..." : "");
+    }
+    free(data);
+    return rc;
+}
+
+/* Snapshot-file tables: list every snapshot and check the chain's shape. */
+static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest) {
+    uint64_t earliest = 0, latest = 0, hint = 0, start = 0;
+    sc_list_page page = {0};
+    int rc = fsck_hint(&hint, t, SC_LATEST_HINT_KEY);
+    if (!rc) rc = fsck_hint(&start, t, SC_EARLIEST_HINT_KEY);
+    if (rc) return rc;
+    if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) return sc_error_wrap(rc, "listing snapshots");
     /* Every snapshot between the first and the last listed must be there. */
     for (size_t i = 0; !rc && i < page.count; i++) {
         uint64_t id;
         if (sc_snapshot_key_parse(&id, page.keys[i]) != 0) {
-            rc = sc_error_set(SC_ECORRUPT, "%s: not a valid snapshot name", page.keys[i]);
+            rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<20 digits>)", page.keys[i]);
             break;
         }
         if (i == 0) earliest = id;
@@ -69,20 +91,50 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     }
     sc_list_page_free(&page);
     if (rc) return rc;
-
-    uint8_t *hint = NULL;
-    size_t hint_len = 0;
-    if (sc_store_get(t->store, &hint, &hint_len, NULL, LATEST_HINT_KEY) == 0) {
-        char text[24] = "";
-        if (hint_len) memcpy(text, hint, hint_len < sizeof text - 1 ? hint_len : sizeof text - 1);
-        uint64_t h = strtoull(text, NULL, 10);
-        free(hint);
-        /* A hint may lag; one ahead of the chain means snapshots were lost or rolled back. */
-        if (h > latest)
-            return sc_error_set(SC_ECORRUPT, "%s says %" PRIu64 " but the last snapshot is %" PRIu64 ": snapshots were lost or rolled back",
-                                LATEST_HINT_KEY, h, latest);
+    if (!latest) {
+        /* No snapshot: a new table, unless something says there were some. */
+        if (hint)
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
+                                hint, SC_LATEST_HINT_KEY);
+        if (start)
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
+                                start, SC_EARLIEST_HINT_KEY);
+        int marked;
+        if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+        if (marked) return sc_table_no_history_error();
     }
+    if (!start) start = 1; /* without EARLIEST, retained history starts at 1 */
+    if (latest && earliest != start)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but the oldest snapshot is %" PRIu64,
+                            start, start == 1 ? "no snapshot/EARLIEST: history starts at 1" : "named by snapshot/EARLIEST", earliest);
+    /* A hint may lag; one ahead of the chain means snapshots were lost or rolled back. */
+    if (hint > latest)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing (lost or rolled back): the last snapshot is %" PRIu64,
+                            hint, SC_LATEST_HINT_KEY, latest);
+    /* Something the store refuses where the next snapshot goes would block every commit. */
+    char key[64];
+    sc_object_info info;
+    sc_snapshot_key(key, latest + 1);
+    rc = sc_store_head(t->store, &info, key);
+    if (rc == 0) return sc_error_set(SC_ECORRUPT, "%s: appeared while fsck ran or is not listed", key);
+    if (rc != SC_ENOTFOUND) return rc;
     sc_error_clear();
+    *out_earliest = earliest;
+    *out_latest = latest;
+    return 0;
+}
+
+int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
+    uint64_t earliest = 0, latest = 0;
+    int rc = 0;
+    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) {
+        /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
+        rc = t->strategy->earliest(t, &earliest);
+        if (!rc) rc = t->strategy->latest(t, &latest);
+        if (rc) return sc_error_wrap(rc, "finding the snapshots");
+    } else if ((rc = fsck_file_chain(t, &earliest, &latest)) != 0) {
+        return rc;
+    }
 
     uint8_t prev_hash[SC_SHA256_LEN];
     uint64_t prev_files = 0;

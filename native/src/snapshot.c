@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "head_record.h"
 #include "seal.h"
 
 #define SNAPSHOT_VERSION 1
@@ -207,7 +208,11 @@ static int get_int(const field_ctx *c, json_t *obj, const char *field, int64_t m
     if (!v) return corrupt(c, field, "is missing");
     if (!json_is_integer(v)) return corrupt(c, field, "is not an integer");
     json_int_t x = json_integer_value(v);
-    if (x < min) return corrupt(c, field, "is out of range");
+    if (x < min) {
+        char what[96];
+        snprintf(what, sizeof what, "is %" PRId64 ", below its minimum %" PRId64, (int64_t)x, min);
+        return corrupt(c, field, what);
+    }
     *out = (int64_t)x;
     return 0;
 }
@@ -237,7 +242,13 @@ static int get_uuid(const field_ctx *c, json_t *obj, const char *field, char out
     const char *u;
     int rc = get_str(c, obj, field, SC_UUID_TEXT_LEN, &u);
     if (rc) return rc;
-    if (strlen(u) != SC_UUID_TEXT_LEN) return corrupt(c, field, "is not a UUID");
+    if (!*u) return corrupt(c, field, "is empty");
+    uint8_t bytes[SC_UUID_LEN];
+    if (strlen(u) != SC_UUID_TEXT_LEN || sc_uuid_parse(bytes, u) != 0)
+        return corrupt(c, field, "is not a UUID (8-4-4-4-12 hex digits)");
+    uint8_t any = 0;
+    for (size_t i = 0; i < SC_UUID_LEN; i++) any |= bytes[i];
+    if (!any) return corrupt(c, field, "is the nil UUID (all zeros)");
     memcpy(out, u, SC_UUID_TEXT_LEN + 1);
     return 0;
 }

@@ -17,8 +17,12 @@
 #define SC_STORE_KEY_MAX 1024
 
 /*
- * POSIX directory backend rooted at `root` (created with its parents if
- * missing). Names of files whose name starts with ".tmp-" are reserved for
+ * POSIX directory backend rooted at `root`. A missing root is not created
+ * here: every key reads as absent until the first write creates the root
+ * with its parents (so read-only use never creates directories). A FIFO,
+ * device, socket or empty directory at a key, or a symbolic link leading
+ * out of the root, is refused with SC_ECORRUPT (never read, never
+ * blocking). Names of files whose name starts with ".tmp-" are reserved for
  * in-flight writes: such keys are refused (SC_EINVAL) and never listed.
  * Errors: SC_EINVAL (empty root), SC_EIO, SC_ENOMEM.
  */

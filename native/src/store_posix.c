@@ -43,8 +43,8 @@
 #define MAX_PENDING_DIRS 8
 
 typedef struct posix_store {
-    int root_fd;
-    char *root; /* canonical root path, for messages */
+    int root_fd; /* -1 while the root does not exist: created by the first write */
+    char *root;  /* canonical root path (absolute, as given while it is missing), for messages */
     char pending[MAX_PENDING_DIRS][SC_STORE_KEY_MAX];
     int pending_count;
 } posix_store;
@@ -58,7 +58,82 @@ static int posix_error(int err, const char *what, const char *root, const char *
 }
 
 static int not_found(const posix_store *s, const char *key) {
+    if (s->root_fd < 0)
+        return sc_error_set(SC_ENOTFOUND, "%s/%s: no such object (the directory %s does not exist)", s->root, key,
+                            s->root);
     return sc_error_set(SC_ENOTFOUND, "%s/%s: no such object", s->root, key);
+}
+
+/* What a non-regular file is, for messages. */
+static const char *kind_name(mode_t mode) {
+    if (S_ISDIR(mode)) return "an empty directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+    if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
+    return "not a regular file";
+}
+
+/* A key holding something no store write creates: the table is damaged, never "absent". */
+static int not_an_object(const posix_store *s, const char *key, mode_t mode) {
+    return sc_error_set(SC_ECORRUPT, "%s/%s: is %s, not a regular file (refused: only snapcommit's own objects belong here)",
+                        s->root, key, kind_name(mode));
+}
+
+/* 1 when directory `path` has no entries but "." and "..", 0 otherwise (or when unreadable). */
+static int dir_is_empty(int root_fd, const char *path) {
+    int fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return 0;
+    }
+    int empty = 1;
+    struct dirent *e;
+    while (empty && (e = readdir(d)) != NULL)
+        if (!(e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))) empty = 0;
+    closedir(d);
+    return empty;
+}
+
+/*
+ * Classify what stands at `key` (st from a stat that did not follow a final
+ * symlink): 0 a regular file, SC_ENOTFOUND a directory of other keys (an
+ * object store's prefix, so "absent"), SC_ECORRUPT anything else — an empty
+ * directory, a FIFO, a device, a socket: no write of the store makes them,
+ * and treating them as absent lets a claim fail forever on a key that looks free.
+ */
+static int classify(const posix_store *s, const char *key, const struct stat *st) {
+    if (S_ISREG(st->st_mode)) return 0;
+    if (S_ISDIR(st->st_mode) && !dir_is_empty(s->root_fd, key)) return not_found(s, key);
+    return not_an_object(s, key, st->st_mode);
+}
+
+/*
+ * A symbolic link at `key` is followed only while it stays inside the root;
+ * one leading out of the table is refused. 0 with *resolved set (malloc'd
+ * absolute path) to open instead, or an error.
+ */
+static int resolve_link(const posix_store *s, const char *key, char **resolved) {
+    *resolved = NULL;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", s->root, key) >= sizeof path)
+        return sc_error_set(SC_EINVAL, "%s/%s: path too long", s->root, key);
+    char *real = realpath(path, NULL);
+    if (!real) {
+        if (errno == ENOENT || errno == ENOTDIR) return not_found(s, key); /* dangling: absent */
+        return posix_error(errno, "resolving symbolic link", s->root, key);
+    }
+    size_t n = strlen(s->root);
+    if (strncmp(real, s->root, n) != 0 || real[n] != '/') {
+        int rc = sc_error_set(SC_ECORRUPT, "%s/%s: is a symbolic link leading out of the table (to %s); refused",
+                              s->root, key, real);
+        free(real);
+        return rc;
+    }
+    *resolved = real;
+    return 0;
 }
 
 /* An open() that survives signals (NFS and FUSE can be interrupted). */
@@ -254,7 +329,19 @@ static int publish_noreplace(const posix_store *s, const char *tmp, const char *
         unlinkat(s->root_fd, tmp, 0);
         return 0;
     }
-    if (err == EEXIST) return sc_error_set(SC_EEXISTS, "%s/%s already exists", s->root, key);
+    if (err == EEXIST) {
+        /* Only another writer's regular file is a lost race. Anything else would
+         * refuse every claim of this key while discovery calls it free. */
+        struct stat st;
+        if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            return not_an_object(s, key, st.st_mode);
+        return sc_error_set(SC_EEXISTS, "%s/%s already exists", s->root, key);
+    }
+    if (err == ENOTEMPTY || err == EISDIR) {
+        struct stat st;
+        if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+            return not_an_object(s, key, st.st_mode);
+    }
     return posix_error(err, "publishing", s->root, key);
 }
 
@@ -279,11 +366,34 @@ static int defer_sync(posix_store *s, const char *dir) {
 /* How a write is published: replacing, only if absent, or replacing without durability (hints). */
 enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
 
+/*
+ * Create the root on the first write. Only writers create directories: a
+ * reader given a mistyped path must not leave it (and its parents) behind.
+ */
+static int ensure_root(posix_store *s) {
+    if (s->root_fd >= 0) return 0;
+    int rc = mkdirs(AT_FDCWD, "", s->root);
+    if (rc) return rc;
+    int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return posix_error(errno, "opening store root", "", s->root);
+    char *canonical = realpath(s->root, NULL);
+    if (!canonical) {
+        int err = errno;
+        close(fd);
+        return posix_error(err, "resolving store root", "", s->root);
+    }
+    free(s->root);
+    s->root = canonical;
+    s->root_fd = fd;
+    return 0;
+}
+
 static int posix_write(posix_store *s, sc_object_info *out_info, const char *key,
                        const uint8_t *data, size_t len, int mode) {
     int noreplace = mode == WRITE_NOREPLACE;
     int rc = check_key(s, key);
     if (rc) return rc;
+    if ((rc = ensure_root(s)) != 0) return rc;
     char tmp[KEY_PATH_CAP];
     struct stat st;
     rc = write_temp(s, tmp, &st, key, data, len, mode != WRITE_HINT);
@@ -334,7 +444,16 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    int fd = open_retry(s->root_fd, key, O_RDONLY | O_CLOEXEC, 0);
+    if (s->root_fd < 0) return not_found(s, key);
+    /* O_NONBLOCK: a FIFO planted at a key must be refused, not block the reader
+     * forever; O_NOFOLLOW: a symbolic link is checked before it is followed. */
+    int fd = open_retry(s->root_fd, key, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0);
+    if (fd < 0 && errno == ELOOP) {
+        char *real;
+        if ((rc = resolve_link(s, key, &real)) != 0) return rc;
+        fd = open_retry(AT_FDCWD, real, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+        free(real);
+    }
     if (fd < 0) return lookup_error(s, errno, "opening", key);
     struct stat st;
     uint8_t *data = NULL;
@@ -343,10 +462,7 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
         rc = posix_error(errno, "inspecting", s->root, key);
         goto done;
     }
-    if (!S_ISREG(st.st_mode)) {
-        rc = not_found(s, key);
-        goto done;
-    }
+    if ((rc = classify(s, key, &st)) != 0) goto done;
     size_t size = (size_t)st.st_size;
     if (size && !(data = malloc(size))) {
         rc = sc_error_set(SC_ENOMEM, "out of memory reading %zu bytes of %s/%s", size, s->root,
@@ -381,9 +497,17 @@ static int posix_head(void *self, sc_object_info *out_info, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
+    if (s->root_fd < 0) return not_found(s, key);
     struct stat st;
-    if (fstatat(s->root_fd, key, &st, 0) != 0) return lookup_error(s, errno, "inspecting", key);
-    if (!S_ISREG(st.st_mode)) return not_found(s, key);
+    if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0) return lookup_error(s, errno, "inspecting", key);
+    if (S_ISLNK(st.st_mode)) {
+        char *real;
+        if ((rc = resolve_link(s, key, &real)) != 0) return rc;
+        int r = stat(real, &st);
+        free(real);
+        if (r != 0) return lookup_error(s, errno, "inspecting", key);
+    }
+    if ((rc = classify(s, key, &st)) != 0) return rc;
     info_from_stat(out_info, &st);
     return 0;
 }
@@ -392,6 +516,7 @@ static int posix_del(void *self, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
+    if (s->root_fd < 0) return not_found(s, key);
     if (unlinkat(s->root_fd, key, 0) != 0) {
         if (errno == EISDIR) return not_found(s, key);
         return lookup_error(s, errno, "deleting", key);
@@ -443,6 +568,9 @@ static unsigned char entry_kind(int root_fd, const char *path, unsigned char d_t
     }
     if (d_type == DT_LNK)
         return fstatat(root_fd, path, &st, 0) == 0 && S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+    /* FIFOs, devices and sockets are listed like objects, so that whoever reads
+     * them (discovery, fsck) meets get()'s refusal instead of never seeing them. */
+    if (d_type == DT_FIFO || d_type == DT_CHR || d_type == DT_BLK || d_type == DT_SOCK) return DT_REG;
     return d_type == DT_REG || d_type == DT_DIR ? d_type : DT_UNKNOWN;
 }
 
@@ -521,6 +649,10 @@ static int compare_keys(const void *a, const void *b) {
 
 static int posix_list(void *self, sc_list_page *out, const char *prefix, const char *start_after,
                       size_t max_keys) {
+    if (((posix_store *)self)->root_fd < 0) { /* no root yet: nothing stored */
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
     list_walk w = {
         .s = self, .prefix = prefix, .prefix_len = strlen(prefix), .start_after = start_after};
     /* Only the directory holding the prefix's last '/' can contain matches:
@@ -549,7 +681,10 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
     return 0;
 }
 
-static int posix_sync(void *self) { return sync_pending(self); }
+static int posix_sync(void *self) {
+    posix_store *s = self;
+    return s->root_fd < 0 ? 0 : sync_pending(s);
+}
 
 static int posix_put_hint(void *self, const char *key, const uint8_t *data, size_t len) {
     return posix_write(self, NULL, key, data, len, WRITE_HINT);
@@ -557,8 +692,10 @@ static int posix_put_hint(void *self, const char *key, const uint8_t *data, size
 
 static void posix_close(void *self) {
     posix_store *s = self;
-    sync_pending(s); /* best effort: nobody is left to report a failure to */
-    close(s->root_fd);
+    if (s->root_fd >= 0) {
+        sync_pending(s); /* best effort: nobody is left to report a failure to */
+        close(s->root_fd);
+    }
     free(s->root);
     free(s);
 }
@@ -585,9 +722,30 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
     if (!root || !*root) return sc_error_set(SC_EINVAL, "empty posix store root");
     int fd = open_retry(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0 && errno == ENOENT) {
-        int rc = mkdirs(AT_FDCWD, "", root);
-        if (rc) return rc;
-        fd = open_retry(AT_FDCWD, root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        /* Not created here: opening is also how readers start, and a mistyped
+         * path must not appear on disk. The first write creates it (ensure_root);
+         * until then every key is absent. Made absolute now, so that a later
+         * chdir() cannot move it. */
+        posix_store *s = calloc(1, sizeof *s);
+        char cwd[PATH_MAX];
+        if (!s) return sc_error_set(SC_ENOMEM, "out of memory");
+        if (root[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+            int err = errno;
+            free(s);
+            return posix_error(err, "resolving store root", "", root);
+        }
+        size_t n = root[0] == '/' ? strlen(root) + 1 : strlen(cwd) + strlen(root) + 2;
+        if (!(s->root = malloc(n))) {
+            free(s);
+            return sc_error_set(SC_ENOMEM, "out of memory");
+        }
+        if (root[0] == '/') memcpy(s->root, root, n);
+        else snprintf(s->root, n, "%s/%s", cwd, root);
+        for (size_t end = strlen(s->root); end > 1 && s->root[end - 1] == '/';) s->root[--end] = '\0';
+        s->root_fd = -1;
+        *ops = &posix_ops;
+        *self = s;
+        return 0;
     }
     if (fd < 0) return posix_error(errno, "opening store root", "", root);
     posix_store *s = calloc(1, sizeof *s);

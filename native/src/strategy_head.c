@@ -290,8 +290,17 @@ static int head_latest(sc_table *t, uint64_t *out_id) {
     if (!st) return SC_ENOMEM;
     *out_id = 0;
     int rc = fetch_head(t, st);
-    if (rc) return rc;
-    *out_id = st->present ? st->rec.revision : 0;
+    if (rc || st->present) {
+        *out_id = rc ? 0 : st->rec.revision;
+        return rc;
+    }
+    /* No head record: a new table, or one whose head/CURRENT was lost. The
+     * marker follows snapshot 1, so after seeing it the head must be there. */
+    int marked;
+    if ((rc = sc_table_history_marked(&marked, t)) != 0 || !marked) return rc;
+    if ((rc = fetch_head(t, st)) != 0) return rc;
+    if (!st->present) return sc_table_no_history_error();
+    *out_id = st->rec.revision;
     return 0;
 }
 

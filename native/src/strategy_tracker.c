@@ -391,7 +391,14 @@ static int tracker_latest(sc_table *t, uint64_t *out_id) {
     int rc = tracker_max(t, &m);
     if (rc) return rc;
     *out_id = 0;
-    if (m == 0) return 0;
+    if (m == 0) {
+        /* A new table, or tracker/ was lost. The marker follows version 1, so
+         * after seeing it tracker/ must list something. */
+        int marked;
+        if ((rc = sc_table_history_marked(&marked, t)) != 0 || !marked) return rc;
+        if ((rc = tracker_max(t, &m)) != 0) return rc;
+        if (m == 0) return sc_table_no_history_error();
+    }
     if (m > st->tracker_max) st->tracker_max = m;
     decided *d;
     rc = load_hint(st, t, m, &d);

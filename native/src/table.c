@@ -71,9 +71,11 @@ int sc_table_open(sc_table **out, sc_store *store) {
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = sc_store_get(store, &data, &len, NULL, SC_TABLE_META_KEY);
-    if (rc == SC_ENOTFOUND)
-        return sc_error_set(SC_ENOTABLE, "no table here (%s is missing); create one with "
-                                         "'snapcommit init'", SC_TABLE_META_KEY);
+    if (rc == SC_ENOTFOUND) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", sc_error_message());
+        return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+    }
     if (rc) return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
     sc_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -142,9 +144,10 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
     free(data);
     if (rc) return rc;
     if (out->id != id) {
+        uint64_t recorded = out->id;
         sc_snapshot_clear(out);
-        return sc_error_set(SC_ECORRUPT, "%s: records id %" PRIu64 " under the name of %" PRIu64,
-                            key, out->id, id);
+        return sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is %" PRIu64 ", not %" PRIu64 " (a snapshot copied or moved under another name)",
+                            key, recorded, id);
     }
     if (strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
         sc_snapshot_clear(out);
@@ -152,6 +155,31 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
                             out->table_uuid, t->meta.table_uuid);
     }
     return 0;
+}
+
+void sc_table_mark_history(sc_table *t) {
+    static const char body[] = "snapshot 1 was committed; the history of this table is not empty\n";
+    int rc = sc_store_put(t->store, NULL, SC_HISTORY_MARKER_KEY, (const uint8_t *)body, sizeof body - 1);
+    if (rc) sc_log(SC_LOG_WARN, "could not write %s: %s", SC_HISTORY_MARKER_KEY, sc_error_message());
+}
+
+int sc_table_history_marked(int *out, sc_table *t) {
+    *out = 0;
+    sc_object_info info;
+    int rc = sc_store_head(t->store, &info, SC_HISTORY_MARKER_KEY);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "checking %s", SC_HISTORY_MARKER_KEY);
+    *out = 1;
+    return 0;
+}
+
+int sc_table_no_history_error(void) {
+    return sc_error_set(SC_ECORRUPT, "no snapshot found, but %s records that this table had snapshots: its history "
+                                     "was deleted or replaced (a missing or replaced snapshot/ directory?)",
+                        SC_HISTORY_MARKER_KEY);
 }
 
 int sc_table_latest_id(uint64_t *out, sc_table *t) { return t->strategy->latest(t, out); }

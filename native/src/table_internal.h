@@ -67,6 +67,35 @@ int sc_strategy_probe(uint32_t *out_caps, sc_store *store); /* strategy_probe.c 
 int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
                            uint64_t id);
 
+/* Hints of the snapshot-file strategies and the history marker (docs/format.md). */
+#define SC_LATEST_HINT_KEY "snapshot/LATEST"
+#define SC_EARLIEST_HINT_KEY "snapshot/EARLIEST"
+#define SC_HISTORY_MARKER_KEY "metadata/history"
+
+/*
+ * Parse a hint: a decimal snapshot id >= 1 (at most 20 digits, no sign or
+ * blanks), optionally followed by one newline. SC_EINVAL for anything else.
+ */
+int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strategy_file.c */
+
+/*
+ * Write the history marker metadata/history (best effort, logged at WARN):
+ * called after snapshot 1 is committed. Its presence means "this table has
+ * had snapshots", outside the strategy's own keys (snapshot/, head/,
+ * tracker/), so that losing those is told apart from a new empty table.
+ */
+void sc_table_mark_history(sc_table *t); /* table.c */
+/*
+ * For a strategy's discovery that found no snapshot at all: *out 1 when the
+ * history marker exists. The marker is written after snapshot 1, so a
+ * discovery that saw no snapshot and then sees the marker may have raced
+ * the first commit: it must look again, and only a second empty look after
+ * seeing the marker is damage (sc_table_no_history_error()).
+ */
+int sc_table_history_marked(int *out, sc_table *t); /* table.c */
+/* Record and return SC_ECORRUPT: no snapshot, but the marker says there were some. */
+int sc_table_no_history_error(void); /* table.c */
+
 /* Logging through the process-wide handler. */
 void sc_log(sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

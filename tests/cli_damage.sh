@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Damaged or oddly shaped tables (issue 8): every read, commit and fsck must
+# fail closed with a message naming the damage, never serve an older state,
+# never build on top, never block, and read commands must create nothing.
+set -uo pipefail
+sc=${1:?usage: cli_damage.sh PATH_TO_SNAPCOMMIT}
+work=$(mktemp -d /tmp/sc-damage.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export SNAPCOMMIT_LOG=off
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+S() { printf 'snapshot-%020d' "$1"; }
+changes() { # file name -> a change set adding data/NAME
+  printf '{"add":[{"partition":"dt=1","bucket":0,"totalBuckets":4,"level":0,"file":"data/%s","rows":10,"size":100}]}' "$2" >"$1"
+}
+# A table with snapshots 1..n, committed by user u with identifiers 1..n.
+make_table() { # dir n
+  "$sc" init "$1" >/dev/null || { bad "init $1"; return; }
+  for i in $(seq 1 "$2"); do
+    changes "$work/c" "f$i"
+    "$sc" commit "$1" --user u --identifier "$i" --changes "$work/c" >/dev/null || bad "commit $i into $1"
+  done
+}
+# run: description expected-exit pattern-in-stderr command... (killed after 10 s: a hang is a failure)
+run() {
+  local d=$1 want=$2 pat=$3; shift 3
+  timeout 10 "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" = 124 ]; then bad "$d: blocked (killed after 10 s)"; return; fi
+  if [ "$got" != "$want" ]; then bad "$d: expected exit $want, got $got: $(head -c 300 "$work/err")"; return; fi
+  if [ -n "$pat" ] && ! grep -q -- "$pat" "$work/err"; then bad "$d: stderr lacks \"$pat\": $(head -c 300 "$work/err")"; return; fi
+  ok
+}
+# Every read command, commit and fsck fail with exit 1 and a message matching pattern,
+# and the commit leaves the snapshot directory unchanged.
+all_refuse() { # label table pattern
+  local label=$1 t=$2 pat=$3
+  run "$label: last-committed" 1 "$pat" "$sc" last-committed "$t" --user u
+  run "$label: files" 1 "$pat" "$sc" files "$t"
+  run "$label: log" 1 "$pat" "$sc" log "$t"
+  local before after
+  before=$(ls -a "$t/snapshot" 2>/dev/null | grep -v '^LATEST$' | tr '\n' ' ')
+  changes "$work/cx" "new-$RANDOM"
+  run "$label: commit" 1 "$pat" "$sc" commit "$t" --user v --identifier 1 --changes "$work/cx"
+  after=$(ls -a "$t/snapshot" 2>/dev/null | grep -v '^LATEST$' | tr '\n' ' ')
+  [ "$before" = "$after" ] && ok || bad "$label: commit changed snapshot/ ($before -> $after)"
+  run "$label: fsck" 1 "$pat" "$sc" fsck "$t"
+}
+
+base="$work/base"
+make_table "$base" 4
+fresh() { rm -rf "$work/$1"; cp -a "$base" "$work/$1"; echo "$work/$1"; }
+
+# 1. A gap in the middle with a lagging hint.
+t=$(fresh gap); echo 1 >"$t/snapshot/LATEST"; rm "$t/snapshot/$(S 3)"
+all_refuse "gap + lagging hint" "$t" "snapshot 3 is missing"
+# ... and with a current hint (log walks the history).
+t=$(fresh gap2); rm "$t/snapshot/$(S 2)"
+run "gap below a current hint: log" 1 "snapshot 2" "$sc" log "$t"
+run "gap below a current hint: fsck" 1 "snapshot 2 is missing" "$sc" fsck "$t"
+
+# 2. The newest snapshot lost while LATEST still names it.
+t=$(fresh lost); rm "$t/snapshot/$(S 4)"
+all_refuse "newest lost" "$t" "snapshot 4 named by snapshot/LATEST is missing"
+[ ! -e "$t/snapshot/$(S 4)" ] && ok || bad "newest lost: a commit reused id 4"
+run "newest lost: fsck still reports it after the commit attempt" 1 "snapshot 4" "$sc" fsck "$t"
+
+# 3. The whole snapshot/ directory gone, or replaced by a plain file.
+t=$(fresh gone); rm -rf "$t/snapshot"
+all_refuse "snapshot/ gone" "$t" "history"
+[ ! -e "$t/snapshot" ] && ok || bad "snapshot/ gone: a command recreated it"
+t=$(fresh plain); rm -rf "$t/snapshot"; echo junk >"$t/snapshot"
+all_refuse "snapshot/ a plain file" "$t" "history"
+# Snapshots 1..2 deleted (no expiration exists yet): log and fsck must say so.
+t=$(fresh head1); rm "$t/snapshot/$(S 1)" "$t/snapshot/$(S 2)"
+run "first snapshots deleted: log" 1 "snapshot 1 is missing" "$sc" log "$t"
+run "first snapshots deleted: fsck" 1 "snapshot 1 is missing" "$sc" fsck "$t"
+# ... also when EARLIEST is gone with them (history starts at 1 without it).
+rm -f "$t/snapshot/EARLIEST"
+run "first snapshots and EARLIEST deleted: fsck" 1 "snapshot 1 is missing" "$sc" fsck "$t"
+
+# 4. Odd object types: never block, refuse with SC_ECORRUPT naming the object.
+t=$(fresh fifo); rm "$t/snapshot/LATEST"; mkfifo "$t/snapshot/LATEST"
+all_refuse "FIFO at LATEST" "$t" "snapshot/LATEST: is a FIFO"
+t=$(fresh fifometa); rm "$t/metadata/table.json"; mkfifo "$t/metadata/table.json"
+all_refuse "FIFO at table.json" "$t" "table.json: is a FIFO"
+t=$(fresh fifosnap); rm "$t/snapshot/$(S 4)"; mkfifo "$t/snapshot/$(S 4)"
+all_refuse "FIFO at the newest snapshot" "$t" "$(S 4): is a FIFO"
+t=$(fresh dir); mkdir "$t/snapshot/$(S 5)"
+changes "$work/cd" dirtest
+run "directory at the next snapshot: commit" 1 "$(S 5): is an empty directory" \
+  "$sc" commit "$t" --user v --identifier 1 --changes "$work/cd" --max-retries 2
+run "directory at the next snapshot: fsck" 1 "$(S 5): is an empty directory" "$sc" fsck "$t"
+run "directory at the next snapshot: last-committed still reads snapshot 4" 0 "" "$sc" last-committed "$t" --user u
+t=$(fresh link); ln -s /etc/hostname "$t/snapshot/LATEST.tmp"; rm "$t/snapshot/LATEST"; mv "$t/snapshot/LATEST.tmp" "$t/snapshot/LATEST"
+all_refuse "symlink out of the table at LATEST" "$t" "leading out of the table"
+
+# 5. Messages.
+t=$(fresh hint); echo -1 >"$t/snapshot/LATEST"
+run "hint -1: fsck" 1 'snapshot/LATEST: damaged hint "-1' "$sc" fsck "$t"
+run "hint -1: last-committed ignores the hint" 0 "" "$sc" last-committed "$t" --user u
+[ "$(cat "$work/out")" = 4 ] && ok || bad "hint -1: last-committed printed $(cat "$work/out"), not 4"
+changes "$work/ch" hintfix
+run "hint -1: commit ignores it and verifies" 0 "" "$sc" commit "$t" --user u --identifier 5 --changes "$work/ch"
+[ "$(cat "$work/out")" = 5 ] && ok || bad "hint -1: commit made $(cat "$work/out"), not 5"
+t=$(fresh moved); cp "$t/snapshot/$(S 3)" "$t/snapshot/$(S 4)"
+run "snapshot under another id names both ids" 1 'field "id" is 3, not 4' "$sc" files "$t"
+
+# 6. Read commands never create directories.
+for cmd in "log" "files" "fsck" "last-committed --user u"; do
+  # shellcheck disable=SC2086
+  run "$cmd on a missing path" 1 "no table here" "$sc" $cmd "$work/missing/deep/t"
+  [ ! -e "$work/missing" ] && ok || bad "$cmd on a missing path created $work/missing"
+  rm -rf "$work/missing"
+done
+run "commit on a missing path" 1 "no table here" "$sc" commit "$work/missing/t" --user u --identifier 1 --changes "$work/c"
+[ ! -e "$work/missing" ] && ok || bad "commit on a missing path created it"
+run "init creates its directory" 0 "" "$sc" init "$work/made/deep/t"
+
+# A healthy table still works end to end.
+run "healthy: fsck" 0 "" "$sc" fsck "$base"
+run "healthy: log" 0 "" "$sc" log "$base"
+echo "cli_damage: $passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,334 @@
+/*
+ * Discovery that cannot be fooled (issue 8): damaged or oddly shaped
+ * histories are SC_ECORRUPT for discovery, reads, commits and fsck alike,
+ * on the mem store (conditional, head, tracker) and the posix store (rename).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sc_test_util.h"
+#include "snapshot.h"
+#include "store_backends.h"
+#include "table_internal.h"
+
+static sc_table *mem_table(const char *name, sc_strategy_kind kind) {
+    char loc[256];
+    snprintf(loc, sizeof loc, "mem://%s", name);
+    sc_mem_store_reset(name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_create(s, kind), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    sc_table *t;
+    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.min_wait_ms = 1;
+    p.max_wait_ms = 2;
+    p.max_retries = 3;
+    sc_table_set_retry_policy(t, &p);
+    return t;
+}
+
+/* Commit snapshots 1..n (user u, identifiers 1..n, one file each). */
+static void fill(sc_table *t, int n) {
+    for (int i = 1; i <= n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "data/f%d", i);
+        sc_file_entry e = tu_file("dt=1", 0, 4, 0, name, 10, NULL, NULL);
+        sc_commit_result res;
+        cr_assert_eq(tu_commit(&res, t, "u", i, SC_KIND_APPEND, 0, &e, 1, NULL, 0), 0, "%s", sc_error_message());
+        cr_assert_eq(res.snapshot_id, (uint64_t)i);
+    }
+}
+
+static int try_commit(sc_table *t, const char *file) {
+    sc_file_entry e = tu_file("dt=1", 0, 4, 0, file, 10, NULL, NULL);
+    sc_commit_result res;
+    return tu_commit(&res, t, "v", 1, SC_KIND_APPEND, 0, &e, 1, NULL, 0);
+}
+
+static void del_snapshot(sc_table *t, uint64_t id) {
+    char key[64];
+    sc_snapshot_key(key, id);
+    cr_assert_eq(sc_store_delete(sc_table_store(t), key), 0, "%s", sc_error_message());
+}
+
+static void put_text(sc_table *t, const char *key, const char *text) {
+    cr_assert_eq(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)text, strlen(text)), 0, "%s",
+                 sc_error_message());
+}
+
+static int has_key(sc_table *t, uint64_t id) {
+    char key[64];
+    sc_snapshot_key(key, id);
+    sc_object_info info;
+    int rc = sc_store_head(sc_table_store(t), &info, key);
+    sc_error_clear();
+    return rc == 0;
+}
+
+#define CORRUPT(call, needle)                                                                                  \
+    do {                                                                                                       \
+        int rc_ = (call);                                                                                      \
+        cr_assert_eq(rc_, SC_ECORRUPT, "%s: got %s: %s", #call, sc_error_name(rc_), sc_error_message());       \
+        cr_assert(strstr(sc_error_message(), needle), "%s: message \"%s\" lacks \"%s\"", #call,                \
+                  sc_error_message(), needle);                                                                 \
+    } while (0)
+
+/* Every read, a commit and fsck refuse the table; the commit writes no snapshot. */
+static void all_refuse(sc_table *t, const char *needle, uint64_t next_id) {
+    uint64_t id;
+    int64_t ident;
+    int found;
+    sc_file_list *files = NULL;
+    CORRUPT(sc_table_latest_id(&id, t), needle);
+    CORRUPT(sc_table_files(&files, t, 0), needle);
+    CORRUPT(sc_table_last_committed(&ident, &found, t, "u"), needle);
+    CORRUPT(try_commit(t, "data/new"), needle);
+    cr_assert_not(has_key(t, next_id), "a commit claimed snapshot %llu on a damaged table", (unsigned long long)next_id);
+    CORRUPT(sc_table_fsck(t, NULL, NULL), needle);
+}
+
+Test(discovery, gap_with_lagging_hint) {
+    sc_table *t = mem_table("disc-gap", SC_STRATEGY_CONDITIONAL);
+    fill(t, 5);
+    put_text(t, "snapshot/LATEST", "1\n");
+    del_snapshot(t, 3);
+    all_refuse(t, "snapshot 3 is missing", 3);
+    sc_table_free(t);
+}
+
+Test(discovery, newest_lost_while_hint_names_it) {
+    sc_table *t = mem_table("disc-lost", SC_STRATEGY_CONDITIONAL);
+    fill(t, 3);
+    del_snapshot(t, 3);
+    all_refuse(t, "snapshot 3 named by snapshot/LATEST is missing", 3);
+    sc_table_free(t);
+}
+
+Test(discovery, whole_history_gone) {
+    sc_table *t = mem_table("disc-gone", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    del_snapshot(t, 1);
+    del_snapshot(t, 2);
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/LATEST"), 0);
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/EARLIEST"), 0);
+    all_refuse(t, "metadata/history", 1);
+    uint64_t id;
+    CORRUPT(sc_table_earliest_id(&id, t), "metadata/history");
+    sc_table_free(t);
+}
+
+Test(discovery, first_snapshots_deleted) {
+    sc_table *t = mem_table("disc-first", SC_STRATEGY_CONDITIONAL);
+    fill(t, 4);
+    del_snapshot(t, 1);
+    del_snapshot(t, 2);
+    uint64_t id;
+    CORRUPT(sc_table_earliest_id(&id, t), "snapshot 1 is missing");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot 1 is missing");
+    /* Without EARLIEST the rule is the same: history starts at 1. */
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/EARLIEST"), 0);
+    CORRUPT(sc_table_earliest_id(&id, t), "snapshot 1 is missing");
+    /* ... and a lost LATEST makes discovery list from the start, which must be 1. */
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/LATEST"), 0);
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 1 is missing");
+    /* EARLIEST moved forward (as expiration will) makes 3 the start again. */
+    put_text(t, "snapshot/EARLIEST", "3\n");
+    cr_assert_eq(sc_table_earliest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(id, 3);
+    cr_assert_eq(tu_latest(t), 4);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
+
+Test(discovery, damaged_hints) {
+    sc_table *t = mem_table("disc-hint", SC_STRATEGY_CONDITIONAL);
+    fill(t, 3);
+    static const char *bad[] = {"-1\n", "18446744073709551616\n", "0\n", " 3\n", "3x\n", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        put_text(t, "snapshot/LATEST", bad[i]);
+        CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/LATEST: damaged hint");
+        cr_assert_eq(tu_latest(t), 3, "hint \"%s\" must be ignored by discovery", bad[i]);
+    }
+    /* Ignored but verified: with the hint unusable the whole chain is checked. */
+    del_snapshot(t, 2);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 2 is missing");
+    uint64_t v;
+    cr_assert_eq(sc_hint_parse(&v, (const uint8_t *)"18446744073709551615\n", 21), 0);
+    cr_assert_eq(v, UINT64_MAX);
+    cr_assert_neq(sc_hint_parse(&v, (const uint8_t *)"-1", 2), 0);
+    sc_table_free(t);
+}
+
+Test(discovery, stray_key_under_snapshot_prefix) {
+    sc_table *t = mem_table("disc-stray", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    put_text(t, "snapshot/snapshot-00000000000000000003/x", "junk");
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "not a snapshot name");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "not a snapshot name");
+    sc_table_free(t);
+}
+
+Test(discovery, current_hint_costs_one_get_one_list) {
+    sc_table *t = mem_table("disc-cost", SC_STRATEGY_CONDITIONAL);
+    fill(t, 20);
+    sc_store_stats_reset(sc_table_store(t));
+    cr_assert_eq(tu_latest(t), 20);
+    sc_store_stats st;
+    sc_store_stats_get(&st, sc_table_store(t));
+    cr_assert_eq(st.ops[SC_OP_GET], 1);
+    cr_assert_eq(st.ops[SC_OP_LIST], 1);
+    cr_assert_eq(st.ops[SC_OP_HEAD], 0);
+    sc_table_free(t);
+}
+
+/* head and tracker: a lost head record / tracker/ is not a new table. */
+Test(discovery, head_record_lost) {
+    sc_table *t = mem_table("disc-head", SC_STRATEGY_HEAD);
+    fill(t, 2);
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "head/CURRENT"), 0);
+    /* A fresh handle (a new process) has not seen the head: only the marker tells. */
+    sc_table_free(t);
+    t = tu_reopen("disc-head");
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "metadata/history");
+    CORRUPT(try_commit(t, "data/new"), "metadata/history");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "metadata/history");
+    sc_table_free(t);
+}
+
+Test(discovery, tracker_history_lost) {
+    sc_table *t = mem_table("disc-tracker", SC_STRATEGY_TRACKER);
+    fill(t, 2);
+    sc_list_page page;
+    cr_assert_eq(sc_store_list_all(sc_table_store(t), &page, "tracker/"), 0);
+    for (size_t i = 0; i < page.count; i++) cr_assert_eq(sc_store_delete(sc_table_store(t), page.keys[i]), 0);
+    sc_list_page_free(&page);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "metadata/history");
+    CORRUPT(try_commit(t, "data/new"), "metadata/history");
+    sc_table_free(t);
+}
+
+Test(discovery, new_table_is_empty_not_corrupt) {
+    sc_table *t = mem_table("disc-new", SC_STRATEGY_CONDITIONAL);
+    uint64_t id = 9;
+    cr_assert_eq(sc_table_latest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(id, 0);
+    cr_assert_eq(sc_table_earliest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(id, 0);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    fill(t, 1);
+    sc_object_info info;
+    cr_assert_eq(sc_store_head(sc_table_store(t), &info, "metadata/history"), 0, "snapshot 1 writes the marker");
+    sc_table_free(t);
+}
+
+/* ---- posix: odd object types, and read-only opens ---- */
+
+static char root[256];
+
+static void posix_setup(void) {
+    snprintf(root, sizeof root, "/tmp/sc-disc-%d", (int)getpid());
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void posix_teardown(void) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
+static sc_table *posix_table(int n) {
+    char loc[300];
+    snprintf(loc, sizeof loc, "%s/t", root);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    sc_table *t;
+    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.min_wait_ms = 1;
+    p.max_wait_ms = 2;
+    p.max_retries = 2;
+    sc_table_set_retry_policy(t, &p);
+    fill(t, n);
+    return t;
+}
+
+static void path_of(char *out, size_t cap, const char *key) { snprintf(out, cap, "%s/t/%s", root, key); }
+
+Test(discovery_posix, fifo_at_hint_refused_without_blocking, .init = posix_setup, .fini = posix_teardown, .timeout = 20) {
+    sc_table *t = posix_table(2);
+    char p[512];
+    path_of(p, sizeof p, "snapshot/LATEST");
+    cr_assert_eq(unlink(p), 0);
+    cr_assert_eq(mkfifo(p, 0666), 0);
+    all_refuse(t, "is a FIFO", 3);
+    sc_table_free(t);
+}
+
+Test(discovery_posix, fifo_at_table_json, .init = posix_setup, .fini = posix_teardown, .timeout = 20) {
+    sc_table *t = posix_table(1);
+    sc_table_free(t);
+    char p[512], loc[300];
+    path_of(p, sizeof p, "metadata/table.json");
+    cr_assert_eq(unlink(p), 0);
+    cr_assert_eq(mkfifo(p, 0666), 0);
+    snprintf(loc, sizeof loc, "%s/t", root);
+    cr_assert_eq(sc_table_open_location(&t, loc), SC_ECORRUPT, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "table.json: is a FIFO"), "%s", sc_error_message());
+}
+
+Test(discovery_posix, directory_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 20) {
+    sc_table *t = posix_table(2);
+    char p[512], key[64];
+    sc_snapshot_key(key, 3);
+    path_of(p, sizeof p, key);
+    cr_assert_eq(mkdir(p, 0777), 0);
+    /* Not "lost claims" (SC_ERETRIES): there is no competitor. */
+    CORRUPT(try_commit(t, "data/new"), "is an empty directory");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "is an empty directory");
+    sc_table_free(t);
+}
+
+Test(discovery_posix, snapshot_dir_replaced_by_file, .init = posix_setup, .fini = posix_teardown, .timeout = 20) {
+    sc_table *t = posix_table(2);
+    char cmd[1200], p[512];
+    path_of(p, sizeof p, "snapshot");
+    snprintf(cmd, sizeof cmd, "rm -rf %s && echo junk > %s", p, p);
+    cr_assert_eq(system(cmd), 0);
+    all_refuse(t, "metadata/history", 1);
+    sc_table_free(t);
+}
+
+Test(discovery_posix, read_open_creates_nothing, .init = posix_setup, .fini = posix_teardown) {
+    char loc[300];
+    snprintf(loc, sizeof loc, "%s/missing/deep/t", root);
+    sc_table *t = NULL;
+    cr_assert_eq(sc_table_open_location(&t, loc), SC_ENOTABLE, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "does not exist"), "%s", sc_error_message());
+    struct stat st;
+    cr_assert_neq(stat(root, &st), 0, "opening for reading created %s", root);
+    /* The store reads as empty, and its first write creates the root. */
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    sc_list_page page;
+    cr_assert_eq(sc_store_list(s, &page, "", NULL, 10), 0);
+    cr_assert_eq(page.count, 0);
+    sc_list_page_free(&page);
+    cr_assert_neq(stat(root, &st), 0);
+    cr_assert_eq(sc_store_put(s, NULL, "k", (const uint8_t *)"v", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(stat(loc, &st), 0);
+    sc_store_free(s);
+}
