@@ -48,7 +48,7 @@ int cmd_init(int argc, char **argv) {
         "Create an empty table. 'auto' (default) picks the claim strategy from what the storage\n"
         "supports. Fails with exit 1, changing nothing, when TABLE already holds a table.\n";
     sc_strategy_kind strategy = SC_STRATEGY_AUTO;
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "init", help, opts, init_option, &strategy, &location);
     if (rc >= 0) return rc;
     sc_store *store;
@@ -91,7 +91,7 @@ int cmd_log(int argc, char **argv) {
         "commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount,\n"
         "deltaRecordCount, fileCount and parentHash.\n";
     int as_json = 0;
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "log", help, opts, json_option, &as_json, &location);
     if (rc >= 0) return rc;
     sc_table *t;
@@ -163,7 +163,7 @@ int cmd_files(int argc, char **argv) {
         "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
         "entries with partition, bucket, totalBuckets, level, file, rows, size, minKey, maxKey.\n";
     files_opts o = {0, 0};
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
     if (rc >= 0) return rc;
     sc_table *t;
@@ -222,7 +222,7 @@ int cmd_last_committed(int argc, char **argv) {
         "usage: snapcommit last-committed TABLE --user U\n"
         "Print the last identifier committed by user U, or nothing when U has no commit.\n"
         "Reads the latest snapshot only.\n";
-    const char *user = NULL, *location;
+    const char *user = NULL, *location = NULL;
     int rc = parse(argc, argv, "last-committed", help, opts, user_option, &user, &location);
     if (rc >= 0) return rc;
     if (!user || !*user) return cli_usage_error("last-committed", "--user is required");
@@ -258,7 +258,7 @@ int cmd_fsck(int argc, char **argv) {
         "its parent), every manifest list and manifest (pinned by SHA-256 and length), and the\n"
         "live-file state of the latest snapshot. Exit 0 when sound; otherwise exit 1 with a\n"
         "message naming the damaged object.\n";
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "fsck", help, opts, no_option, NULL, &location);
     if (rc >= 0) return rc;
     sc_table *t;

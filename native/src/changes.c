@@ -133,7 +133,7 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
         if (!known) return entry_error(list, i, key, "is not a known field");
     }
     int64_t bucket = 0, total = 0, level = 0, rows = 0, size = 0;
-    sc_bytes partition, file, min_key, max_key;
+    sc_bytes partition = {0}, file = {0}, min_key = {0}, max_key = {0}; /* set on success; -O3 cannot see it */
     int rc = str_field(o, list, i, "partition", 1, &partition);
     if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
     if (!rc) rc = int_field(o, list, i, "totalBuckets", 0, INT32_MAX, &total);
