@@ -200,7 +200,10 @@ int cmd_files(int argc, char **argv) {
         char *text = json_dumps(arr, JSON_INDENT(2) | JSON_ENSURE_ASCII);
         if (!text) text = json_dumps(arr, JSON_INDENT(2));
         if (text) printf("%s\n", text);
-        else rc = cli_input_error("files", "SC_ENOMEM", "out of memory formatting the JSON output") ? EXIT_ERROR : 0;
+        else {
+            fprintf(stderr, "snapcommit files: out of memory formatting the JSON output (SC_ENOMEM)\n");
+            rc = EXIT_ERROR;
+        }
         free(text);
     }
     json_decref(arr);

@@ -40,7 +40,7 @@ static size_t utf8_seq(const unsigned char *p, size_t n, unsigned *out_cp) {
     return len;
 }
 
-/* Escape into `f` (or only count when f is NULL); returns the display columns written. */
+/* Escape into `f`; returns the display columns written. */
 static size_t put_escaped(FILE *f, const unsigned char *p, size_t n, int escape_backslash) {
     size_t cols = 0;
     for (size_t i = 0; i < n;) {
@@ -50,11 +50,10 @@ static size_t put_escaped(FILE *f, const unsigned char *p, size_t n, int escape_
                      (cp == '\\' && escape_backslash);
         if (len == 0) len = 1;
         if (escape) {
-            for (size_t k = 0; k < len; k++)
-                if (f) fprintf(f, "\\x%02x", p[i + k]);
+            for (size_t k = 0; k < len; k++) fprintf(f, "\\x%02x", p[i + k]);
             cols += 4 * len;
         } else {
-            if (f) fwrite(p + i, 1, len, f);
+            fwrite(p + i, 1, len, f);
             cols += 1; /* one column per character: close enough for alignment */
         }
         i += len;
