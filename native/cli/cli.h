@@ -17,10 +17,27 @@ enum {
     EXIT_RETRIES = 5,
 };
 
+/*
+ * Write `len` bytes of table or user text to `f` so that it cannot drive a
+ * terminal or forge lines: C0 controls, DEL, C1 controls (U+0080..U+009F),
+ * backslash and bytes that are not UTF-8 are written as \xNN; other UTF-8
+ * passes through. Pads with spaces to `width` display columns (0 = no pad).
+ * Names written by versions that did not refuse control characters go
+ * through here too, so no table can forge output.
+ */
+void cli_put_text(FILE *f, const void *data, size_t len, int width);
+/* cli_put_text of a C string. */
+void cli_put_str(FILE *f, const char *s, int width);
+/* Print "snapcommit COMMAND: message (CODE)" with the message escaped; returns EXIT_USAGE. */
+int cli_input_error(const char *command, const char *code_name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Map a library code to an exit code, printing the detailed message to stderr. */
 int cli_fail(const char *command, int rc);
 /* Print "snapcommit CMD: message" and the command's usage hint; returns EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The message for an unknown option or a missing value, naming the flag (never its value). */
+int cli_option_error(const char *command, int opt, const struct option *longopts, char **argv);
 /* Parse a non-negative decimal integer; 0 on success. */
 int cli_parse_u64(const char *text, unsigned long long *out);
 /* Open the table at a location, reporting failures. Returns an exit code (0 ok). */

@@ -1,8 +1,12 @@
 /* CLI: snapcommit commit — publish one snapshot from a changes file. */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -19,31 +23,57 @@ static const char help[] =
     "Exit: 0 committed, 3 already committed (nothing written), 4 conflict, 5 retries exhausted\n"
     "or timeout, 2 bad usage or input, 1 other errors.\n";
 
-static int read_all(char **out, size_t *out_len, const char *path) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) break;
+/*
+ * Read the change set from `path` ('-' = stdin) with the size limit enforced
+ * while reading: whatever the input (a huge file, /dev/zero, a pipe that never
+ * ends), at most `limit` + 1 bytes are held before it is refused. Returns 0,
+ * or an exit code after printing a message that names --changes.
+ */
+static int read_changes(char **out, size_t *out_len, const char *path, size_t limit) {
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *shown = is_stdin ? "- (stdin)" : path;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cli_input_error("commit", "SC_EINVAL", "--changes %s: cannot open: %s", shown, strerror(errno));
+    struct stat st;
+    int code = 0;
+    if (fstat(fd, &st) != 0) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: %s", shown, strerror(errno));
+    else if (S_ISDIR(st.st_mode)) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: is a directory", shown);
+    else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit)
+        code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: %" PRIu64 " bytes, more than the change-set limit of %zu bytes (256 MiB)",
+                               shown, (uint64_t)st.st_size, limit);
+    size_t cap = 0, len = 0;
+    char *buf = NULL;
+    while (!code) {
         if (len == cap) {
-            char *grown = realloc(buf, cap * 2);
+            /* Grow by doubling, but never past limit + 1: one byte over is enough to refuse. */
+            size_t ncap = cap ? (cap > (limit + 1) / 2 ? limit + 1 : cap * 2) : 1 << 16;
+            if (ncap <= cap) {
+                code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (256 MiB)",
+                                       shown, limit);
+                break;
+            }
+            char *grown = realloc(buf, ncap);
             if (!grown) {
-                free(buf);
-                buf = NULL;
+                fprintf(stderr, "snapcommit commit: out of memory reading --changes (SC_ENOMEM)\n");
+                code = EXIT_ERROR;
                 break;
             }
             buf = grown;
-            cap *= 2;
+            cap = ncap;
         }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: read failed: %s", shown, strerror(errno));
+        if (n <= 0) break;
+        len += (size_t)n;
+        if (len > limit)
+            code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (256 MiB)",
+                                   shown, limit);
     }
-    int failed = ferror(f) || !buf;
-    if (f != stdin) fclose(f);
-    if (failed) {
+    if (!is_stdin) close(fd);
+    if (code) {
         free(buf);
-        return -1;
+        return code;
     }
     *out = buf;
     *out_len = len;
@@ -67,8 +97,9 @@ int cmd_commit(int argc, char **argv) {
     sc_retry_policy_default(&policy);
     optind = 1;
     opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    int opt, index = -1;
+    /* ':' first: a missing value is reported as ':' so the message can name the flag. */
+    while ((index = -1, opt = getopt_long(argc, argv, ":h", opts, &index)) != -1) {
         switch (opt) {
         case 'h': fputs(help, stdout); return EXIT_OK;
         case 'u': user = optarg; break;
@@ -85,15 +116,14 @@ int cmd_commit(int argc, char **argv) {
             break;
         case 'r': case 'm': case 'M': case 't':
             if (cli_parse_u64(optarg, &value) != 0 || value > INT32_MAX)
-                return cli_usage_error("commit", "%s needs a non-negative number, got \"%s\"", argv[optind - 1], optarg);
+                return cli_usage_error("commit", "--%s needs a number from 0 to %d, got \"%s\"",
+                                       index >= 0 ? opts[index].name : "?", INT32_MAX, optarg);
             if (opt == 'r') policy.max_retries = (int)value;
             else if (opt == 'm') policy.min_wait_ms = (int64_t)value;
             else if (opt == 'M') policy.max_wait_ms = (int64_t)value;
             else policy.timeout_ms = (int64_t)value;
             break;
-        default:
-            if (optopt) return cli_usage_error("commit", "option -%c is not known or lacks its value", optopt);
-            return cli_usage_error("commit", "option %s is not known or lacks its value", argv[optind - 1]);
+        default: return cli_option_error("commit", opt, opts, argv);
         }
     }
     if (optind >= argc) return cli_usage_error("commit", "TABLE is required");
@@ -105,16 +135,18 @@ int cmd_commit(int argc, char **argv) {
         return cli_usage_error("commit", "--identifier needs a non-negative integer, got \"%s\"", identifier_text);
     if (!changes_path) return cli_usage_error("commit", "--changes is required ('-' for stdin)");
 
-    char *text;
-    size_t len;
-    if (read_all(&text, &len, changes_path) != 0) {
-        fprintf(stderr, "snapcommit commit: cannot read changes from %s\n", changes_path);
-        return EXIT_USAGE;
-    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_changes(&text, &len, changes_path, SC_CHANGES_MAX_JSON_BYTES);
+    if (rc) return rc;
     sc_changes *changes;
-    int rc = sc_changes_parse_json(&changes, text, len);
+    rc = sc_changes_parse_json(&changes, text, len);
     free(text);
-    if (rc) return cli_fail("commit", rc);
+    if (rc) {
+        /* Everything the parser refuses is bad input (exit 2), the size limit included. */
+        int code = cli_fail("commit", rc);
+        return rc == SC_ENOMEM ? code : EXIT_USAGE;
+    }
 
     sc_table *t;
     if ((rc = cli_open_table(&t, "commit", location)) != 0) {
@@ -139,7 +171,7 @@ int cmd_commit(int argc, char **argv) {
             json_object_set_new(o, "stats", s);
         }
         if (rc) json_object_set_new(o, "message", json_string(sc_error_message()));
-        json_dumpf(o, stdout, JSON_COMPACT);
+        json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
         putchar('\n');
         json_decref(o);
     } else if (!rc) {

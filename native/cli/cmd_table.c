@@ -17,15 +17,13 @@ static int parse(int argc, char **argv, const char *command, const char *help,
     optind = 1;
     opterr = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    /* The leading ':' makes a missing value ':' rather than '?', so the message can say which. */
+    while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         if (opt == 'h') {
             fputs(help, stdout);
             return EXIT_OK;
         }
-        if (opt == '?') {
-            if (optopt) return cli_usage_error(command, "option -%c is not known or lacks its value", optopt);
-            return cli_usage_error(command, "option %s is not known or lacks its value", argv[optind - 1]);
-        }
+        if (opt == '?' || opt == ':') return cli_option_error(command, opt, longopts, argv);
         int rc = on_option(ctx, opt, optarg);
         if (rc >= 0) return rc;
     }
@@ -51,7 +49,7 @@ int cmd_init(int argc, char **argv) {
         "Create an empty table. 'auto' (default) picks the claim strategy from what the storage\n"
         "supports. Fails with exit 1, changing nothing, when TABLE already holds a table.\n";
     sc_strategy_kind strategy = SC_STRATEGY_AUTO;
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "init", help, opts, init_option, &strategy, &location);
     if (rc >= 0) return rc;
     sc_store *store;
@@ -63,8 +61,9 @@ int cmd_init(int argc, char **argv) {
         sc_store_free(store);
         return cli_fail("init", rc);
     }
-    printf("initialized table %s at %s (strategy %s)\n", sc_table_uuid(t), location,
-           sc_strategy_name(sc_table_strategy(t)));
+    printf("initialized table %s at ", sc_table_uuid(t));
+    cli_put_str(stdout, location, 0);
+    printf(" (strategy %s)\n", sc_strategy_name(sc_table_strategy(t)));
     sc_table_free(t);
     sc_store_free(store);
     return EXIT_OK;
@@ -93,7 +92,7 @@ int cmd_log(int argc, char **argv) {
         "commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount,\n"
         "deltaRecordCount, fileCount and parentHash.\n";
     int as_json = 0;
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "log", help, opts, json_option, &as_json, &location);
     if (rc >= 0) return rc;
     sc_table *t;
@@ -116,14 +115,18 @@ int cmd_log(int argc, char **argv) {
         } else {
             char when[32];
             format_time(when, sizeof when, s->time_millis);
-            printf("%-8" PRIu64 " %-9s %-24s %12" PRId64 " %-20s %12" PRId64 " %8" PRIu64 "\n", s->id,
-                   sc_commit_kind_name(s->commit_kind), s->commit_user, s->commit_identifier, when,
+            /* The user is escaped: a table written before users were checked may hold
+             * newlines or terminal escapes that would forge rows of this listing. */
+            printf("%-8" PRIu64 " %-9s ", s->id, sc_commit_kind_name(s->commit_kind));
+            cli_put_str(stdout, s->commit_user, 24);
+            printf(" %12" PRId64 " %-20s %12" PRId64 " %8" PRIu64 "\n", s->commit_identifier, when,
                    s->total_record_count, s->file_count);
         }
         sc_snapshot_info_free(s);
     }
     if (!rc && as_json) {
-        json_dumpf(arr, stdout, JSON_INDENT(2));
+        /* ASCII only: C1 controls in a user become \u0080..\u009f, never raw bytes. */
+        json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
         putchar('\n');
     } else if (!rc && !first) {
         printf("(no snapshots)\n");
@@ -161,7 +164,7 @@ int cmd_files(int argc, char **argv) {
         "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
         "entries with partition, bucket, totalBuckets, level, file, rows, size, minKey, maxKey.\n";
     files_opts o = {0, 0};
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
     if (rc >= 0) return rc;
     sc_table *t;
@@ -186,18 +189,28 @@ int cmd_files(int argc, char **argv) {
             }
             json_array_append_new(arr, obj);
         } else {
-            printf("%-16.*s %6d %5d %-40s %10" PRId64 " %12" PRId64 "\n", (int)e->partition.len,
-                   (const char *)e->partition.data, e->bucket, e->level, e->file, e->rows, e->size);
+            cli_put_text(stdout, e->partition.data, e->partition.len, 16);
+            printf(" %6d %5d ", e->bucket, e->level);
+            cli_put_str(stdout, e->file, 40);
+            printf(" %10" PRId64 " %12" PRId64 "\n", e->rows, e->size);
         }
     }
     if (o.as_json) {
-        json_dumpf(arr, stdout, JSON_INDENT(2));
-        putchar('\n');
+        /* ASCII only (C1 controls escaped), unless a partition or key is not UTF-8:
+         * such bytes cannot be \u-escaped and are written through as documented. */
+        char *text = json_dumps(arr, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+        if (!text) text = json_dumps(arr, JSON_INDENT(2));
+        if (text) printf("%s\n", text);
+        else {
+            fprintf(stderr, "snapcommit files: out of memory formatting the JSON output (SC_ENOMEM)\n");
+            rc = EXIT_ERROR;
+        }
+        free(text);
     }
     json_decref(arr);
     sc_file_list_free(list);
     sc_table_free(t);
-    return EXIT_OK;
+    return rc;
 }
 
 /* ---- last-committed ---- */
@@ -213,7 +226,7 @@ int cmd_last_committed(int argc, char **argv) {
         "usage: snapcommit last-committed TABLE --user U\n"
         "Print the last identifier committed by user U, or nothing when U has no commit.\n"
         "Reads the latest snapshot only.\n";
-    const char *user = NULL, *location;
+    const char *user = NULL, *location = NULL;
     int rc = parse(argc, argv, "last-committed", help, opts, user_option, &user, &location);
     if (rc >= 0) return rc;
     if (!user || !*user) return cli_usage_error("last-committed", "--user is required");
@@ -249,7 +262,7 @@ int cmd_fsck(int argc, char **argv) {
         "its parent), every manifest list and manifest (pinned by SHA-256 and length), and the\n"
         "live-file state of the latest snapshot. Exit 0 when sound; otherwise exit 1 with a\n"
         "message naming the damaged object.\n";
-    const char *location;
+    const char *location = NULL;
     int rc = parse(argc, argv, "fsck", help, opts, no_option, NULL, &location);
     if (rc >= 0) return rc;
     sc_table *t;
@@ -259,6 +272,8 @@ int cmd_fsck(int argc, char **argv) {
     if (!rc) rc = sc_table_latest_id(&latest, t);
     sc_table_free(t);
     if (rc) return cli_fail("fsck", rc);
-    printf("ok: table at %s is sound (latest snapshot %" PRIu64 ")\n", location, latest);
+    printf("ok: table at ");
+    cli_put_str(stdout, location, 0);
+    printf(" is sound (latest snapshot %" PRIu64 ")\n", latest);
     return EXIT_OK;
 }

@@ -25,8 +25,71 @@ static const char usage[] =
     "            5 retries exhausted or timeout.\n"
     "Environment: SNAPCOMMIT_LOG=debug|info|warn|error|off (default warn) for log lines on stderr.\n";
 
+/* Length of the UTF-8 sequence at p (at most n bytes), or 0 when it is not one. */
+static size_t utf8_seq(const unsigned char *p, size_t n, unsigned *out_cp) {
+    size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (len == 0 || len > n) return 0;
+    unsigned cp = p[0] & (0x7f >> (len == 1 ? 0 : len));
+    for (size_t i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80) return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    static const unsigned min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    *out_cp = cp;
+    return len;
+}
+
+/* Escape into `f`; returns the display columns written. */
+static size_t put_escaped(FILE *f, const unsigned char *p, size_t n, int escape_backslash) {
+    size_t cols = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned cp = 0;
+        size_t len = utf8_seq(p + i, n - i, &cp);
+        int escape = len == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
+                     (cp == '\\' && escape_backslash);
+        if (len == 0) len = 1;
+        if (escape) {
+            for (size_t k = 0; k < len; k++) fprintf(f, "\\x%02x", p[i + k]);
+            cols += 4 * len;
+        } else {
+            fwrite(p + i, 1, len, f);
+            cols += 1; /* one column per character: close enough for alignment */
+        }
+        i += len;
+    }
+    return cols;
+}
+
+void cli_put_text(FILE *f, const void *data, size_t len, int width) {
+    size_t cols = put_escaped(f, data, len, 1);
+    for (; width > 0 && cols < (size_t)width; cols++) fputc(' ', f);
+}
+
+void cli_put_str(FILE *f, const char *s, int width) { cli_put_text(f, s, s ? strlen(s) : 0, width); }
+
+/* A whole message: library messages already quote names with \xNN, so a
+ * backslash is left alone and only what could reach the terminal is escaped. */
+static void put_message(FILE *f, const char *text) {
+    put_escaped(f, (const unsigned char *)text, strlen(text), 0);
+}
+
+int cli_input_error(const char *command, const char *code_name, const char *fmt, ...) {
+    char message[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "snapcommit %s: ", command);
+    put_message(stderr, message);
+    fprintf(stderr, " (%s)\n", code_name);
+    return EXIT_USAGE;
+}
+
 int cli_fail(const char *command, int rc) {
-    fprintf(stderr, "snapcommit %s: %s (%s)\n", command, sc_error_message(), sc_error_name(rc));
+    fprintf(stderr, "snapcommit %s: ", command);
+    put_message(stderr, sc_error_message());
+    fprintf(stderr, " (%s)\n", sc_error_name(rc));
     switch (rc) {
     case SC_EINVAL: return EXIT_USAGE;
     case SC_ECOMMITTED: return EXIT_COMMITTED;
@@ -38,13 +101,29 @@ int cli_fail(const char *command, int rc) {
 }
 
 int cli_usage_error(const char *command, const char *fmt, ...) {
+    char message[2048];
     va_list ap;
-    fprintf(stderr, "snapcommit %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(message, sizeof message, fmt, ap); /* values echoed from argv are escaped below */
     va_end(ap);
+    fprintf(stderr, "snapcommit %s: ", command);
+    put_message(stderr, message);
     fprintf(stderr, "\nTry 'snapcommit %s --help'.\n", command);
     return EXIT_USAGE;
+}
+
+int cli_option_error(const char *command, int opt, const struct option *longopts, char **argv) {
+    /* getopt_long reports a long option's problems through its `val` in optopt,
+     * so "-s" would be named for "--snapshot": name the long flag instead. */
+    const char *name = NULL;
+    for (const struct option *o = longopts; optopt && o->name; o++)
+        if (o->val == optopt) name = o->name;
+    if (opt == ':' && name) return cli_usage_error(command, "option --%s needs a value", name);
+    const char *arg = argv[optind - 1];
+    if (name && strncmp(arg, "--", 2) == 0) return cli_usage_error(command, "option --%s takes no value", name);
+    if (optopt) return cli_usage_error(command, "option -%c is not known", optopt);
+    /* An unknown long option: name it without any "=value" part. */
+    return cli_usage_error(command, "option %.*s is not known", (int)strcspn(arg, "="), arg);
 }
 
 int cli_parse_u64(const char *text, unsigned long long *out) {
@@ -63,7 +142,10 @@ static sc_log_level min_level = SC_LOG_WARN;
 static void log_to_stderr(void *ctx, sc_log_level level, const char *message) {
     (void)ctx;
     static const char *const names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
-    if (level >= min_level) fprintf(stderr, "snapcommit: %s %s\n", names[level], message);
+    if (level < min_level) return;
+    fprintf(stderr, "snapcommit: %s ", names[level]);
+    put_message(stderr, message);
+    fputc('\n', stderr);
 }
 
 static void setup_logging(void) {

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conflict.h"
 #include "error_internal.h"
-
-#define CHANGES_MAX_JSON_BYTES (256u << 20)
 
 int sc_changes_new(sc_changes **out) {
     *out = calloc(1, sizeof **out);
@@ -22,9 +21,57 @@ void sc_changes_free(sc_changes *c) {
     free(c);
 }
 
+size_t sc_name_control_at(const uint8_t *p, size_t len, size_t *out_len) {
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < 0x20 || p[i] == 0x7f) {
+            *out_len = 1;
+            return i;
+        }
+        /* C1 (U+0080..U+009F) as UTF-8: terminals obey these too (0xc2 0x9b is CSI). */
+        if (p[i] == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+            *out_len = 2;
+            return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+int sc_name_check(const char *field, const uint8_t *p, size_t len) {
+    size_t n, at = sc_name_control_at(p, len, &n);
+    if (at == SIZE_MAX) return 0;
+    char name[160], ch[16];
+    sc_bytes_describe(name, sizeof name, (sc_bytes){p, len});
+    sc_bytes_describe(ch, sizeof ch, (sc_bytes){p + at, n});
+    return sc_error_set(SC_EINVAL,
+                        "%s \"%s\": control character %s at byte %zu (control characters C0, DEL "
+                        "and C1 are not allowed in names)",
+                        field, name, ch, at);
+}
+
+/* Refuse here what an encoder would refuse later, so bad input is SC_EINVAL
+ * before anything is written rather than a failure in the middle of a commit. */
+static int field_lengths_check(const sc_file_entry *e) {
+    sc_decode_limits limits;
+    sc_decode_limits_default(&limits);
+    const struct {
+        const char *name;
+        sc_bytes b;
+    } fields[] = {{"partition", e->partition}, {"min_key", e->min_key}, {"max_key", e->max_key}};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
+        if (fields[i].b.len > limits.max_field_len)
+            return sc_error_set(SC_EINVAL, "%s: %zu bytes, longer than the field limit of %zu bytes",
+                                fields[i].name, fields[i].b.len, limits.max_field_len);
+    return 0;
+}
+
 static int push_checked(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *e) {
     if (!e) return sc_error_set(SC_EINVAL, "NULL file entry");
     int rc = sc_file_entry_validate(e);
+    if (!rc) rc = field_lengths_check(e);
+    /* Only adds introduce names; a delete may still name a file that an older
+     * version let in, so that it can be removed. */
+    if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("partition", e->partition.data, e->partition.len);
+    if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("file", (const uint8_t *)e->file, strlen(e->file));
     return rc ? rc : sc_entry_vec_push(v, kind, e);
 }
 
@@ -86,7 +133,7 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
         if (!known) return entry_error(list, i, key, "is not a known field");
     }
     int64_t bucket = 0, total = 0, level = 0, rows = 0, size = 0;
-    sc_bytes partition = {0}, file = {0}, min_key = {0}, max_key = {0};
+    sc_bytes partition = {0}, file = {0}, min_key = {0}, max_key = {0}; /* set on success; -O3 cannot see it */
     int rc = str_field(o, list, i, "partition", 1, &partition);
     if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
     if (!rc) rc = int_field(o, list, i, "totalBuckets", 0, INT32_MAX, &total);
@@ -119,9 +166,9 @@ static int parse_list(sc_changes *c, json_t *doc, const char *list, sc_entry_kin
 
 int sc_changes_parse_json(sc_changes **out, const char *json, size_t len) {
     *out = NULL;
-    if (len > CHANGES_MAX_JSON_BYTES)
-        return sc_error_set(SC_EINVAL, "changes: %zu bytes exceeds the %u-byte limit", len,
-                            CHANGES_MAX_JSON_BYTES);
+    if (len > SC_CHANGES_MAX_JSON_BYTES)
+        return sc_error_set(SC_ELIMIT, "changes: %zu bytes, more than the limit of %zu bytes (256 MiB)",
+                            len, (size_t)SC_CHANGES_MAX_JSON_BYTES);
     json_error_t err;
     json_t *doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
     if (!doc)

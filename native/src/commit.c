@@ -225,6 +225,8 @@ static int validate_request(const sc_commit_request *req) {
         return sc_error_set(SC_EINVAL, "commit user is longer than %d bytes", SC_USER_MAX_LEN);
     if (!sc_utf8_valid(req->commit_user))
         return sc_error_set(SC_EINVAL, "commit user is not valid UTF-8");
+    int rc = sc_name_check("commit user", (const uint8_t *)req->commit_user, strlen(req->commit_user));
+    if (rc) return rc;
     if (req->identifier < 0)
         return sc_error_set(SC_EINVAL, "identifier %" PRId64 " is negative", req->identifier);
     if (!sc_commit_kind_name(req->kind)) return sc_error_set(SC_EINVAL, "unknown commit kind %d", (int)req->kind);

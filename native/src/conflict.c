@@ -21,17 +21,25 @@ void sc_bytes_describe(char *out, size_t cap, sc_bytes b) {
     else snprintf(out + w, cap - w, "...");
 }
 
-/* "data/f1 (partition "dt=1", bucket 0)" */
+/* "data/f1 (partition "dt=1", bucket 0, level 0)". Names are escaped: they
+ * may come from tables written before control characters were refused. */
 static void describe_file(char *out, size_t cap, const sc_file_entry *f) {
-    char part[128];
+    char part[128], name[320];
     sc_bytes_describe(part, sizeof part, f->partition);
-    snprintf(out, cap, "%s (partition \"%s\", bucket %d, level %d)", f->file, part, f->bucket,
+    sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
+    snprintf(out, cap, "%s (partition \"%s\", bucket %d, level %d)", name, part, f->bucket,
              f->level);
 }
 
+static void describe_user(char out[96], const char *user) {
+    sc_bytes_describe(out, 96, (sc_bytes){(const uint8_t *)user, strlen(user)});
+}
+
 static void describe_snapshot(char *out, size_t cap, const sc_snapshot *s) {
+    char user[96];
+    describe_user(user, s->commit_user);
     snprintf(out, cap, "snapshot %" PRIu64 " (commit user \"%s\", identifier %" PRId64 ", %s)",
-             s->id, s->commit_user, s->commit_identifier, sc_commit_kind_name(s->commit_kind));
+             s->id, user, s->commit_identifier, sc_commit_kind_name(s->commit_kind));
 }
 
 /* ---- LSM overlap ---- */
@@ -103,51 +111,132 @@ static int check_lsm(const sc_entry_vec *others, const sc_fileset *removed, cons
 
 /* ---- bucket counts ---- */
 
-static int check_buckets(const sc_entry_vec *others, const sc_entry_vec *adds, const char *against) {
-    for (size_t i = 0; i < adds->count; i++) {
-        const sc_file_entry *a = &adds->items[i].file;
-        if (a->total_buckets <= 0) continue;
-        for (size_t j = 0; j < others->count; j++) {
-            const sc_file_entry *o = &others->items[j].file;
-            if (others->items[j].kind != SC_ENTRY_ADD || o->total_buckets <= 0 ||
-                o->total_buckets == a->total_buckets || sc_bytes_compare(o->partition, a->partition))
-                continue;
-            char part[128], fa[512];
-            sc_bytes_describe(part, sizeof part, a->partition);
-            describe_file(fa, sizeof fa, a);
-            return sc_error_set(SC_ECONFLICT,
-                                "Bucket count conflict: partition \"%s\" has %d total buckets (%s) "
-                                "but %s declares %d; change bucket counts only with OVERWRITE; %s",
-                                part, o->total_buckets, o->file, fa, a->total_buckets, against);
-        }
+/*
+ * Per partition, the first entry that declares a bucket count and the first
+ * that declares a different one. That is enough to tell, for any further
+ * declaration, whether some entry disagrees with it and which one came first:
+ * if it differs from `first`, `first`; otherwise `other` (when present).
+ * Lookups go through one hash map keyed by the partition, so checking n
+ * declarations against m costs O(n + m), not O(n * m).
+ */
+typedef struct bucket_decl {
+    const sc_file_entry *first, *other;
+} bucket_decl;
+
+typedef struct bucket_index {
+    sc_fileset *by_partition; /* partition -> index into decls */
+    bucket_decl *decls;
+    size_t count;
+} bucket_index;
+
+/* The map is keyed by file identity; a partition alone is the identity of a
+ * nameless file in bucket 0, which no real file can have. */
+static sc_file_entry partition_key(sc_bytes partition) {
+    sc_file_entry k = {0};
+    k.partition = partition;
+    k.file = "";
+    return k;
+}
+
+static void bucket_index_free(bucket_index *ix) {
+    sc_fileset_free(ix->by_partition);
+    free(ix->decls);
+}
+
+static int bucket_index_init(bucket_index *ix, size_t capacity) {
+    memset(ix, 0, sizeof *ix);
+    ix->decls = calloc(capacity ? capacity : 1, sizeof *ix->decls);
+    if (!ix->decls) return sc_error_set(SC_ENOMEM, "out of memory");
+    return sc_fileset_new(&ix->by_partition);
+}
+
+/* The entry an entry with f's partition and bucket count disagrees with, or NULL. */
+static const sc_file_entry *bucket_index_disagree(const bucket_index *ix, const sc_file_entry *f) {
+    sc_file_entry key = partition_key(f->partition);
+    size_t at;
+    if (sc_fileset_get(ix->by_partition, &key, &at) != 0) return NULL;
+    const bucket_decl *d = &ix->decls[at];
+    if (d->first->total_buckets != f->total_buckets) return d->first;
+    return d->other;
+}
+
+/* Record f's declaration (capacity: one decl per recorded entry). */
+static int bucket_index_add(bucket_index *ix, const sc_file_entry *f) {
+    sc_file_entry key = partition_key(f->partition);
+    size_t at;
+    int rc = sc_fileset_put(ix->by_partition, &key, ix->count, &at);
+    if (rc == 0) {
+        ix->decls[ix->count++] = (bucket_decl){f, NULL};
+        return 0;
     }
+    if (rc != SC_EEXISTS) return rc;
+    bucket_decl *d = &ix->decls[at];
+    if (!d->other && d->first->total_buckets != f->total_buckets) d->other = f;
     return 0;
 }
 
-/* Our own change set must not add or delete one file twice, nor disagree on bucket counts. */
+static int check_buckets(const sc_entry_vec *others, const sc_entry_vec *adds, const char *against) {
+    bucket_index ix;
+    int rc = bucket_index_init(&ix, others->count);
+    for (size_t j = 0; !rc && j < others->count; j++) {
+        const sc_file_entry *o = &others->items[j].file;
+        if (others->items[j].kind == SC_ENTRY_ADD && o->total_buckets > 0) rc = bucket_index_add(&ix, o);
+    }
+    for (size_t i = 0; !rc && i < adds->count; i++) {
+        const sc_file_entry *a = &adds->items[i].file;
+        if (a->total_buckets <= 0) continue;
+        const sc_file_entry *o = bucket_index_disagree(&ix, a);
+        if (!o) continue;
+        char part[128], fa[512], fo[320];
+        sc_bytes_describe(part, sizeof part, a->partition);
+        sc_bytes_describe(fo, sizeof fo, (sc_bytes){(const uint8_t *)o->file, strlen(o->file)});
+        describe_file(fa, sizeof fa, a);
+        rc = sc_error_set(SC_ECONFLICT,
+                          "Bucket count conflict: partition \"%s\" has %d total buckets (%s) "
+                          "but %s declares %d; change bucket counts only with OVERWRITE; %s",
+                          part, o->total_buckets, fo, fa, a->total_buckets, against);
+    }
+    bucket_index_free(&ix);
+    return rc;
+}
+
+/* Our own change set must not add or delete one file twice, nor disagree on
+ * bucket counts. Hash maps keep this linear in the size of the change set. */
 static int check_self(const sc_changes *c, sc_fileset *deleted) {
     sc_fileset *added = NULL;
+    bucket_index ix = {0};
+    char name[320];
     int rc = sc_fileset_new(&added);
     for (size_t i = 0; !rc && i < c->deletes.count; i++) {
-        rc = sc_fileset_put(deleted, &c->deletes.items[i].file, i, NULL);
-        if (rc == SC_EEXISTS)
-            rc = sc_error_set(SC_EINVAL, "changes delete %s twice", c->deletes.items[i].file.file);
-    }
-    for (size_t i = 0; !rc && i < c->adds.count; i++) {
-        rc = sc_fileset_put(added, &c->adds.items[i].file, i, NULL);
-        if (rc == SC_EEXISTS)
-            rc = sc_error_set(SC_EINVAL, "changes add %s twice", c->adds.items[i].file.file);
+        const sc_file_entry *d = &c->deletes.items[i].file;
+        rc = sc_fileset_put(deleted, d, i, NULL);
+        if (rc == SC_EEXISTS) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)d->file, strlen(d->file)});
+            rc = sc_error_set(SC_EINVAL, "changes delete %s twice", name);
+        }
     }
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
         const sc_file_entry *a = &c->adds.items[i].file;
-        for (size_t j = i + 1; !rc && j < c->adds.count; j++) {
-            const sc_file_entry *b = &c->adds.items[j].file;
-            if (a->total_buckets > 0 && b->total_buckets > 0 && a->total_buckets != b->total_buckets &&
-                sc_bytes_compare(a->partition, b->partition) == 0)
-                rc = sc_error_set(SC_EINVAL, "changes declare %d and %d total buckets for the partition of %s",
-                                  a->total_buckets, b->total_buckets, b->file);
+        rc = sc_fileset_put(added, a, i, NULL);
+        if (rc == SC_EEXISTS) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)a->file, strlen(a->file)});
+            rc = sc_error_set(SC_EINVAL, "changes add %s twice", name);
         }
     }
+    if (!rc) rc = bucket_index_init(&ix, c->adds.count);
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *b = &c->adds.items[i].file;
+        if (b->total_buckets <= 0) continue;
+        const sc_file_entry *a = bucket_index_disagree(&ix, b);
+        if (a) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)b->file, strlen(b->file)});
+            rc = sc_error_set(SC_EINVAL, "changes declare %d and %d total buckets for the partition of %s",
+                              a->total_buckets, b->total_buckets, name);
+        } else {
+            rc = bucket_index_add(&ix, b);
+        }
+    }
+    bucket_index_free(&ix);
     sc_fileset_free(added);
     return rc;
 }
@@ -218,7 +307,8 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     if (!rc) rc = sc_fileset_new(&their_deleted);
     if (!rc) rc = sc_fileset_new(&their_added);
     if (!rc) rc = check_self(c, ours_deleted);
-    char against[512] = "";
+    char against[512] = "", latest_user[96];
+    describe_user(latest_user, latest->commit_user);
     for (uint64_t id = validated + 1; !rc && id <= latest->id; id++) {
         sc_snapshot s;
         sc_snapshot *snap = &s;
@@ -254,7 +344,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         rc = sc_error_set(SC_ECONFLICT,
                           "File deletion conflict: %s was already deleted by snapshot %zu; "
                           "latest is snapshot %" PRIu64 " (commit user \"%s\"); give up committing",
-                          fd, by, latest->id, latest->commit_user);
+                          fd, by, latest->id, latest_user);
     }
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
         const sc_file_entry *a = &c->adds.items[i].file;
@@ -265,13 +355,13 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         rc = sc_error_set(SC_ECONFLICT,
                           "File addition conflict: %s was already added by snapshot %zu; latest "
                           "is snapshot %" PRIu64 " (commit user \"%s\")",
-                          fa, by, latest->id, latest->commit_user);
+                          fa, by, latest->id, latest_user);
     }
     if (!rc) {
         snprintf(against, sizeof against,
                  "snapshots %" PRIu64 "..%" PRIu64 " were committed since the base (latest by "
                  "commit user \"%s\")",
-                 validated + 1, latest->id, latest->commit_user);
+                 validated + 1, latest->id, latest_user);
         /* Their files as they stand now: the last record of each, if it is an ADD. Stale
          * records of a file moved twice, or deleted later, must not count. */
         sc_entry_vec survivors = {0};

@@ -76,12 +76,21 @@ typedef struct sc_changes sc_changes;
 
 SC_API int sc_changes_new(sc_changes **out);
 SC_API void sc_changes_free(sc_changes *changes);
-/* Copy an entry into the change set. SC_EINVAL names the bad field. */
+/*
+ * Copy an entry into the change set. SC_EINVAL names the bad field: besides
+ * the ranges above, partition, min_key and max_key are at most 65,536 bytes,
+ * and an added file's partition and name contain no control character (C0,
+ * DEL, C1). A delete may name any file, so that such a file written by an
+ * older version can still be removed.
+ */
 SC_API int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
 SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
+/* Largest change-set JSON that sc_changes_parse_json accepts (256 MiB). */
+#define SC_CHANGES_MAX_JSON_BYTES ((size_t)256 << 20)
 /*
  * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
- * SC_EINVAL with a message naming the entry and field on bad input.
+ * SC_EINVAL with a message naming the entry and field on bad input;
+ * SC_ELIMIT when len is above SC_CHANGES_MAX_JSON_BYTES.
  */
 SC_API int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
 SC_API size_t sc_changes_add_count(const sc_changes *changes);
@@ -133,7 +142,7 @@ SC_API sc_store *sc_table_store(sc_table *table);
 /* ---- committing ---- */
 
 typedef struct sc_commit_request {
-    const char *commit_user;    /* non-empty, at most 255 bytes */
+    const char *commit_user;    /* non-empty, at most 255 bytes, UTF-8, no control characters */
     int64_t identifier;         /* >= 0, strictly increasing per user (checkpoint id) */
     sc_commit_kind kind;
     uint64_t base_snapshot;     /* snapshot the changes were planned against, 0 = unknown */
