@@ -7,10 +7,11 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
-import io.snapcommit.jni.AuthException;
+import io.snapcommit.jni.ErrorCode;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.SnapcommitException;
 import io.snapcommit.jni.StoreConfig;
+import io.snapcommit.jni.Strategy;
 
 /**
  * Everything the writer and committer operators need to know about the
@@ -20,10 +21,8 @@ import io.snapcommit.jni.StoreConfig;
 public final class SinkConfig implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    public static final String[] STRATEGIES = {"auto", "rename", "conditional", "head", "tracker"};
-
     private final String location;
-    private final String strategy;
+    private final Strategy strategy;
     private final String commitUser;
     private final int maxRetries;
     private final Duration minRetryWait;
@@ -33,13 +32,14 @@ public final class SinkConfig implements Serializable {
     private final String fileExtension;
     private final int buckets;
     private final StoreConfig storeConfig;
+    private final CommitListener commitListener;
 
-    SinkConfig(String location, String strategy, String commitUser, int maxRetries, Duration minRetryWait,
+    SinkConfig(String location, Strategy strategy, String commitUser, int maxRetries, Duration minRetryWait,
                Duration maxRetryWait, Duration commitTimeout, long targetFileSize, String fileExtension, int buckets,
-               StoreConfig storeConfig) {
+               StoreConfig storeConfig, CommitListener commitListener) {
         this.location = normalizeLocation(location);
-        this.strategy = checkStrategy(strategy);
-        if (isS3() && this.strategy.equals("rename"))
+        this.strategy = strategy == null ? Strategy.AUTO : strategy;
+        if (isS3() && this.strategy == Strategy.RENAME)
             throw new IllegalArgumentException("commit.strategy rename needs a file system with an atomic no-replace "
                                                + "rename, and S3 has no rename: use auto, conditional, head or tracker "
                                                + "for " + this.location);
@@ -59,6 +59,7 @@ public final class SinkConfig implements Serializable {
         if (buckets < 0) throw new IllegalArgumentException("bucket must be >= 0");
         this.buckets = buckets;
         this.storeConfig = storeConfig == null ? StoreConfig.DEFAULTS : storeConfig;
+        this.commitListener = commitListener;
     }
 
     /**
@@ -90,14 +91,9 @@ public final class SinkConfig implements Serializable {
         return Paths.get(l).normalize().toString();
     }
 
-    static String checkStrategy(String s) {
-        String v = s == null ? "auto" : s.trim().toLowerCase(Locale.ROOT);
-        for (String known : STRATEGIES) if (known.equals(v)) return v;
-        throw new IllegalArgumentException("commit.strategy must be one of auto, rename, conditional, head, tracker: " + s);
-    }
-
     public String location() { return location; }
-    public String strategy() { return strategy; }
+    /** The claim strategy for a new table; AUTO accepts an existing table's, any other must match it. */
+    public Strategy strategy() { return strategy; }
     /** The configured commit user, or null to generate one (kept in checkpoint state). */
     public String commitUser() { return commitUser; }
     public int maxRetries() { return maxRetries; }
@@ -111,6 +107,8 @@ public final class SinkConfig implements Serializable {
     public int buckets() { return buckets; }
     /** This table's own storage settings (s3.* options); unset fields fall back to the environment. */
     public StoreConfig storeConfig() { return storeConfig; }
+    /** Told about each published snapshot, or null (see {@link CommitListener}). */
+    public CommitListener commitListener() { return commitListener; }
 
     public boolean isS3() {
         return location.regionMatches(true, 0, "s3://", 0, 5);
@@ -128,11 +126,12 @@ public final class SinkConfig implements Serializable {
         if (!isS3()) return;
         try (NativeStore store = NativeStore.openStore(location, storeConfig)) {
             store.check();
-        } catch (AuthException e) {
-            throw new IllegalArgumentException("S3 refused the credentials for " + location + ": " + mask(e.getMessage())
-                                               + " (set s3.access-key / s3.secret-key, or AWS_ACCESS_KEY_ID / "
-                                               + "AWS_SECRET_ACCESS_KEY on every TaskManager)", null);
         } catch (SnapcommitException e) {
+            if (e.errorCode() == ErrorCode.EAUTH)
+                throw new IllegalArgumentException("S3 refused the credentials for " + location + ": "
+                                                   + mask(e.getMessage()) + " (set s3.access-key / s3.secret-key, or "
+                                                   + "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY on every TaskManager)",
+                                                   null);
             throw new IllegalArgumentException("cannot use " + location + ": " + mask(e.getMessage()), null);
         }
     }
@@ -151,6 +150,7 @@ public final class SinkConfig implements Serializable {
         return "SinkConfig{location=" + location + ", strategy=" + strategy + ", commitUser=" + commitUser
                + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
-               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage=" + storeConfig + "}";
+               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage=" + storeConfig
+               + (commitListener == null ? "" : ", commitListener=" + commitListener.getClass().getName()) + "}";
     }
 }

@@ -18,6 +18,7 @@ import io.snapcommit.flink.internal.PartitionPath;
 import io.snapcommit.flink.internal.SnapcommitCommitterOperator;
 import io.snapcommit.flink.internal.SnapcommitWriterOperator;
 import io.snapcommit.jni.StoreConfig;
+import io.snapcommit.jni.Strategy;
 
 /**
  * A DataStream sink that writes records into a snapcommit table and
@@ -111,7 +112,7 @@ public final class SnapcommitSink<T> {
 
     public static final class Builder<T> {
         private String path;
-        private String strategy = "auto";
+        private Strategy strategy = Strategy.AUTO;
         private String commitUser;
         private int maxRetries = 10;
         private Duration minRetryWait = Duration.ofMillis(10);
@@ -130,11 +131,14 @@ public final class SnapcommitSink<T> {
         private final List<FieldExtractor<T>> partitionFields = new ArrayList<>();
         private String uidPrefix;
         private int writerParallelism = -1;
+        private CommitListener commitListener;
 
         /** Table location: an absolute local directory, file:///dir or s3://bucket/prefix (relative: refused). Required. */
         public Builder<T> path(String path) { this.path = path; return this; }
-        /** Claim strategy when the table is created: auto (default), rename, conditional, head, tracker. */
-        public Builder<T> strategy(String strategy) { this.strategy = strategy; return this; }
+        /** Claim strategy when the table is created: AUTO (default), RENAME, CONDITIONAL, HEAD, TRACKER. */
+        public Builder<T> strategy(Strategy strategy) { this.strategy = strategy; return this; }
+        /** As {@link #strategy(Strategy)}, by configuration name: auto, rename, conditional, head, tracker. */
+        public Builder<T> strategy(String strategy) { this.strategy = Strategy.parse(strategy); return this; }
         /** Fixed commit user; by default one is generated once and kept in checkpoint state. */
         public Builder<T> commitUser(String user) { this.commitUser = user; return this; }
         public Builder<T> maxRetries(int n) { this.maxRetries = n; return this; }
@@ -173,12 +177,15 @@ public final class SnapcommitSink<T> {
         public Builder<T> s3TlsVerify(boolean v) { storage.tlsVerify(v); return this; }
         /** Check at build() that an s3:// table's bucket is reachable with its credentials (default true). */
         public Builder<T> checkStorage(boolean v) { this.checkStorage = v; return this; }
+        /** Told about each snapshot the sink publishes (see {@link CommitListener}); none by default. */
+        public Builder<T> commitListener(CommitListener l) { this.commitListener = l; return this; }
         public Builder<T> uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder<T> writerParallelism(int p) { this.writerParallelism = p; return this; }
 
         public SnapcommitSink<T> build() {
             SinkConfig config = new SinkConfig(path, strategy, commitUser, maxRetries, minRetryWait, maxRetryWait,
-                                               commitTimeout, targetFileSize, fileExtension, buckets, storage.build());
+                                               commitTimeout, targetFileSize, fileExtension, buckets, storage.build(),
+                                               commitListener);
             int given = (schema != null ? 1 : 0) + (encoder != null ? 1 : 0) + (recordEncoder != null ? 1 : 0);
             if (given != 1) throw new IllegalArgumentException("set exactly one of serializationSchema, encoder, recordEncoder");
             RecordEncoder<T> enc = recordEncoder != null ? recordEncoder

@@ -8,8 +8,8 @@ package io.snapcommit.jni;
 public class AlreadyCommittedException extends SnapcommitException {
     private static final long serialVersionUID = 1L;
 
-    public AlreadyCommittedException(int code, String codeName, byte[] message, long detail) {
-        super(code, codeName, message, detail);
+    AlreadyCommittedException(int code, String message, long detail) {
+        super(code, message, detail);
     }
 
     /** The snapshot that holds the identifier, 0 when unknown (the identifier was below the watermark). */

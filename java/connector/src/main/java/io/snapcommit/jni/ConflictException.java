@@ -4,7 +4,7 @@ package io.snapcommit.jni;
 public class ConflictException extends SnapcommitException {
     private static final long serialVersionUID = 1L;
 
-    public ConflictException(int code, String codeName, byte[] message, long detail) {
-        super(code, codeName, message, detail);
+    ConflictException(int code, String message, long detail) {
+        super(code, message, detail);
     }
 }

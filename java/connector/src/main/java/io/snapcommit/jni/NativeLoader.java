@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the copy bundled in the jar at {@value #RESOURCE}, extracted under a unique temporary
  *       name and loaded with {@code System.load}.</li>
  * </ol>
+ * The loaded library must then name every commit kind, strategy and error code as this jar does
+ * (NativeEnums), or it is refused like one that does not load.
  * A JVM lets only one class loader load a given file; Flink session clusters give each job
  * its own user-code class loader, so the bundled copy is extracted under a fresh name for each.
  */
@@ -42,13 +44,23 @@ public final class NativeLoader {
             if (loadedFrom != null) return;
             if (failure != null) throw failure;
             try {
-                loadedFrom = doLoad();
+                String from = doLoad();
+                checkCodes(from);
+                loadedFrom = from;
                 LOG.info("loaded libsnapcommit_jni from {}", loadedFrom);
             } catch (UnsatisfiedLinkError e) {
                 failure = e;
                 throw e;
             }
         }
+    }
+
+    /** The library must number kinds, strategies and error codes as this jar does (see NativeEnums). */
+    private static void checkCodes(String from) {
+        List<String> wrong = NativeEnums.libraryMismatches();
+        if (!wrong.isEmpty())
+            throw new UnsatisfiedLinkError("libsnapcommit_jni from " + from + " does not match this connector jar (a "
+                                           + "library of another build?): " + String.join("; ", wrong));
     }
 
     /** Where the library was loaded from, or null before load(). */

@@ -35,8 +35,8 @@ public final class NativeStore implements AutoCloseable {
      * One cheap request proving the location is usable (for s3: the bucket exists and
      * the credentials are accepted; a ListObjectsV2 of at most one key).
      *
-     * @throws AuthException the credentials were refused
-     * @throws StorageIOException e.g. the bucket does not exist (the message names it)
+     * @throws SnapcommitException {@link ErrorCode#EAUTH}: the credentials were refused;
+     *         {@link ErrorCode#EIO}: e.g. the bucket does not exist (the message names it)
      */
     public synchronized void check() {
         check(live());

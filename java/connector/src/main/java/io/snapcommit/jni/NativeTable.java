@@ -24,7 +24,7 @@ public final class NativeTable implements AutoCloseable {
         this.location = location;
     }
 
-    /** Open the table at location; NoTableException when there is none. Settings from the environment. */
+    /** Open the table at location; {@link ErrorCode#ENOTABLE} when there is none. Settings from the environment. */
     public static NativeTable openTable(String location) {
         return openTable(location, null);
     }
@@ -35,33 +35,35 @@ public final class NativeTable implements AutoCloseable {
     }
 
     /**
-     * Create an empty table; strategy is auto|rename|conditional|head|tracker.
+     * Create an empty table claiming snapshots with strategy.
      * Returns false when a table already exists there (nothing changed).
      */
-    public static boolean createTable(String location, String strategy) {
+    public static boolean createTable(String location, Strategy strategy) {
         return createTable(location, strategy, null);
     }
 
-    /** As {@link #createTable(String, String)}, with the store's own settings. */
-    public static boolean createTable(String location, String strategy, StoreConfig config) {
+    /** As {@link #createTable(String, Strategy)}, with the store's own settings. */
+    public static boolean createTable(String location, Strategy strategy, StoreConfig config) {
         try {
-            create(Utf8.z(location), Utf8.z(strategy), nativeConfig(config));
+            create(Utf8.z(location), strategy.code(), nativeConfig(config));
             return true;
-        } catch (TableExistsException e) {
-            return false;
+        } catch (SnapcommitException e) {
+            if (e.errorCode() == ErrorCode.ETABLEEXISTS) return false;
+            throw e;
         }
     }
 
     /** Open the table, creating it with the given strategy when absent (races with other creators are fine). */
-    public static NativeTable openOrCreate(String location, String strategy) {
+    public static NativeTable openOrCreate(String location, Strategy strategy) {
         return openOrCreate(location, strategy, null);
     }
 
-    /** As {@link #openOrCreate(String, String)}, with the store's own settings. */
-    public static NativeTable openOrCreate(String location, String strategy, StoreConfig config) {
+    /** As {@link #openOrCreate(String, Strategy)}, with the store's own settings. */
+    public static NativeTable openOrCreate(String location, Strategy strategy, StoreConfig config) {
         try {
             return openTable(location, config);
-        } catch (NoTableException e) {
+        } catch (SnapcommitException e) {
+            if (e.errorCode() != ErrorCode.ENOTABLE) throw e;
             createTable(location, strategy, config);
             return openTable(location, config);
         }
@@ -81,8 +83,9 @@ public final class NativeTable implements AutoCloseable {
                        timeout == null ? 0 : timeout.toMillis());
     }
 
-    public synchronized String strategyName() {
-        return strategy(live());
+    /** The strategy the table was created with (never AUTO: creation resolves it). */
+    public synchronized Strategy strategy() {
+        return Strategy.ofCode(strategy(live()));
     }
 
     public synchronized String tableUuid() {
@@ -97,9 +100,9 @@ public final class NativeTable implements AutoCloseable {
      * @throws UnknownOutcomeException the claim's outcome could not be reconciled: do not assume failure
      * @throws RetriesExhaustedException claims kept being lost
      */
-    public synchronized CommitResult commit(String user, long identifier, String kind, long baseSnapshot,
+    public synchronized CommitResult commit(String user, long identifier, CommitKind kind, long baseSnapshot,
                                             NativeChanges changes) {
-        return new CommitResult(commit(live(), Utf8.z(user), identifier, Utf8.z(kind), baseSnapshot, changes.live()));
+        return new CommitResult(commit(live(), Utf8.z(user), identifier, kind.code(), baseSnapshot, changes.live()));
     }
 
     /** The last identifier committed by user, empty when it has none. */
@@ -130,7 +133,7 @@ public final class NativeTable implements AutoCloseable {
         return Arrays.asList(files(live(), id));
     }
 
-    /** Verify metadata, hash chain and manifests; CorruptMetadataException names the damage. */
+    /** Verify metadata, hash chain and manifests; {@link ErrorCode#ECORRUPT} names the damage. */
     public synchronized void fsck() {
         fsck(live());
     }
@@ -149,18 +152,18 @@ public final class NativeTable implements AutoCloseable {
 
     private static native long open(byte[] location, byte[][] config);
 
-    private static native void create(byte[] location, byte[] strategy, byte[][] config);
+    private static native void create(byte[] location, int strategy, byte[][] config);
 
     private static native void close(long handle);
 
     private static native void setRetryPolicy(long handle, int maxRetries, long minWaitMs, long maxWaitMs,
                                               long timeoutMs);
 
-    private static native String strategy(long handle);
+    private static native int strategy(long handle);
 
     private static native String uuid(long handle);
 
-    private static native long[] commit(long handle, byte[] user, long identifier, byte[] kind, long baseSnapshot,
+    private static native long[] commit(long handle, byte[] user, long identifier, int kind, long baseSnapshot,
                                         long changes);
 
     private static native long lastCommitted(long handle, byte[] user);

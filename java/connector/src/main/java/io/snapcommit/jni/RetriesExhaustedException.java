@@ -4,7 +4,7 @@ package io.snapcommit.jni;
 public class RetriesExhaustedException extends SnapcommitException {
     private static final long serialVersionUID = 1L;
 
-    public RetriesExhaustedException(int code, String codeName, byte[] message, long detail) {
-        super(code, codeName, message, detail);
+    RetriesExhaustedException(int code, String message, long detail) {
+        super(code, message, detail);
     }
 }

@@ -7,7 +7,7 @@ public final class SnapshotInfo {
     private final long id;
     private final String commitUser;
     private final long commitIdentifier;
-    private final String commitKind;
+    private final CommitKind commitKind;
     private final long timeMillis;
     private final long totalRecordCount;
     private final long deltaRecordCount;
@@ -15,12 +15,12 @@ public final class SnapshotInfo {
     private final String parentHash;
 
     /** Called by the native library. */
-    SnapshotInfo(long id, byte[] commitUser, long commitIdentifier, String commitKind, long timeMillis,
+    SnapshotInfo(long id, byte[] commitUser, long commitIdentifier, int commitKind, long timeMillis,
                  long totalRecordCount, long deltaRecordCount, long fileCount, String parentHash) {
         this.id = id;
         this.commitUser = new String(commitUser, StandardCharsets.UTF_8);
         this.commitIdentifier = commitIdentifier;
-        this.commitKind = commitKind;
+        this.commitKind = CommitKind.ofCode(commitKind);
         this.timeMillis = timeMillis;
         this.totalRecordCount = totalRecordCount;
         this.deltaRecordCount = deltaRecordCount;
@@ -31,7 +31,7 @@ public final class SnapshotInfo {
     public long id() { return id; }
     public String commitUser() { return commitUser; }
     public long commitIdentifier() { return commitIdentifier; }
-    public String commitKind() { return commitKind; }
+    public CommitKind commitKind() { return commitKind; }
     public long timeMillis() { return timeMillis; }
     public long totalRecordCount() { return totalRecordCount; }
     public long deltaRecordCount() { return deltaRecordCount; }

@@ -4,7 +4,7 @@ package io.snapcommit.jni;
 public class UnknownOutcomeException extends SnapcommitException {
     private static final long serialVersionUID = 1L;
 
-    public UnknownOutcomeException(int code, String codeName, byte[] message, long detail) {
-        super(code, codeName, message, detail);
+    UnknownOutcomeException(int code, String message, long detail) {
+        super(code, message, detail);
     }
 }

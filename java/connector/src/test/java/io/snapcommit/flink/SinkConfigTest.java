@@ -8,6 +8,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import io.snapcommit.jni.StoreConfig;
+import io.snapcommit.jni.Strategy;
 
 class SinkConfigTest {
     private static SinkConfig config(String path, String strategy) {
@@ -39,7 +40,7 @@ class SinkConfigTest {
 
     @Test
     void strategiesAndRetries() {
-        assertEquals("tracker", config("/t", "TRACKER").strategy());
+        assertEquals(Strategy.TRACKER, config("/t", "TRACKER").strategy());
         assertThrows(IllegalArgumentException.class, () -> config("/t", "lock"));
         assertThrows(IllegalArgumentException.class, () -> SinkConfigs.of("/t", "auto", null, 1, Duration.ofSeconds(2),
                                                                           Duration.ofSeconds(1), null, 1, "json", 0, null));
@@ -51,8 +52,8 @@ class SinkConfigTest {
     void renameOnS3IsRefusedWhenTheSinkIsBuilt() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> config("s3://b/t", "rename"));
         assertTrue(e.getMessage().contains("S3 has no rename"), e.getMessage());
-        assertEquals("rename", config("/t", "rename").strategy());
-        assertEquals("conditional", config("s3://b/t", "conditional").strategy());
+        assertEquals(Strategy.RENAME, config("/t", "rename").strategy());
+        assertEquals(Strategy.CONDITIONAL, config("s3://b/t", "conditional").strategy());
     }
 
     @Test

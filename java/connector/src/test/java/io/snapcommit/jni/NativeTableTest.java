@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The JNI binding against the real native library (run with -Xcheck:jni). */
@@ -31,6 +32,13 @@ class NativeTableTest {
         return c;
     }
 
+    /** The call fails with a SnapcommitException of code want. */
+    private static SnapcommitException assertCode(ErrorCode want, Executable call) {
+        SnapcommitException e = assertThrows(SnapcommitException.class, call);
+        assertEquals(want, e.errorCode(), e.getMessage());
+        return e;
+    }
+
     @Test
     void loadsTheBundledLibrary() {
         NativeLoader.load();
@@ -39,14 +47,14 @@ class NativeTableTest {
 
     @Test
     void createOpenCommitAndInspect() {
-        assertTrue(NativeTable.createTable(table(), "auto"));
-        assertFalse(NativeTable.createTable(table(), "auto"), "second create finds the table");
+        assertTrue(NativeTable.createTable(table(), Strategy.AUTO));
+        assertFalse(NativeTable.createTable(table(), Strategy.AUTO), "second create finds the table");
         try (NativeTable t = NativeTable.openTable(table()); NativeChanges c = oneFile("data/f1", 5)) {
-            assertEquals("rename", t.strategyName());
+            assertEquals(Strategy.RENAME, t.strategy());
             assertEquals(36, t.tableUuid().length());
             assertEquals(0, t.latestSnapshotId());
             assertFalse(t.lastCommittedIdentifier("job-1").isPresent());
-            CommitResult r = t.commit("job-1", 7, "APPEND", 0, c);
+            CommitResult r = t.commit("job-1", 7, CommitKind.APPEND, 0, c);
             assertEquals(1, r.snapshotId());
             assertEquals(1, r.attempts());
             assertEquals(0, r.lostClaims());
@@ -56,7 +64,7 @@ class NativeTableTest {
             SnapshotInfo s = t.snapshot(1);
             assertEquals("job-1", s.commitUser());
             assertEquals(7, s.commitIdentifier());
-            assertEquals("APPEND", s.commitKind());
+            assertEquals(CommitKind.APPEND, s.commitKind());
             assertEquals(5, s.totalRecordCount());
             List<FileEntry> files = t.liveFiles(0);
             assertEquals(1, files.size());
@@ -69,13 +77,13 @@ class NativeTableTest {
 
     @Test
     void replayIsAlreadyCommitted() {
-        try (NativeTable t = NativeTable.openOrCreate(table(), "auto")) {
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
             try (NativeChanges c = oneFile("data/a", 1)) {
-                t.commit("u", 3, "APPEND", 0, c);
+                t.commit("u", 3, CommitKind.APPEND, 0, c);
             }
             try (NativeChanges c = oneFile("data/b", 1)) {
                 AlreadyCommittedException e = assertThrows(AlreadyCommittedException.class,
-                                                           () -> t.commit("u", 3, "APPEND", 0, c));
+                                                           () -> t.commit("u", 3, CommitKind.APPEND, 0, c));
                 assertEquals("SC_ECOMMITTED", e.codeName());
                 assertEquals(-10, e.code());
                 assertEquals(1, e.existingSnapshot());
@@ -87,64 +95,63 @@ class NativeTableTest {
 
     @Test
     void exceptionsCarryCodeAndMessage() {
-        NoTableException nt = assertThrows(NoTableException.class, () -> NativeTable.openTable(table()));
+        SnapcommitException nt = assertCode(ErrorCode.ENOTABLE, () -> NativeTable.openTable(table()));
         assertEquals("SC_ENOTABLE", nt.codeName());
-        try (NativeTable t = NativeTable.openOrCreate(table(), "auto")) {
+        assertEquals(-15, nt.code());
+        assertEquals(SnapcommitException.class, nt.getClass(), "no subclass for codes callers do not single out");
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
             try (NativeChanges c = new NativeChanges()) {
-                InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                SnapcommitException e = assertCode(ErrorCode.EINVAL,
                     () -> c.addFile(FileEntry.appendFile("", 0, 0, "data/x", -1, 1)));
                 assertTrue(e.getMessage().contains("rows"), e.getMessage());
-                assertThrows(InvalidArgumentException.class,
-                    () -> c.addFile(FileEntry.appendFile("", 0, 0, "../escape", 1, 1)));
+                assertCode(ErrorCode.EINVAL, () -> c.addFile(FileEntry.appendFile("", 0, 0, "../escape", 1, 1)));
             }
             try (NativeChanges c = oneFile("data/first", 1)) {
-                t.commit("u", 1, "APPEND", 0, c);
+                t.commit("u", 1, CommitKind.APPEND, 0, c);
             }
             try (NativeChanges c = new NativeChanges()) {
                 c.deleteFile(FileEntry.appendFile("", 0, 0, "data/never-added", 1, 1));
-                ConflictException e = assertThrows(ConflictException.class, () -> t.commit("u", 2, "COMPACT", 0, c));
+                ConflictException e = assertThrows(ConflictException.class,
+                                                   () -> t.commit("u", 2, CommitKind.COMPACT, 0, c));
+                assertEquals(ErrorCode.ECONFLICT, e.errorCode());
                 assertTrue(e.getMessage().contains("data/never-added"), e.getMessage());
             }
-            assertThrows(NotFoundException.class, () -> t.snapshot(42));
-            try (NativeChanges c = oneFile("data/y", 1)) {
-                assertThrows(InvalidArgumentException.class, () -> t.commit("u", 3, "NOT-A-KIND", 0, c));
-            }
+            assertCode(ErrorCode.ENOTFOUND, () -> t.snapshot(42));
         }
         // A posix store has no compare-and-swap: the head strategy cannot be used there.
-        UnsupportedException head = assertThrows(UnsupportedException.class,
-                                                 () -> NativeTable.createTable(dir.resolve("h").toString(), "head"));
+        SnapcommitException head = assertCode(ErrorCode.EUNSUPPORTED,
+                                              () -> NativeTable.createTable(dir.resolve("h").toString(), Strategy.HEAD));
         assertEquals("SC_EUNSUPPORTED", head.codeName());
         assertTrue(head.detailMessage().contains("head"), head.getMessage());
-        assertThrows(InvalidArgumentException.class, () -> NativeStore.openStore("hdfs://nn/t"));
-        assertThrows(InvalidArgumentException.class, () -> NativeTable.createTable(table(), "no-such-strategy"));
+        assertCode(ErrorCode.EINVAL, () -> NativeStore.openStore("hdfs://nn/t"));
         assertThrows(IllegalArgumentException.class, () -> NativeTable.openTable("bad\u0000path"));
     }
 
     @Test
     void storeConfigurationIsPerStoreAndMasked() {
-        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+        SnapcommitException e = assertCode(ErrorCode.EINVAL,
             () -> NativeStore.openStore("s3://b/t", StoreConfig.builder().endpoint("ftp://nowhere").build()));
         assertTrue(e.getMessage().contains("the configured endpoint"), e.getMessage());
         StoreConfig secret = StoreConfig.builder().accessKey("AKIAJNI").secretKey("jni-secret-value")
             .sessionToken("jni-token-value").region("Not A Region").build();
-        e = assertThrows(InvalidArgumentException.class, () -> NativeTable.openTable("s3://b/t", secret));
+        e = assertCode(ErrorCode.EINVAL, () -> NativeTable.openTable("s3://b/t", secret));
         assertTrue(e.getMessage().contains("the configured region"), e.getMessage());
         assertFalse(e.getMessage().contains("jni-secret-value") || e.getMessage().contains("jni-token-value"));
-        e = assertThrows(InvalidArgumentException.class, () -> NativeTable.createTable("s3://b/t", "auto",
+        e = assertCode(ErrorCode.EINVAL, () -> NativeTable.createTable("s3://b/t", Strategy.AUTO,
             StoreConfig.builder().connectTimeout(Duration.ofHours(2)).build()));
         assertTrue(e.getMessage().contains("connect_timeout_ms"), e.getMessage());
         // Local stores take the configuration too (the tracker TTL applies to any backend).
         StoreConfig ttl = StoreConfig.builder().trackerTtl(Duration.ofSeconds(5)).build();
-        assertTrue(NativeTable.createTable(table(), "tracker", ttl));
+        assertTrue(NativeTable.createTable(table(), Strategy.TRACKER, ttl));
         try (NativeTable t = NativeTable.openTable(table(), ttl); NativeStore s = NativeStore.openStore(table(), ttl)) {
-            assertEquals("tracker", t.strategyName());
+            assertEquals(Strategy.TRACKER, t.strategy());
             s.check();
         }
     }
 
     @Test
     void closedHandlesAreRejected() {
-        NativeTable t = NativeTable.openOrCreate(table(), "auto");
+        NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO);
         t.close();
         t.close(); // idempotent
         assertThrows(IllegalStateException.class, t::latestSnapshotId);
@@ -157,9 +164,9 @@ class NativeTableTest {
     void utf8RoundTrips() {
         String user = "jöb-\u6f22\u5b57-\ud83d\ude80"; // includes a supplementary character
         String file = "data/p\u00e4rt-\ud83d\ude80.json";
-        try (NativeTable t = NativeTable.openOrCreate(table(), "auto"); NativeChanges c = new NativeChanges()) {
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = new NativeChanges()) {
             c.addFile(FileEntry.appendFile("k=\u00fc", 0, 0, file, 2, 20));
-            t.commit(user, 1, "APPEND", 0, c);
+            t.commit(user, 1, CommitKind.APPEND, 0, c);
             assertEquals(user, t.snapshot(1).commitUser());
             assertEquals(file, t.liveFiles(1).get(0).file());
             assertEquals("k=\u00fc", t.liveFiles(1).get(0).partitionString());
@@ -179,9 +186,9 @@ class NativeTableTest {
             assertEquals(List.of("data/a.json", "data/b.json"), s.listKeys("data/"));
             assertEquals("23456", Files.readString(dir.resolve("t/data/a.json")));
             s.deleteObject("data/a.json");
-            assertThrows(NotFoundException.class, () -> s.getObject("data/a.json"));
+            assertCode(ErrorCode.ENOTFOUND, () -> s.getObject("data/a.json"));
             assertThrows(IllegalArgumentException.class, () -> s.putObject("data/c", data, 8, 5));
-            assertThrows(InvalidArgumentException.class, () -> s.putObject("../up", data, 0, 1));
+            assertCode(ErrorCode.EINVAL, () -> s.putObject("../up", data, 0, 1));
         }
     }
 
@@ -189,15 +196,15 @@ class NativeTableTest {
     void nativeLogLinesReachJava() {
         NativeLog.enable();
         long before = NativeLog.linesBridged();
-        try (NativeTable t = NativeTable.openOrCreate(table(), "auto"); NativeChanges c = oneFile("data/l", 1)) {
-            t.commit("logger", 1, "APPEND", 0, c); // logs "committed snapshot 1 ..." at INFO
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = oneFile("data/l", 1)) {
+            t.commit("logger", 1, CommitKind.APPEND, 0, c); // logs "committed snapshot 1 ..." at INFO
         }
         assertTrue(NativeLog.linesBridged() > before, "no native log line was bridged");
     }
 
     @Test
     void concurrentHandlesCommitExactlyOnce() throws Exception {
-        NativeTable.createTable(table(), "auto");
+        NativeTable.createTable(table(), Strategy.AUTO);
         int threads = 4, commits = 15;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<int[]>> results = new ArrayList<>();
@@ -209,7 +216,7 @@ class NativeTableTest {
                     t.retryPolicy(100, Duration.ofMillis(1), Duration.ofMillis(20), null);
                     for (int i = 1; i <= commits; i++) {
                         try (NativeChanges c = oneFile("data/w" + writer + "-" + i, 1)) {
-                            lost += t.commit("writer-" + writer, i, "APPEND", 0, c).lostClaims();
+                            lost += t.commit("writer-" + writer, i, CommitKind.APPEND, 0, c).lostClaims();
                         }
                     }
                 }

@@ -43,7 +43,7 @@ class CheckpointCommitITCase extends ITBase {
                        "snapshot " + s.id() + " has identifier " + s.commitIdentifier() + ", not a completed checkpoint "
                        + completed);
             assertEquals(log.get(0).commitUser(), s.commitUser());
-            assertEquals("APPEND", s.commitKind());
+            assertEquals(io.snapcommit.jni.CommitKind.APPEND, s.commitKind());
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, "cp", rows);

@@ -28,7 +28,6 @@ import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,7 +37,6 @@ import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.CollectingReporterFactory;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.flink.SnapcommitSink;
-import io.snapcommit.flink.internal.CommitterTestHooks;
 import io.snapcommit.jni.SnapshotInfo;
 
 /** A MiniCluster (1 task manager, 4 slots) per test class, with the collecting metric reporter. */
@@ -59,12 +57,6 @@ abstract class ITBase {
     @BeforeEach
     void name(TestInfo info) {
         testName = getClass().getSimpleName() + "-" + info.getTestMethod().map(m -> m.getName()).orElse("test");
-        CommitterTestHooks.reset();
-    }
-
-    @AfterEach
-    void resetHooks() {
-        CommitterTestHooks.reset();
     }
 
     /** An environment on the MiniCluster: parallelism 2, checkpoints every interval, fixed-delay restarts. */

@@ -235,7 +235,7 @@ class S3ITCase extends ITBase {
         for (SnapshotInfo s : log) {
             assertTrue(checkpoints.contains(s.commitIdentifier()), "snapshot " + s.id() + " has identifier "
                        + s.commitIdentifier() + ", not a completed checkpoint " + checkpoints);
-            assertEquals("APPEND", s.commitKind());
+            assertEquals(io.snapcommit.jni.CommitKind.APPEND, s.commitKind());
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, "s3fo", rows, gofakes3());

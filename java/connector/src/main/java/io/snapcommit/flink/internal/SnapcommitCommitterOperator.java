@@ -22,14 +22,18 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.snapcommit.flink.CommitEvent;
+import io.snapcommit.flink.CommitListener;
 import io.snapcommit.flink.SinkConfig;
 import io.snapcommit.jni.AlreadyCommittedException;
+import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.CommitResult;
 import io.snapcommit.jni.ConflictException;
 import io.snapcommit.jni.NativeChanges;
 import io.snapcommit.jni.NativeLog;
 import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.RetriesExhaustedException;
+import io.snapcommit.jni.Strategy;
 import io.snapcommit.jni.UnknownOutcomeException;
 
 /**
@@ -119,9 +123,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         metrics = new CommitterMetrics(getMetricGroup());
         NativeLog.enable();
         table = NativeTable.openOrCreate(config.location(), config.strategy(), config.storeConfig());
-        if (!config.strategy().equals("auto") && !config.strategy().equals(table.strategyName())) {
+        if (config.strategy() != Strategy.AUTO && config.strategy() != table.strategy()) {
             throw new IllegalArgumentException("commit.strategy " + config.strategy() + " does not match table "
-                                               + config.location() + ", created with " + table.strategyName());
+                                               + config.location() + ", created with " + table.strategy());
         }
         table.retryPolicy(config.maxRetries(), config.minRetryWait(), config.maxRetryWait(), config.commitTimeout());
         if (restored && !pending.isEmpty()) commitRestored();
@@ -206,7 +210,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         long started = System.nanoTime();
         try (NativeChanges changes = new NativeChanges()) {
             for (DataFile f : files) changes.addFile(f.toEntry());
-            CommitResult r = table.commit(commitUser, identifier, "APPEND", 0, changes);
+            CommitResult r = table.commit(commitUser, identifier, CommitKind.APPEND, 0, changes);
             long latency = (System.nanoTime() - started) / 1_000_000;
             metrics.commits.inc();
             metrics.lostClaims.inc(r.lostClaims());
@@ -218,8 +222,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             metrics.lastCommittedCheckpoint = identifier;
             LOG.info("committed checkpoint {} as snapshot {} of {} ({} files, user {}): {}", identifier,
                      r.snapshotId(), config.location(), files.size(), commitUser, r);
-            CommitterTestHooks.AfterCommit hook = CommitterTestHooks.afterCommit;
-            if (hook != null) hook.afterCommit(config.location(), commitUser, identifier, r.snapshotId());
+            CommitListener listener = config.commitListener();
+            if (listener != null) listener.onCommitted(new CommitEvent(config.location(), commitUser, identifier,
+                                                                    files.size(), r));
         } catch (AlreadyCommittedException e) {
             metrics.filteredReplays.inc();
             metrics.lastCommittedCheckpoint = identifier;
