@@ -41,13 +41,14 @@ typedef struct scj_cache {
 
 extern scj_cache scj;
 
-/* Resolve the exception classes (JNI_OnLoad); 0 on success, with a Java error pending otherwise. */
+/* Resolve the exception classes and the factory (JNI_OnLoad); 0 on success, with a Java error pending otherwise. */
 int scj_errors_init(JNIEnv *env);
 void scj_errors_release(JNIEnv *env);
 
 /*
- * Throw the Java exception mapped to native `code`, carrying its name and the
- * calling thread's sc_error_message(); `detail` is a code-specific number
+ * Throw SnapcommitException.fromNative(code, message, detail) -- the one place
+ * (in Java) where codes map to exception classes -- with the calling thread's
+ * sc_error_message() as message; `detail` is a code-specific number
  * (the existing snapshot for SC_ECOMMITTED). Call it right after the failing
  * snapcommit call, before any other one on this thread.
  */

@@ -41,10 +41,10 @@ SCJ_EXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     scj.file_entry_ctor = (*env)->GetMethodID(env, scj.file_entry, "<init>", "([BIII[BJJ[B[B)V");
     if (!scj.file_entry_ctor) goto fail;
     if (!(scj.snapshot_info = global_class(env, SCJ_PKG "SnapshotInfo"))) goto fail;
-    /* (long id, byte[] user, long identifier, String kind, long timeMillis, long totalRecords,
-     *  long deltaRecords, long fileCount, String parentHash) */
+    /* (long id, byte[] user, long identifier, int kind (sc_commit_kind), long timeMillis,
+     *  long totalRecords, long deltaRecords, long fileCount, String parentHash) */
     scj.snapshot_info_ctor = (*env)->GetMethodID(env, scj.snapshot_info, "<init>",
-                                                 "(J[BJLjava/lang/String;JJJJLjava/lang/String;)V");
+                                                 "(J[BJIJJJJLjava/lang/String;)V");
     if (!scj.snapshot_info_ctor) goto fail;
     if (!(scj.native_log = global_class(env, SCJ_PKG "NativeLog"))) goto fail;
     scj.native_log_emit = (*env)->GetStaticMethodID(env, scj.native_log, "emit", "(I[B)V");

@@ -92,7 +92,7 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeStore_put(JNIEnv *env, jcla
     free(k);
 }
 
-/* static native byte[] get(long store, byte[] key) — NotFoundException when absent */
+/* static native byte[] get(long store, byte[] key) — SC_ENOTFOUND when absent */
 SCJ_EXPORT jbyteArray JNICALL Java_io_snapcommit_jni_NativeStore_get(JNIEnv *env, jclass cls,
                                                                      jlong handle, jbyteArray key) {
     (void)cls;

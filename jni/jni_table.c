@@ -31,32 +31,31 @@ SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_open(JNIEnv *env, jc
     return scj_to_handle(t);
 }
 
-/* static native void create(byte[] location, byte[] strategy, byte[][] config):
- * SC_ETABLEEXISTS when present */
+/* static native void create(byte[] location, int strategy, byte[][] config): strategy is an
+ * sc_strategy_kind value (Strategy.code()); SC_ETABLEEXISTS when present */
 SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_create(JNIEnv *env, jclass cls,
                                                                   jbyteArray location,
-                                                                  jbyteArray strategy,
+                                                                  jint strategy,
                                                                   jobjectArray config) {
     (void)cls;
+    if (!sc_strategy_name((sc_strategy_kind)strategy)) {
+        scj_throw(env, scj.illegal_argument, "unknown strategy code");
+        return;
+    }
     sc_store_config cfg;
     scj_config_strings keep;
     if (scj_config_from(env, config, &cfg, &keep) != 0) return;
     char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
-    char *name = loc ? scj_cstr(env, strategy, "strategy must be NUL-terminated UTF-8", 0) : NULL;
-    if (!name) {
+    if (!loc) {
         scj_config_release(&keep);
-        free(loc);
         return;
     }
-    sc_strategy_kind kind;
     sc_store *store = NULL;
-    int rc = sc_strategy_parse(&kind, name);
-    if (!rc) rc = sc_store_open_with_config(&store, loc, &cfg);
+    int rc = sc_store_open_with_config(&store, loc, &cfg);
     scj_config_release(&keep);
-    if (!rc) rc = sc_table_create(store, kind);
+    if (!rc) rc = sc_table_create(store, (sc_strategy_kind)strategy);
     if (rc) scj_throw_code(env, rc, 0);
     sc_store_free(store);
-    free(name);
     free(loc);
 }
 
@@ -81,14 +80,13 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_setRetryPolicy(
     sc_table_set_retry_policy(t, &p);
 }
 
-/* static native String strategy(long) — ASCII names */
-SCJ_EXPORT jstring JNICALL Java_io_snapcommit_jni_NativeTable_strategy(JNIEnv *env, jclass cls,
-                                                                       jlong handle) {
+/* static native int strategy(long): the sc_strategy_kind value (Strategy.ofCode) */
+SCJ_EXPORT jint JNICALL Java_io_snapcommit_jni_NativeTable_strategy(JNIEnv *env, jclass cls,
+                                                                    jlong handle) {
     (void)cls;
     sc_table *t = TABLE(handle);
-    if (!t) return NULL;
-    const char *name = sc_strategy_name(sc_table_strategy(t));
-    return (*env)->NewStringUTF(env, name ? name : "unknown");
+    if (!t) return 0;
+    return (jint)sc_table_strategy(t);
 }
 
 /* static native String uuid(long) — 36 ASCII characters */
@@ -101,13 +99,14 @@ SCJ_EXPORT jstring JNICALL Java_io_snapcommit_jni_NativeTable_uuid(JNIEnv *env, 
 }
 
 /*
- * static native long[] commit(long table, byte[] user, long identifier, byte[] kind,
+ * static native long[] commit(long table, byte[] user, long identifier, int kind,
  *                             long baseSnapshot, long changes)
+ * kind is an sc_commit_kind value (CommitKind.code()); libsnapcommit refuses an unknown one.
  * → {snapshotId, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps}
  * SC_ECOMMITTED throws AlreadyCommittedException whose detail is the existing snapshot.
  */
 SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
-    JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlong identifier, jbyteArray kind,
+    JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlong identifier, jint kind,
     jlong base_snapshot, jlong changes_handle) {
     (void)cls;
     sc_table *t = TABLE(handle);
@@ -120,23 +119,15 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
     }
     char *commit_user = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
     if (!commit_user) return NULL;
-    char *kind_name = scj_cstr(env, kind, "kind must be NUL-terminated UTF-8", 0);
-    if (!kind_name) {
-        free(commit_user);
-        return NULL;
-    }
     sc_commit_request req = {0};
     sc_commit_result res;
     memset(&res, 0, sizeof res);
-    int rc = sc_commit_kind_parse(&req.kind, kind_name);
-    if (!rc) {
-        req.commit_user = commit_user;
-        req.identifier = identifier;
-        req.base_snapshot = (uint64_t)base_snapshot;
-        req.changes = changes;
-        rc = sc_table_commit(&res, t, &req);
-    }
-    free(kind_name);
+    req.kind = (sc_commit_kind)kind;
+    req.commit_user = commit_user;
+    req.identifier = identifier;
+    req.base_snapshot = (uint64_t)base_snapshot;
+    req.changes = changes;
+    int rc = sc_table_commit(&res, t, &req);
     free(commit_user);
     if (rc) {
         scj_throw_code(env, rc, rc == SC_ECOMMITTED ? (int64_t)res.existing_snapshot : 0);
@@ -244,17 +235,15 @@ SCJ_EXPORT jobject JNICALL Java_io_snapcommit_jni_NativeTable_snapshotInfo(JNIEn
         return NULL;
     }
     jobject result = NULL;
-    const char *kind = sc_commit_kind_name(info->commit_kind);
     jbyteArray user = scj_new_bytes_str(env, info->commit_user);
-    jstring kind_str = user ? (*env)->NewStringUTF(env, kind ? kind : "UNKNOWN") : NULL;
-    jstring parent = kind_str ? (*env)->NewStringUTF(env, info->parent_hash) : NULL;
+    jstring parent = user ? (*env)->NewStringUTF(env, info->parent_hash) : NULL;
     if (parent)
         result = (*env)->NewObject(env, scj.snapshot_info, scj.snapshot_info_ctor, (jlong)info->id, user,
-                                   (jlong)info->commit_identifier, kind_str, (jlong)info->time_millis,
+                                   (jlong)info->commit_identifier, (jint)info->commit_kind,
+                                   (jlong)info->time_millis,
                                    (jlong)info->total_record_count, (jlong)info->delta_record_count,
                                    (jlong)info->file_count, parent);
     if (user) (*env)->DeleteLocalRef(env, user);
-    if (kind_str) (*env)->DeleteLocalRef(env, kind_str);
     if (parent) (*env)->DeleteLocalRef(env, parent);
     sc_snapshot_info_free(info);
     return result;

@@ -15,7 +15,7 @@ flink_build_native || exit 1
 
 # S3ITCase runs against gofakes3 (scripts/s3-servers.sh): before each Maven run, start the S3 test
 # servers unless they run already (start is idempotent) and hand their env (SC_GOFAKES3_*,
-# SC_S3_BUCKET, AWS_* of gofakes3) to Maven, whose Surefire passes it on (integration/pom.xml).
+# SC_S3_BUCKET, AWS_* of gofakes3) to Maven, whose Surefire passes it on (java/integration/pom.xml).
 # Checked per profile because another user of the shared servers (scripts/test.sh stops them
 # when it exits) may have stopped them meanwhile; SC_S3_STATE=/other/dir gives this run servers
 # of its own. They are left running (scripts/s3-servers.sh stop). If they cannot be started,
@@ -35,16 +35,17 @@ total_pass=0; total_fail=0; status=0
 for profile in $profiles; do
   line=${profile#flink-}
   echo "== Flink $line (mvn verify -P$profile) =="
-  rm -rf integration/target/flink-"$line"/snapcommit-it-summary.txt \
-         java-shim/connector/target/flink-"$line"/surefire-reports integration/target/flink-"$line"/surefire-reports
+  # the connector of this line (java/connector/flink-<line>) and the integration tests
+  connector=java/connector/flink-"$line"/target/flink-"$line"
+  integration=java/integration/target/flink-"$line"
+  rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports
   s3_servers
   start=$(date +%s)
-  mvn "${MVN_FLAGS[@]}" -q -f java-shim/pom.xml -P"$profile" verify
+  mvn "${MVN_FLAGS[@]}" -q -f java/pom.xml -P"$profile" verify
   rc=$?
   secs=$(( $(date +%s) - start ))
   pass=0; fail=0
-  for report in java-shim/connector/target/flink-"$line"/surefire-reports/*.txt \
-                integration/target/flink-"$line"/surefire-reports/*.txt; do
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
     [ -f "$report" ] || continue
     case "$report" in *-output.txt) continue ;; esac
     summary=$(grep -h "^Tests run:" "$report" | tail -1)
@@ -52,13 +53,13 @@ for profile in $profiles; do
     read -r run f e s < <(echo "$summary" | sed -E 's/Tests run: ([0-9]+), Failures: ([0-9]+), Errors: ([0-9]+), Skipped: ([0-9]+).*/\1 \2 \3 \4/')
     pass=$((pass + run - f - e - s)); fail=$((fail + f + e))
   done
-  if [ -f integration/target/flink-"$line"/snapcommit-it-summary.txt ]; then
-    sed 's/^/  /' integration/target/flink-"$line"/snapcommit-it-summary.txt
+  if [ -f "$integration"/snapcommit-it-summary.txt ]; then
+    sed 's/^/  /' "$integration"/snapcommit-it-summary.txt
   fi
   # -Xcheck:jni writes to the JVM's native stdout, which Surefire keeps in *.dumpstream (or the
   # -output.txt files): any such line is a failure.
   if grep -l -E "WARNING in native method|FATAL ERROR in native method|JNI local refs: [0-9]+, exceeds capacity" \
-       java-shim/connector/target/flink-"$line"/surefire-reports/* integration/target/flink-"$line"/surefire-reports/* \
+       "$connector"/surefire-reports/* "$integration"/surefire-reports/* \
        2>/dev/null; then
     echo "  -Xcheck:jni reported problems (files above)"; rc=1; fail=$((fail + 1))
   fi

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# PaimonTool (paimon-compat/): Apache Paimon's own Java reader, writer and committer behind a
+# PaimonTool (java/paimon-compat/): Apache Paimon's own Java reader, writer and committer behind a
 # command line, the reference for the Paimon-format checks. Builds the jar once (Maven, cached in
-# paimon-compat/target; rebuilt when a source or the pom is newer) and runs it.
+# java/paimon-compat/target; rebuilt when a source or the pom is newer) and runs it.
 #   scripts/paimon-tool.sh read /path/to/table [--snapshot N]
 #   scripts/paimon-tool.sh --build-only
-# Commands and output: paimon-compat/src/main/java/io/snapcommit/paimon/PaimonTool.java.
+# Commands and output: java/paimon-compat/src/main/java/io/snapcommit/paimon/PaimonTool.java.
 # SNAPCOMMIT_MVN_OFFLINE=1: no network (after a first build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mod=$root/paimon-compat
+mod=$root/java/paimon-compat
 jar=$mod/target/paimon-compat.jar
 
 stale() {

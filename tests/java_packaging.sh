@@ -13,10 +13,13 @@ cd "$(dirname "$0")/.."
 source scripts/flink-env.sh
 profile=${1:-flink-1.20}
 work=$(mktemp -d)
-out=java-shim/connector/target/flink-packaging-test
+line=${profile#flink-}
+# the connector module of this Flink line (artifact snapcommit-flink-<line>)
+module=connector/flink-$line
+out=java/$module/target/flink-packaging-test
 trap 'rm -rf "$work" "$out"' EXIT
 mvn_package() {
-  mvn -B -o -Dstyle.color=never -f java-shim/pom.xml -P"$profile" -pl connector -DskipTests \
+  mvn -B -o -Dstyle.color=never -f java/pom.xml -P"$profile" -pl "$module" -DskipTests \
       -Dflink.line=packaging-test "$@" package
 }
 passed=0; failed=0
@@ -40,6 +43,11 @@ if [ -f build-jni/libsnapcommit_jni.so ]; then
   if mvn_package >"$work/present.log" 2>&1; then
     ok "with build-jni/libsnapcommit_jni.so mvn package exits 0"
     jar_file=$(ls "$out"/snapcommit-flink-*.jar 2>/dev/null | grep -v -- '-tests' | head -1)
+    # the jar is named after its Flink line: snapcommit-flink-1.20-<version>.jar, snapcommit-flink-2-<version>.jar
+    case "$(basename "${jar_file:-none}")" in
+      snapcommit-flink-"$line"-[0-9]*.jar) ok "the jar is named for Flink $line: $(basename "$jar_file")" ;;
+      *) bad "the jar is not named snapcommit-flink-$line-<version>.jar: ${jar_file:-none}" ;;
+    esac
     if [ -n "$jar_file" ] && jar tf "$jar_file" | grep -qx "native/linux-x86_64/libsnapcommit_jni.so"; then
       ok "the jar bundles native/linux-x86_64/libsnapcommit_jni.so"
     else

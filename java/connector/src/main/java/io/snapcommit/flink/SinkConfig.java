@@ -1,0 +1,156 @@
+package io.snapcommit.flink;
+
+import java.io.Serializable;
+import java.net.URI;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+import io.snapcommit.jni.ErrorCode;
+import io.snapcommit.jni.NativeStore;
+import io.snapcommit.jni.SnapcommitException;
+import io.snapcommit.jni.StoreConfig;
+import io.snapcommit.jni.Strategy;
+
+/**
+ * Everything the writer and committer operators need to know about the
+ * table, the commit and storage. Immutable and serializable (shipped with
+ * the job graph). Built by {@link SnapcommitSink.Builder} or the table factory.
+ */
+public final class SinkConfig implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final String location;
+    private final Strategy strategy;
+    private final String commitUser;
+    private final int maxRetries;
+    private final Duration minRetryWait;
+    private final Duration maxRetryWait;
+    private final Duration commitTimeout;
+    private final long targetFileSize;
+    private final String fileExtension;
+    private final int buckets;
+    private final StoreConfig storeConfig;
+    private final CommitListener commitListener;
+
+    SinkConfig(String location, Strategy strategy, String commitUser, int maxRetries, Duration minRetryWait,
+               Duration maxRetryWait, Duration commitTimeout, long targetFileSize, String fileExtension, int buckets,
+               StoreConfig storeConfig, CommitListener commitListener) {
+        this.location = normalizeLocation(location);
+        this.strategy = strategy == null ? Strategy.AUTO : strategy;
+        if (isS3() && this.strategy == Strategy.RENAME)
+            throw new IllegalArgumentException("commit.strategy rename needs a file system with an atomic no-replace "
+                                               + "rename, and S3 has no rename: use auto, conditional, head or tracker "
+                                               + "for " + this.location);
+        this.commitUser = commitUser == null || commitUser.isEmpty() ? null : commitUser;
+        if (this.commitUser != null && this.commitUser.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255)
+            throw new IllegalArgumentException("commit.user is longer than 255 bytes");
+        if (maxRetries < 0) throw new IllegalArgumentException("commit.max-retries must be >= 0");
+        this.maxRetries = maxRetries;
+        this.minRetryWait = Objects.requireNonNull(minRetryWait);
+        this.maxRetryWait = Objects.requireNonNull(maxRetryWait);
+        if (minRetryWait.isNegative() || maxRetryWait.compareTo(minRetryWait) < 0)
+            throw new IllegalArgumentException("need 0 <= commit.min-retry-wait <= commit.max-retry-wait");
+        this.commitTimeout = commitTimeout == null || commitTimeout.isZero() ? null : commitTimeout;
+        if (targetFileSize <= 0) throw new IllegalArgumentException("sink.target-file-size must be > 0");
+        this.targetFileSize = targetFileSize;
+        this.fileExtension = fileExtension;
+        if (buckets < 0) throw new IllegalArgumentException("bucket must be >= 0");
+        this.buckets = buckets;
+        this.storeConfig = storeConfig == null ? StoreConfig.DEFAULTS : storeConfig;
+        this.commitListener = commitListener;
+    }
+
+    /**
+     * Local paths must be absolute: the location is resolved by every TaskManager (writers) and by the
+     * committer, each in its own working directory, so a relative path would name a different
+     * directory per process (or per host). Absolute paths are normalized; URIs stay as given.
+     */
+    static String normalizeLocation(String location) {
+        if (location == null || location.trim().isEmpty()) throw new IllegalArgumentException("path is required");
+        String l = location.trim();
+        int colon = l.indexOf("://");
+        if (colon > 0) {
+            String scheme = l.substring(0, colon).toLowerCase(Locale.ROOT);
+            if (scheme.equals("file")) {
+                URI uri = URI.create(l);
+                if (uri.getAuthority() != null && !uri.getAuthority().isEmpty())
+                    throw new IllegalArgumentException("file locations need an absolute path (file:///dir): " + l);
+            } else if (!scheme.equals("s3") && !scheme.equals("mem")) {
+                throw new IllegalArgumentException("unsupported location scheme " + scheme + ":// in " + l
+                                                   + " (use a directory, file:///dir or s3://bucket/prefix)");
+            }
+            return l;
+        }
+        if (!Paths.get(l).isAbsolute()) {
+            throw new IllegalArgumentException("path '" + l + "' is relative; it would resolve against each "
+                + "TaskManager's working directory. Use an absolute path (/data/tables/t) or a file:///data/tables/t "
+                + "URI on storage that every TaskManager and the JobManager mount at the same place");
+        }
+        return Paths.get(l).normalize().toString();
+    }
+
+    public String location() { return location; }
+    /** The claim strategy for a new table; AUTO accepts an existing table's, any other must match it. */
+    public Strategy strategy() { return strategy; }
+    /** The configured commit user, or null to generate one (kept in checkpoint state). */
+    public String commitUser() { return commitUser; }
+    public int maxRetries() { return maxRetries; }
+    public Duration minRetryWait() { return minRetryWait; }
+    public Duration maxRetryWait() { return maxRetryWait; }
+    /** null = no timeout. */
+    public Duration commitTimeout() { return commitTimeout; }
+    public long targetFileSize() { return targetFileSize; }
+    public String fileExtension() { return fileExtension; }
+    /** 0 = not bucketed (every file in bucket 0, total buckets unknown). */
+    public int buckets() { return buckets; }
+    /** This table's own storage settings (s3.* options); unset fields fall back to the environment. */
+    public StoreConfig storeConfig() { return storeConfig; }
+    /** Told about each published snapshot, or null (see {@link CommitListener}). */
+    public CommitListener commitListener() { return commitListener; }
+
+    public boolean isS3() {
+        return location.regionMatches(true, 0, "s3://", 0, 5);
+    }
+
+    /**
+     * Planning-time check that the table's storage is reachable with these settings: for s3://,
+     * one authenticated ListObjectsV2 (max-keys=1) under the table's prefix, so a wrong secret or
+     * a missing bucket fails the job submission with a clear message instead of restarting the
+     * job forever. Local paths are not checked here (the planner may run on another machine).
+     *
+     * @throws IllegalArgumentException naming the location and the cause; secrets are masked
+     */
+    public void checkStorage() {
+        if (!isS3()) return;
+        try (NativeStore store = NativeStore.openStore(location, storeConfig)) {
+            store.check();
+        } catch (SnapcommitException e) {
+            if (e.errorCode() == ErrorCode.EAUTH)
+                throw new IllegalArgumentException("S3 refused the credentials for " + location + ": "
+                                                   + mask(e.getMessage()) + " (set s3.access-key / s3.secret-key, or "
+                                                   + "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY on every TaskManager)",
+                                                   null);
+            throw new IllegalArgumentException("cannot use " + location + ": " + mask(e.getMessage()), null);
+        }
+    }
+
+    /** Belt and braces: the native messages are already scrubbed of the secret and the token. */
+    String mask(String message) {
+        if (message == null) return null;
+        String m = message;
+        if (storeConfig.secretKey() != null) m = m.replace(storeConfig.secretKey(), "****");
+        if (storeConfig.sessionToken() != null) m = m.replace(storeConfig.sessionToken(), "****");
+        return m;
+    }
+
+    @Override
+    public String toString() {
+        return "SinkConfig{location=" + location + ", strategy=" + strategy + ", commitUser=" + commitUser
+               + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
+               + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
+               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage=" + storeConfig
+               + (commitListener == null ? "" : ", commitListener=" + commitListener.getClass().getName()) + "}";
+    }
+}

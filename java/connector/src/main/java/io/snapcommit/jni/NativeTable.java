@@ -1,0 +1,182 @@
+package io.snapcommit.jni;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * A snapcommit table (sc_table). Calls are serialized per handle: a native
+ * table is used by one thread at a time; use one handle per thread for
+ * parallel work. Several handles, in one process or many, may commit to the
+ * same table concurrently.
+ */
+public final class NativeTable implements AutoCloseable {
+    static {
+        NativeLoader.load();
+    }
+
+    private long handle;
+    private final String location;
+
+    private NativeTable(long handle, String location) {
+        this.handle = handle;
+        this.location = location;
+    }
+
+    /** Open the table at location; {@link ErrorCode#ENOTABLE} when there is none. Settings from the environment. */
+    public static NativeTable openTable(String location) {
+        return openTable(location, null);
+    }
+
+    /** Open the table at location with its store's own settings (null = environment and defaults). */
+    public static NativeTable openTable(String location, StoreConfig config) {
+        return new NativeTable(open(Utf8.z(location), nativeConfig(config)), location);
+    }
+
+    /**
+     * Create an empty table claiming snapshots with strategy.
+     * Returns false when a table already exists there (nothing changed).
+     */
+    public static boolean createTable(String location, Strategy strategy) {
+        return createTable(location, strategy, null);
+    }
+
+    /** As {@link #createTable(String, Strategy)}, with the store's own settings. */
+    public static boolean createTable(String location, Strategy strategy, StoreConfig config) {
+        try {
+            create(Utf8.z(location), strategy.code(), nativeConfig(config));
+            return true;
+        } catch (SnapcommitException e) {
+            if (e.errorCode() == ErrorCode.ETABLEEXISTS) return false;
+            throw e;
+        }
+    }
+
+    /** Open the table, creating it with the given strategy when absent (races with other creators are fine). */
+    public static NativeTable openOrCreate(String location, Strategy strategy) {
+        return openOrCreate(location, strategy, null);
+    }
+
+    /** As {@link #openOrCreate(String, Strategy)}, with the store's own settings. */
+    public static NativeTable openOrCreate(String location, Strategy strategy, StoreConfig config) {
+        try {
+            return openTable(location, config);
+        } catch (SnapcommitException e) {
+            if (e.errorCode() != ErrorCode.ENOTABLE) throw e;
+            createTable(location, strategy, config);
+            return openTable(location, config);
+        }
+    }
+
+    private static byte[][] nativeConfig(StoreConfig config) {
+        return config == null ? null : config.toNative();
+    }
+
+    public String location() {
+        return location;
+    }
+
+    /** Claim retries: at most maxRetries, backoff min(minWait*2^n, maxWait) + jitter, optional total timeout. */
+    public synchronized void retryPolicy(int maxRetries, Duration minWait, Duration maxWait, Duration timeout) {
+        setRetryPolicy(live(), maxRetries, minWait.toMillis(), maxWait.toMillis(),
+                       timeout == null ? 0 : timeout.toMillis());
+    }
+
+    /** The strategy the table was created with (never AUTO: creation resolves it). */
+    public synchronized Strategy strategy() {
+        return Strategy.ofCode(strategy(live()));
+    }
+
+    public synchronized String tableUuid() {
+        return uuid(live());
+    }
+
+    /**
+     * Publish changes as the next snapshot, exactly once per (user, identifier).
+     *
+     * @throws AlreadyCommittedException the identifier is at or below the user's watermark (nothing written)
+     * @throws ConflictException a real conflict; never retried
+     * @throws UnknownOutcomeException the claim's outcome could not be reconciled: do not assume failure
+     * @throws RetriesExhaustedException claims kept being lost
+     */
+    public synchronized CommitResult commit(String user, long identifier, CommitKind kind, long baseSnapshot,
+                                            NativeChanges changes) {
+        return new CommitResult(commit(live(), Utf8.z(user), identifier, kind.code(), baseSnapshot, changes.live()));
+    }
+
+    /** The last identifier committed by user, empty when it has none. */
+    public synchronized OptionalLong lastCommittedIdentifier(String user) {
+        long id = lastCommitted(live(), Utf8.z(user));
+        return id < 0 ? OptionalLong.empty() : OptionalLong.of(id);
+    }
+
+    /** The identifiers user has not committed yet (above its watermark), in input order. */
+    public synchronized long[] filterUncommitted(String user, long[] identifiers) {
+        return filterCommitted(live(), Utf8.z(user), identifiers);
+    }
+
+    public synchronized long latestSnapshotId() {
+        return latestId(live());
+    }
+
+    public synchronized long earliestSnapshotId() {
+        return earliestId(live());
+    }
+
+    public synchronized SnapshotInfo snapshot(long id) {
+        return snapshotInfo(live(), id);
+    }
+
+    /** Live files of snapshot id (0 = latest). */
+    public synchronized List<FileEntry> liveFiles(long id) {
+        return Arrays.asList(files(live(), id));
+    }
+
+    /** Verify metadata, hash chain and manifests; {@link ErrorCode#ECORRUPT} names the damage. */
+    public synchronized void fsck() {
+        fsck(live());
+    }
+
+    private long live() {
+        if (handle == 0) throw new IllegalStateException("table " + location + " is closed");
+        return handle;
+    }
+
+    @Override
+    public synchronized void close() {
+        long h = handle;
+        handle = 0;
+        if (h != 0) close(h);
+    }
+
+    private static native long open(byte[] location, byte[][] config);
+
+    private static native void create(byte[] location, int strategy, byte[][] config);
+
+    private static native void close(long handle);
+
+    private static native void setRetryPolicy(long handle, int maxRetries, long minWaitMs, long maxWaitMs,
+                                              long timeoutMs);
+
+    private static native int strategy(long handle);
+
+    private static native String uuid(long handle);
+
+    private static native long[] commit(long handle, byte[] user, long identifier, int kind, long baseSnapshot,
+                                        long changes);
+
+    private static native long lastCommitted(long handle, byte[] user);
+
+    private static native long[] filterCommitted(long handle, byte[] user, long[] ids);
+
+    private static native long latestId(long handle);
+
+    private static native long earliestId(long handle);
+
+    private static native SnapshotInfo snapshotInfo(long handle, long id);
+
+    private static native FileEntry[] files(long handle, long id);
+
+    private static native void fsck(long handle);
+}

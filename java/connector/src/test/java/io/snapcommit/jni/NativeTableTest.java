@@ -1,0 +1,239 @@
+package io.snapcommit.jni;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The JNI binding against the real native library (run with -Xcheck:jni). */
+class NativeTableTest {
+    @TempDir Path dir;
+
+    private String table() {
+        return dir.resolve("t").toString();
+    }
+
+    private static NativeChanges oneFile(String name, long rows) {
+        NativeChanges c = new NativeChanges();
+        c.addFile(FileEntry.appendFile("dt=1", 0, 0, name, rows, rows * 10));
+        return c;
+    }
+
+    /** The call fails with a SnapcommitException of code want. */
+    private static SnapcommitException assertCode(ErrorCode want, Executable call) {
+        SnapcommitException e = assertThrows(SnapcommitException.class, call);
+        assertEquals(want, e.errorCode(), e.getMessage());
+        return e;
+    }
+
+    @Test
+    void loadsTheBundledLibrary() {
+        NativeLoader.load();
+        assertNotNull(NativeLoader.loadedFrom());
+    }
+
+    @Test
+    void createOpenCommitAndInspect() {
+        assertTrue(NativeTable.createTable(table(), Strategy.AUTO));
+        assertFalse(NativeTable.createTable(table(), Strategy.AUTO), "second create finds the table");
+        try (NativeTable t = NativeTable.openTable(table()); NativeChanges c = oneFile("data/f1", 5)) {
+            assertEquals(Strategy.RENAME, t.strategy());
+            assertEquals(36, t.tableUuid().length());
+            assertEquals(0, t.latestSnapshotId());
+            assertFalse(t.lastCommittedIdentifier("job-1").isPresent());
+            CommitResult r = t.commit("job-1", 7, CommitKind.APPEND, 0, c);
+            assertEquals(1, r.snapshotId());
+            assertEquals(1, r.attempts());
+            assertEquals(0, r.lostClaims());
+            assertEquals(7, t.lastCommittedIdentifier("job-1").getAsLong());
+            assertArrayEquals(new long[] {8, 9}, t.filterUncommitted("job-1", new long[] {6, 7, 8, 9}));
+            assertArrayEquals(new long[] {1}, t.filterUncommitted("job-2", new long[] {1}));
+            SnapshotInfo s = t.snapshot(1);
+            assertEquals("job-1", s.commitUser());
+            assertEquals(7, s.commitIdentifier());
+            assertEquals(CommitKind.APPEND, s.commitKind());
+            assertEquals(5, s.totalRecordCount());
+            List<FileEntry> files = t.liveFiles(0);
+            assertEquals(1, files.size());
+            assertEquals("data/f1", files.get(0).file());
+            assertEquals("dt=1", files.get(0).partitionString());
+            assertEquals(5, files.get(0).rows());
+            t.fsck();
+        }
+    }
+
+    @Test
+    void replayIsAlreadyCommitted() {
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
+            try (NativeChanges c = oneFile("data/a", 1)) {
+                t.commit("u", 3, CommitKind.APPEND, 0, c);
+            }
+            try (NativeChanges c = oneFile("data/b", 1)) {
+                AlreadyCommittedException e = assertThrows(AlreadyCommittedException.class,
+                                                           () -> t.commit("u", 3, CommitKind.APPEND, 0, c));
+                assertEquals("SC_ECOMMITTED", e.codeName());
+                assertEquals(-10, e.code());
+                assertEquals(1, e.existingSnapshot());
+                assertTrue(e.detailMessage().contains("already committed"), e.getMessage());
+            }
+            assertEquals(1, t.latestSnapshotId());
+        }
+    }
+
+    @Test
+    void exceptionsCarryCodeAndMessage() {
+        SnapcommitException nt = assertCode(ErrorCode.ENOTABLE, () -> NativeTable.openTable(table()));
+        assertEquals("SC_ENOTABLE", nt.codeName());
+        assertEquals(-15, nt.code());
+        assertEquals(SnapcommitException.class, nt.getClass(), "no subclass for codes callers do not single out");
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
+            try (NativeChanges c = new NativeChanges()) {
+                SnapcommitException e = assertCode(ErrorCode.EINVAL,
+                    () -> c.addFile(FileEntry.appendFile("", 0, 0, "data/x", -1, 1)));
+                assertTrue(e.getMessage().contains("rows"), e.getMessage());
+                assertCode(ErrorCode.EINVAL, () -> c.addFile(FileEntry.appendFile("", 0, 0, "../escape", 1, 1)));
+            }
+            try (NativeChanges c = oneFile("data/first", 1)) {
+                t.commit("u", 1, CommitKind.APPEND, 0, c);
+            }
+            try (NativeChanges c = new NativeChanges()) {
+                c.deleteFile(FileEntry.appendFile("", 0, 0, "data/never-added", 1, 1));
+                ConflictException e = assertThrows(ConflictException.class,
+                                                   () -> t.commit("u", 2, CommitKind.COMPACT, 0, c));
+                assertEquals(ErrorCode.ECONFLICT, e.errorCode());
+                assertTrue(e.getMessage().contains("data/never-added"), e.getMessage());
+            }
+            assertCode(ErrorCode.ENOTFOUND, () -> t.snapshot(42));
+        }
+        // A posix store has no compare-and-swap: the head strategy cannot be used there.
+        SnapcommitException head = assertCode(ErrorCode.EUNSUPPORTED,
+                                              () -> NativeTable.createTable(dir.resolve("h").toString(), Strategy.HEAD));
+        assertEquals("SC_EUNSUPPORTED", head.codeName());
+        assertTrue(head.detailMessage().contains("head"), head.getMessage());
+        assertCode(ErrorCode.EINVAL, () -> NativeStore.openStore("hdfs://nn/t"));
+        assertThrows(IllegalArgumentException.class, () -> NativeTable.openTable("bad\u0000path"));
+    }
+
+    @Test
+    void storeConfigurationIsPerStoreAndMasked() {
+        SnapcommitException e = assertCode(ErrorCode.EINVAL,
+            () -> NativeStore.openStore("s3://b/t", StoreConfig.builder().endpoint("ftp://nowhere").build()));
+        assertTrue(e.getMessage().contains("the configured endpoint"), e.getMessage());
+        StoreConfig secret = StoreConfig.builder().accessKey("AKIAJNI").secretKey("jni-secret-value")
+            .sessionToken("jni-token-value").region("Not A Region").build();
+        e = assertCode(ErrorCode.EINVAL, () -> NativeTable.openTable("s3://b/t", secret));
+        assertTrue(e.getMessage().contains("the configured region"), e.getMessage());
+        assertFalse(e.getMessage().contains("jni-secret-value") || e.getMessage().contains("jni-token-value"));
+        e = assertCode(ErrorCode.EINVAL, () -> NativeTable.createTable("s3://b/t", Strategy.AUTO,
+            StoreConfig.builder().connectTimeout(Duration.ofHours(2)).build()));
+        assertTrue(e.getMessage().contains("connect_timeout_ms"), e.getMessage());
+        // Local stores take the configuration too (the tracker TTL applies to any backend).
+        StoreConfig ttl = StoreConfig.builder().trackerTtl(Duration.ofSeconds(5)).build();
+        assertTrue(NativeTable.createTable(table(), Strategy.TRACKER, ttl));
+        try (NativeTable t = NativeTable.openTable(table(), ttl); NativeStore s = NativeStore.openStore(table(), ttl)) {
+            assertEquals(Strategy.TRACKER, t.strategy());
+            s.check();
+        }
+    }
+
+    @Test
+    void closedHandlesAreRejected() {
+        NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO);
+        t.close();
+        t.close(); // idempotent
+        assertThrows(IllegalStateException.class, t::latestSnapshotId);
+        NativeChanges c = new NativeChanges();
+        c.close();
+        assertThrows(IllegalStateException.class, c::addCount);
+    }
+
+    @Test
+    void utf8RoundTrips() {
+        String user = "jöb-\u6f22\u5b57-\ud83d\ude80"; // includes a supplementary character
+        String file = "data/p\u00e4rt-\ud83d\ude80.json";
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = new NativeChanges()) {
+            c.addFile(FileEntry.appendFile("k=\u00fc", 0, 0, file, 2, 20));
+            t.commit(user, 1, CommitKind.APPEND, 0, c);
+            assertEquals(user, t.snapshot(1).commitUser());
+            assertEquals(file, t.liveFiles(1).get(0).file());
+            assertEquals("k=\u00fc", t.liveFiles(1).get(0).partitionString());
+            assertEquals(1, t.lastCommittedIdentifier(user).getAsLong());
+        }
+    }
+
+    @Test
+    void storePutGetListDelete() throws Exception {
+        try (NativeStore s = NativeStore.openStore(table())) {
+            assertEquals("posix", s.backendName());
+            byte[] data = "0123456789".getBytes(StandardCharsets.UTF_8);
+            s.putObject("data/a.json", data, 2, 5);
+            s.putObject("data/b.json", data, 0, 0);
+            assertArrayEquals("23456".getBytes(StandardCharsets.UTF_8), s.getObject("data/a.json"));
+            assertEquals(0, s.getObject("data/b.json").length);
+            assertEquals(List.of("data/a.json", "data/b.json"), s.listKeys("data/"));
+            assertEquals("23456", Files.readString(dir.resolve("t/data/a.json")));
+            s.deleteObject("data/a.json");
+            assertCode(ErrorCode.ENOTFOUND, () -> s.getObject("data/a.json"));
+            assertThrows(IllegalArgumentException.class, () -> s.putObject("data/c", data, 8, 5));
+            assertCode(ErrorCode.EINVAL, () -> s.putObject("../up", data, 0, 1));
+        }
+    }
+
+    @Test
+    void nativeLogLinesReachJava() {
+        NativeLog.enable();
+        long before = NativeLog.linesBridged();
+        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = oneFile("data/l", 1)) {
+            t.commit("logger", 1, CommitKind.APPEND, 0, c); // logs "committed snapshot 1 ..." at INFO
+        }
+        assertTrue(NativeLog.linesBridged() > before, "no native log line was bridged");
+    }
+
+    @Test
+    void concurrentHandlesCommitExactlyOnce() throws Exception {
+        NativeTable.createTable(table(), Strategy.AUTO);
+        int threads = 4, commits = 15;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<int[]>> results = new ArrayList<>();
+        for (int w = 0; w < threads; w++) {
+            final int writer = w;
+            results.add(pool.submit(() -> {
+                int lost = 0;
+                try (NativeTable t = NativeTable.openTable(table())) {
+                    t.retryPolicy(100, Duration.ofMillis(1), Duration.ofMillis(20), null);
+                    for (int i = 1; i <= commits; i++) {
+                        try (NativeChanges c = oneFile("data/w" + writer + "-" + i, 1)) {
+                            lost += t.commit("writer-" + writer, i, CommitKind.APPEND, 0, c).lostClaims();
+                        }
+                    }
+                }
+                return new int[] {lost};
+            }));
+        }
+        int lost = 0;
+        for (Future<int[]> f : results) lost += f.get()[0];
+        pool.shutdown();
+        try (NativeTable t = NativeTable.openTable(table())) {
+            assertEquals(threads * commits, t.latestSnapshotId());
+            Set<String> files = new HashSet<>();
+            for (FileEntry e : t.liveFiles(0)) assertTrue(files.add(e.file()));
+            assertEquals(threads * commits, files.size());
+            for (int w = 0; w < threads; w++) assertEquals(commits, t.lastCommittedIdentifier("writer-" + w).getAsLong());
+            t.fsck();
+        }
+        System.out.println("concurrent commits: " + threads * commits + " snapshots, " + lost + " lost claims");
+    }
+}

@@ -1,0 +1,203 @@
+package io.snapcommit.it;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.function.BooleanSupplier;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.snapcommit.demo.CollectingReporter;
+import io.snapcommit.demo.CollectingReporterFactory;
+import io.snapcommit.demo.TableContents;
+import io.snapcommit.flink.SnapcommitSink;
+import io.snapcommit.jni.SnapshotInfo;
+
+/** A MiniCluster (1 task manager, 4 slots) per test class, with the collecting metric reporter. */
+abstract class ITBase {
+    static final int SLOTS = 4;
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI = new MiniClusterExtension(() -> new MiniClusterResourceConfiguration.Builder()
+        .setNumberTaskManagers(1)
+        .setNumberSlotsPerTaskManager(SLOTS)
+        .setConfiguration(Configuration.fromMap(Map.of(
+            "metrics.reporter.collect.factory.class", CollectingReporterFactory.class.getName())))
+        .build());
+
+    @TempDir Path tmp;
+    String testName;
+
+    @BeforeEach
+    void name(TestInfo info) {
+        testName = getClass().getSimpleName() + "-" + info.getTestMethod().map(m -> m.getName()).orElse("test");
+    }
+
+    /** An environment on the MiniCluster: parallelism 2, checkpoints every interval, fixed-delay restarts. */
+    static StreamExecutionEnvironment env(String checkpointInterval, Map<String, String> extra) {
+        Map<String, String> s = new HashMap<>();
+        if (checkpointInterval != null) s.put("execution.checkpointing.interval", checkpointInterval);
+        s.put("restart-strategy.type", "fixed-delay");
+        s.put("restart-strategy.fixed-delay.attempts", "3");
+        s.put("restart-strategy.fixed-delay.delay", "200 ms");
+        s.putAll(extra);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(Configuration.fromMap(s));
+        env.setParallelism(2);
+        return env;
+    }
+
+    /** Rows {"id":N,"tag":"T"} for N in [0, count), rate rows/s over all readers. */
+    static DataStream<String> generate(StreamExecutionEnvironment env, String tag, long count, double rate) {
+        DataGeneratorSource<String> src = new DataGeneratorSource<>(
+            id -> "{\"id\":" + id + ",\"tag\":\"" + tag + "\"}", count, RateLimiterStrategy.perSecond(rate), Types.STRING);
+        return env.fromSource(src, WatermarkStrategy.noWatermarks(), "generator-" + tag).uid("generator-" + tag);
+    }
+
+    static SnapcommitSink.Builder<String> sink(String table) {
+        return SnapcommitSink.<String>builder().path(table).encoder(s -> s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    String table(String name) {
+        return tmp.resolve(name).toString();
+    }
+
+    /** Every id in [0, count) of tag exactly once among the live rows, nothing else of that tag. */
+    static void assertExactlyOnce(String table, String tag, long count) {
+        assertExactlyOnce(table, tag, count, null);
+    }
+
+    /** As above, reading the table with its store's own settings (null = environment). */
+    static void assertExactlyOnce(String table, String tag, long count, io.snapcommit.jni.StoreConfig storage) {
+        List<String> rows = TableContents.liveRows(table, storage);
+        Set<Long> ids = new HashSet<>();
+        long duplicates = 0, mine = 0;
+        for (String r : rows) {
+            if (!r.contains("\"tag\":\"" + tag + "\"")) continue;
+            mine++;
+            if (!ids.add(idOf(r))) duplicates++;
+        }
+        assertEquals(0, duplicates, "duplicate rows of " + tag);
+        assertEquals(count, ids.size(), "distinct rows of " + tag);
+        assertEquals(count, mine, "rows of " + tag);
+        for (long i = 0; i < count; i++) assertTrue(ids.contains(i), "row " + i + " of " + tag + " missing");
+    }
+
+    static long idOf(String row) {
+        int at = row.indexOf("\"id\":") + 5;
+        int end = at;
+        while (end < row.length() && Character.isDigit(row.charAt(end))) end++;
+        return Long.parseLong(row.substring(at, end));
+    }
+
+    /** Per commit user, identifiers strictly increase with the snapshot id. */
+    static void assertIdentifiersIncreasing(List<SnapshotInfo> log) {
+        Map<String, Long> last = new HashMap<>();
+        for (SnapshotInfo s : log) {
+            Long prev = last.put(s.commitUser(), s.commitIdentifier());
+            assertTrue(s.commitIdentifier() >= 1, "identifier " + s.commitIdentifier() + " is not a checkpoint id");
+            if (prev != null) assertTrue(s.commitIdentifier() > prev, "identifiers not increasing: " + log);
+        }
+    }
+
+    static void waitUntil(String what, long timeoutMs, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) fail("timed out waiting for " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    /** A line for scripts/flink-test.sh's summary (target/.../snapcommit-it-summary.txt) and the test output. */
+    static void summary(String line) {
+        String full = "[flink " + System.getProperty("flink.line", "?") + "] " + line;
+        System.out.println(full);
+        Path out = Paths.get(System.getProperty("snapcommit.summary", "target/snapcommit-it-summary.txt"));
+        try {
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, full + System.lineSeparator(), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            // the summary is a convenience
+        }
+    }
+
+    static String metricsLine(String job) {
+        long[] lat = CollectingReporter.histogram(job, "commitLatencyMs");
+        return String.format("commits=%d lostClaims=%d retries=%d conflicts=%d filteredReplays=%d unknownOutcomes=%d "
+                             + "commitLatencyMs{n=%d p50=%d p99=%d max=%d}",
+                             CollectingReporter.counter(job, "commits"), CollectingReporter.counter(job, "lostClaims"),
+                             CollectingReporter.counter(job, "retries"), CollectingReporter.counter(job, "conflicts"),
+                             CollectingReporter.counter(job, "filteredReplays"),
+                             CollectingReporter.counter(job, "unknownOutcomes"), lat[0], lat[1], lat[2], lat[3]);
+    }
+
+    /** Records the checkpoints each test's job saw completed (same JVM as the MiniCluster). */
+    static final class CheckpointRecorder extends RichMapFunction<String, String> implements CheckpointListener {
+        private static final long serialVersionUID = 1L;
+        static final Map<String, Set<Long>> COMPLETED = new ConcurrentHashMap<>();
+        private final String key;
+
+        CheckpointRecorder(String key) {
+            this.key = key;
+        }
+
+        static Set<Long> completed(String key) {
+            return COMPLETED.computeIfAbsent(key, k -> new ConcurrentSkipListSet<>());
+        }
+
+        @Override
+        public String map(String value) {
+            return value;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            completed(key).add(checkpointId);
+        }
+    }
+
+    /** Throws once, after `after` rows, in the first attempt of subtask 0. */
+    static final class FailOnceMap extends RichMapFunction<String, String> {
+        private static final long serialVersionUID = 1L;
+        private final long after;
+        private long seen;
+
+        FailOnceMap(long after) {
+            this.after = after;
+        }
+
+        @Override
+        public String map(String value) {
+            if (getRuntimeContext().getTaskInfo().getAttemptNumber() == 0
+                && getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0 && ++seen == after) {
+                throw new IllegalStateException("injected failure after " + after + " rows");
+            }
+            return value;
+        }
+    }
+}
