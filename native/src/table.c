@@ -92,6 +92,10 @@ int sc_table_open(sc_table **out, sc_store *store) {
     t->store = store;
     sc_retry_policy_default(&t->retry);
     sc_decode_limits_default(&t->limits);
+    if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
+        free(t);
+        return rc;
+    }
     /* Up to a million cached records; without memory for it, work uncached. */
     if (sc_cache_new(&t->cache, 1u << 20, 4096) != 0) t->cache = NULL;
     *out = t;
@@ -119,7 +123,7 @@ int sc_table_open_location_with_config(sc_table **out, const char *location,
 
 void sc_table_free(sc_table *t) {
     if (!t) return;
-    if (t->strategy_state_free) t->strategy_state_free(t->strategy_state);
+    if (t->strategy->close) t->strategy->close(t->strategy_state);
     if (t->owns_store) sc_store_free(t->store);
     sc_cache_free(t->cache);
     free(t);
