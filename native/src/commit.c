@@ -15,6 +15,7 @@
 #include "conflict.h"
 #include "error_internal.h"
 #include "fileset.h"
+#include "replay.h"
 #include "state.h"
 #include "table_internal.h"
 
@@ -210,7 +211,8 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     }
     s.base_manifest_list = *base;
     s.delta_manifest_list = cs->delta_list;
-    int rc = sc_snapshot_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
+    /* The watermark table is the replay module's: this commit's identifier goes in with it. */
+    int rc = sc_replay_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
     if (!rc) rc = sc_snapshot_encode(out, &s);
     for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
     free(s.watermarks);
@@ -284,7 +286,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (rc) goto fail;
 
         /* Replay filter and reconciliation, from the latest snapshot alone. */
-        const sc_watermark *w = latest_id ? sc_snapshot_watermark(&latest, req->commit_user) : NULL;
+        const sc_watermark *w = sc_replay_watermark(latest_id ? &latest : NULL, req->commit_user);
         if (unknown_id && unknown_id <= latest_id) {
             int who = landed_at(cs, unknown_id);
             if (who < 0) {
@@ -306,15 +308,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
                 goto reconciled;
             }
         }
-        if (w && w->identifier >= req->identifier) {
-            res->existing_snapshot = w->identifier == req->identifier ? w->snapshot_id : 0;
-            rc = sc_error_set(SC_ECOMMITTED,
-                              "user \"%s\" already committed identifier %" PRId64
-                              " (snapshot %" PRIu64 "); identifier %" PRId64 " is %s: nothing written",
-                              req->commit_user, w->identifier, w->snapshot_id, req->identifier,
-                              w->identifier == req->identifier ? "a replay" : "not above the watermark");
+        if ((rc = sc_replay_check(&res->existing_snapshot, latest_id ? &latest : NULL, req->commit_user,
+                                  req->identifier)) != 0)
             goto fail;
-        }
         if (req->base_snapshot > latest_id) {
             rc = sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                               req->base_snapshot, latest_id);
