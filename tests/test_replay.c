@@ -19,7 +19,7 @@ static void table_of(sc_snapshot *s, size_t n, int64_t snap_base, int64_t snap_s
     s->watermarks = calloc(n ? n : 1, sizeof *s->watermarks);
     cr_assert_not_null(s->watermarks);
     for (size_t i = 0; i < n; i++) {
-        char user[16];
+        char user[32];
         snprintf(user, sizeof user, "user-%05zu", i);
         s->watermarks[i].user = strdup(user);
         s->watermarks[i].identifier = (int64_t)i;
