@@ -1,4 +1,4 @@
-/* The commit engine: replay filtering, the four conflicts, lost claims, unknown outcomes. */
+/* The commit engine: replays rejected, the four conflicts, lost claims, unknown outcomes (the replay rule itself: test_replay.c). */
 #include "sc_test_util.h"
 
 #include "backoff.h"
@@ -42,53 +42,6 @@ Test(commit, replay_is_filtered_and_writes_nothing) {
     /* Another user is independent. */
     cr_assert_eq(tu_commit(&r, t, "other", 3, SC_KIND_APPEND, 0, &g, 1, NULL, 0), 0);
     cr_assert_eq(tu_latest(t), 2);
-    sc_table_free(t);
-}
-
-Test(commit, filter_and_last_committed) {
-    sc_table *t = tu_mem_table("c-filter");
-    int64_t last;
-    int found = 1;
-    cr_assert_eq(sc_table_last_committed(&last, &found, t, "job"), 0);
-    cr_assert_eq(found, 0);
-    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "job", 5, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
-    cr_assert_eq(sc_table_last_committed(&last, &found, t, "job"), 0);
-    cr_assert_eq(found, 1);
-    cr_assert_eq(last, 5);
-    int64_t ids[] = {3, 5, 6, 9}, kept[4];
-    size_t n;
-    cr_assert_eq(sc_table_filter_committed(kept, &n, t, "job", ids, 4), 0);
-    cr_assert_eq(n, 2);
-    cr_assert_eq(kept[0], 6);
-    cr_assert_eq(kept[1], 9);
-    cr_assert_eq(sc_table_filter_committed(kept, &n, t, "nobody", ids, 4), 0);
-    cr_assert_eq(n, 4);
-    sc_table_free(t);
-}
-
-Test(commit, filter_reads_do_not_grow_with_history) {
-    sc_table *t = tu_mem_table("c-filter-cost");
-    uint64_t reads_at[2];
-    int round = 0;
-    for (int i = 1; i <= 60; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "data/f%d", i);
-        sc_file_entry f = tu_file("p", 0, 0, 0, name, 1, NULL, NULL);
-        cr_assert_eq(tu_commit(NULL, t, i % 2 ? "a" : "b", i, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
-        if (i == 6 || i == 60) {
-            sc_store_stats_reset(sc_table_store(t));
-            int64_t ids[] = {1, 100}, kept[2];
-            size_t n;
-            cr_assert_eq(sc_table_filter_committed(kept, &n, t, "a", ids, 2), 0);
-            sc_store_stats s;
-            sc_store_stats_get(&s, sc_table_store(t));
-            reads_at[round++] = s.ops[SC_OP_GET] + s.ops[SC_OP_HEAD] + s.ops[SC_OP_LIST];
-        }
-    }
-    cr_assert_eq(reads_at[0], reads_at[1], "filtering cost %lu reads at 6 snapshots but %lu at 60",
-                 (unsigned long)reads_at[0], (unsigned long)reads_at[1]);
-    cr_assert_leq(reads_at[1], 4);
     sc_table_free(t);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error_internal.h"
+#include "replay.h"
 #include "seal.h"
 #include "snapshot.h"
 
@@ -32,7 +33,7 @@ static void sample(sc_snapshot *s, int watermarks) {
         char user[16];
         snprintf(user, sizeof user, "u%03d", i);
         sc_snapshot tmp = *s;
-        cr_assert_eq(sc_snapshot_set_watermarks(s, &tmp, user, i, (uint64_t)(i % 42) + 1), 0);
+        cr_assert_eq(sc_replay_set_watermarks(s, &tmp, user, i, (uint64_t)(i % 42) + 1), 0);
     }
 }
 
@@ -130,28 +131,6 @@ Test(snapshot_codec, invalid_fields_name_the_field) {
         sc_buf_free(&e);
         sc_buf_free(&b);
     }
-}
-
-Test(snapshot_codec, watermark_table_is_bounded) {
-    sc_snapshot s = {0}, next = {0};
-    for (int i = 0; i < SC_WATERMARK_MAX_USERS + 10; i++) {
-        char user[16];
-        snprintf(user, sizeof user, "user-%05d", i);
-        cr_assert_eq(sc_snapshot_set_watermarks(&next, &s, user, i, (uint64_t)i + 1), 0);
-        for (size_t k = 0; k < s.watermark_count; k++) free(s.watermarks[k].user);
-        free(s.watermarks);
-        s.watermarks = next.watermarks;
-        s.watermark_count = next.watermark_count;
-        next.watermarks = NULL;
-        next.watermark_count = 0;
-    }
-    cr_assert_eq(s.watermark_count, SC_WATERMARK_MAX_USERS);
-    cr_assert_null(sc_snapshot_watermark(&s, "user-00000"), "the least recently committed user goes first");
-    cr_assert_not_null(sc_snapshot_watermark(&s, "user-01033"));
-    for (size_t k = 1; k < s.watermark_count; k++)
-        cr_assert_lt(strcmp(s.watermarks[k - 1].user, s.watermarks[k].user), 0);
-    for (size_t k = 0; k < s.watermark_count; k++) free(s.watermarks[k].user);
-    free(s.watermarks);
 }
 
 Test(snapshot_codec, keys_are_fixed_width_and_parsed_strictly) {

@@ -1,8 +1,10 @@
 /*
- * The commit engine (Paimon's semantics, BRIEF §4):
- *   read latest → replay filter → conflict check → write immutable manifests
- *   → claim N+1 → on a lost claim re-read, re-check what changed since, back
- *   off and retry → publish hints.
+ * The commit engine (Paimon's semantics, BRIEF §4). commit_loop runs named
+ * steps, each returning a step_outcome, over one attempt_state:
+ *   read_base (latest N) → reconcile_earlier → check_replay (replay.h)
+ *   → check_conflicts → write_manifests → claim N+1 → [reconcile_claim]
+ *   → won: finish (hints) | lost or unknown: backoff, then a new attempt
+ *     that re-reads N and re-checks only what was committed since.
  * An unknown claim outcome is reconciled (read back our commit UUID, or the
  * watermark) before anything else happens; it is never assumed to have failed.
  */
@@ -15,6 +17,7 @@
 #include "conflict.h"
 #include "error_internal.h"
 #include "fileset.h"
+#include "replay.h"
 #include "state.h"
 #include "table_internal.h"
 
@@ -210,7 +213,8 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     }
     s.base_manifest_list = *base;
     s.delta_manifest_list = cs->delta_list;
-    int rc = sc_snapshot_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
+    /* The watermark table is the replay module's: this commit's identifier goes in with it. */
+    int rc = sc_replay_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
     if (!rc) rc = sc_snapshot_encode(out, &s);
     for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
     free(s.watermarks);
@@ -262,186 +266,287 @@ static void cleanup_written(commit_state *cs) {
     }
 }
 
-static int commit_loop(commit_state *cs, sc_commit_result *res) {
+/* ---- the commit loop: named steps over one attempt state ---- */
+
+/* What a step tells the loop (see commit_loop for who goes where). */
+typedef enum step_outcome {
+    STEP_NEXT,    /* this step is done: take the next step of the attempt */
+    STEP_WON,     /* our snapshot is at a->landed, visible and durable: the commit succeeded */
+    STEP_LOST,    /* another writer holds the id we claimed: retry on top of it */
+    STEP_UNKNOWN, /* the claim's answer was lost (or ours is not yet durable): reconcile, retry */
+    STEP_RETRY,   /* backed off: a new attempt starts from the latest snapshot */
+    STEP_FAILED,  /* the commit ends with a->rc */
+} step_outcome;
+
+/* Everything the loop knows: what is carried from attempt to attempt, and what one attempt holds. */
+typedef struct attempt_state {
+    /* Carried between attempts. */
+    int number;          /* 0 for the first attempt */
+    int64_t started;     /* monotonic ms at the start, for the retry timeout */
+    int validated_any;   /* the changes passed the conflict check at least once ... */
+    uint64_t validated;  /* ... against snapshot `validated` (0 = the empty table) */
+    int delta_written;   /* cs->delta_list is written and matches cs->deletes */
+    uint64_t unknown_id; /* the last claim whose answer was lost, until reconciled (0 = none) */
+    int had_unknown;     /* any claim of this commit had an unknown outcome */
+    /* This attempt only; attempt_end releases them. */
+    uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
+    sc_snapshot latest;
+    uint8_t latest_hash[SC_SHA256_LEN];
+    sc_object_ref base; /* the base manifest list of N+1 */
+    sc_buf doc;         /* the snapshot document N+1 that the claim publishes */
+    /* How it ended. */
+    uint64_t landed; /* STEP_WON: our snapshot */
+    int reconciled;  /* ... found by reconciling an earlier unknown claim */
+    int rc;          /* STEP_FAILED: the error */
+} attempt_state;
+
+static const sc_snapshot *base_of(const attempt_state *a) { return a->latest_id ? &a->latest : NULL; }
+
+static step_outcome fail_with(attempt_state *a, int rc) {
+    a->rc = rc;
+    return STEP_FAILED;
+}
+
+/* Read the base: the latest snapshot N. Its watermarks and live files decide this attempt. */
+static step_outcome read_base(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    int rc = t->strategy->latest(t, &a->latest_id);
+    if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/* Ours and visible is a success only once durable; if syncing fails the outcome stays unknown. */
+static step_outcome reconciled_ours(commit_state *cs, attempt_state *a, uint64_t id) {
+    if (sc_store_sync(cs->t->store) != 0)
+        return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
+                                          id));
+    a->landed = id;
+    a->reconciled = 1;
+    return STEP_WON;
+}
+
+/*
+ * After an unknown claim outcome, before anything else (BRIEF §4: never
+ * assume failure): is a claim of ours among the snapshots up to the new
+ * latest? The last undecided id is ours if its snapshot carries our commit
+ * UUID. An earlier claim of this commit may be the one that landed, at an id
+ * since passed: the user's watermark names our identifier there.
+ */
+static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
+    if (!a->had_unknown) return STEP_NEXT;
+    if (a->unknown_id && a->unknown_id <= a->latest_id) {
+        int who = landed_at(cs, a->unknown_id);
+        if (who < 0) return fail_with(a, who);
+        if (who == LANDED_OURS) return reconciled_ours(cs, a, a->unknown_id);
+        if (who == LANDED_OTHER) a->unknown_id = 0; /* that id is taken: our claim cannot land */
+    }
+    const sc_watermark *w = sc_replay_watermark(base_of(a), cs->req->commit_user);
+    if (w && w->identifier == cs->req->identifier) {
+        int who = landed_at(cs, w->snapshot_id);
+        if (who < 0) return fail_with(a, who);
+        if (who == LANDED_OURS) {
+            a->unknown_id = w->snapshot_id;
+            return reconciled_ours(cs, a, w->snapshot_id);
+        }
+    }
+    return STEP_NEXT;
+}
+
+/*
+ * Exactly-once (replay.h): an identifier at or below the user's watermark is
+ * already committed, and nothing is written. Checked on every attempt: while
+ * we backed off, a failed-over twin of this committer may have committed it.
+ */
+static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    int rc = sc_replay_check(&res->existing_snapshot, base_of(a), cs->req->commit_user, cs->req->identifier);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/*
+ * Conflicts (BRIEF §4; a real conflict fails the commit, never retried:
+ * retrying cannot bring a deleted file back). The first attempt checks the
+ * live files of the touched partitions (cached manifests make that cheap for
+ * a long-lived handle), even on an empty table and even when the caller
+ * names a base snapshot: a delta that deletes a file that is not live would
+ * make every later read fail, so it is never written on trust. When the
+ * caller planned against an older base, the snapshots since are checked
+ * first, for the message that names who changed what. Retries after a lost
+ * claim check only what was committed since. An OVERWRITE deletes what is
+ * live at this attempt's base, so its deletes (and delta) are redone each time.
+ */
+static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
-    int64_t started = sc_monotonic_ms();
-    /* Snapshot through which the changes are known valid against the live files. */
-    uint64_t validated = 0;
-    int have_validated = 0;
-    int delta_written = 0;
-    uint64_t unknown_id = 0; /* claim whose answer was lost, until reconciled */
-    int had_unknown = 0;     /* any claim of this commit had an unknown outcome */
+    if (req->base_snapshot > a->latest_id)
+        return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
+                                         req->base_snapshot, a->latest_id));
+    int rc = 0;
+    if (!a->validated_any && req->base_snapshot && req->base_snapshot < a->latest_id && req->kind != SC_KIND_OVERWRITE)
+        rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
+    if (!rc && (req->kind == SC_KIND_OVERWRITE || !a->validated_any)) {
+        sc_entry_vec_free(&cs->deletes);
+        rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+        a->delta_written = 0;
+    } else if (!rc && a->latest_id > a->validated) {
+        rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
+    }
+    if (rc) return fail_with(a, rc);
+    a->validated = a->latest_id;
+    a->validated_any = 1;
+    return STEP_NEXT;
+}
 
-    for (int attempt = 0;; attempt++) {
-        uint64_t latest_id = 0;
-        sc_snapshot latest = {0};
-        uint8_t latest_hash[SC_SHA256_LEN] = {0};
-        sc_object_ref base = {0};
-        sc_buf doc = SC_BUF_INIT;
-        int rc = t->strategy->latest(t, &latest_id);
-        if (!rc && latest_id) rc = sc_table_read_snapshot(&latest, latest_hash, t, latest_id);
-        if (rc) goto fail;
+/*
+ * Write the immutable objects N+1 needs before anything points at them
+ * (BRIEF §10.4: data first, then the pointer), and encode the document the
+ * claim publishes. The delta is written once per commit; the base list and
+ * the document name N, so they are per attempt.
+ */
+static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
+    int rc = 0;
+    if (!a->delta_written && (rc = write_delta(cs)) == 0) a->delta_written = 1;
+    if (!rc) rc = write_base(cs, &a->base, base_of(a));
+    if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
 
-        /* Replay filter and reconciliation, from the latest snapshot alone. */
-        const sc_watermark *w = latest_id ? sc_snapshot_watermark(&latest, req->commit_user) : NULL;
-        if (unknown_id && unknown_id <= latest_id) {
-            int who = landed_at(cs, unknown_id);
-            if (who < 0) {
-                rc = who;
-                goto fail;
-            }
-            if (who == LANDED_OURS) goto reconciled;
-            if (who == LANDED_OTHER) unknown_id = 0; /* that id is taken: our claim cannot land */
-        }
-        if (w && w->identifier == req->identifier && had_unknown) {
-            /* The watermark names our identifier: ours if the snapshot carries our UUID. */
-            int who = landed_at(cs, w->snapshot_id);
-            if (who < 0) {
-                rc = who;
-                goto fail;
-            }
-            if (who == LANDED_OURS) {
-                unknown_id = w->snapshot_id;
-                goto reconciled;
-            }
-        }
-        if (w && w->identifier >= req->identifier) {
-            res->existing_snapshot = w->identifier == req->identifier ? w->snapshot_id : 0;
-            rc = sc_error_set(SC_ECOMMITTED,
-                              "user \"%s\" already committed identifier %" PRId64
-                              " (snapshot %" PRIu64 "); identifier %" PRId64 " is %s: nothing written",
-                              req->commit_user, w->identifier, w->snapshot_id, req->identifier,
-                              w->identifier == req->identifier ? "a replay" : "not above the watermark");
-            goto fail;
-        }
-        if (req->base_snapshot > latest_id) {
-            rc = sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
-                              req->base_snapshot, latest_id);
-            goto fail;
-        }
+/* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
+static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    uint64_t id = a->latest_id + 1;
+    res->attempts++;
+    int rc = t->strategy->claim(t, id, a->doc.data, a->doc.len);
+    if (rc == 0) {
+        a->landed = id;
+        return STEP_WON;
+    }
+    if (rc == SC_EEXISTS) {
+        /* Certainly lost: no snapshot can name this attempt's base list. */
+        if (!a->had_unknown && sc_store_delete(t->store, a->base.name) != 0) sc_error_clear();
+        return STEP_LOST;
+    }
+    if (rc == SC_EUNKNOWN) return STEP_UNKNOWN;
+    return fail_with(a, rc);
+}
 
-        /*
-         * Conflicts. The first attempt checks the live files of the touched
-         * partitions (cached manifests make that cheap for a long-lived
-         * handle), even on an empty table and even when the caller names a
-         * base snapshot: a delta that deletes a file that is not live would
-         * make every later read fail, so it is never written on trust. When
-         * the caller planned against an older base, the snapshots since are
-         * checked first, for the message that names who changed what.
-         * Retries after a lost claim check only what was committed since.
-         */
-        if (!have_validated && req->base_snapshot && req->base_snapshot < latest_id &&
-            req->kind != SC_KIND_OVERWRITE)
-            rc = sc_conflict_check_since(t, req->base_snapshot, &latest, req->changes, req->kind, &cs->parts);
-        if (!rc && (req->kind == SC_KIND_OVERWRITE || !have_validated)) {
-            sc_entry_vec_free(&cs->deletes);
-            rc = sc_conflict_check_full(&cs->deletes, t, latest_id ? &latest : NULL, req->changes, req->kind,
-                                        &cs->parts);
-            delta_written = 0;
-        } else if (!rc && latest_id > validated) {
-            rc = sc_conflict_check_since(t, validated, &latest, req->changes, req->kind, &cs->parts);
-        }
-        if (rc) goto fail;
-        validated = latest_id;
-        have_validated = 1;
+/* The claim's answer was lost: read back at once whose snapshot is at that id. */
+static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    const sc_commit_request *req = cs->req;
+    uint64_t id = a->latest_id + 1;
+    res->unknown_outcomes++;
+    a->unknown_id = id;
+    a->had_unknown = 1;
+    sc_log(SC_LOG_WARN, "claim of snapshot %" PRIu64 " by user %s (identifier %" PRId64 ") has an unknown outcome; reconciling",
+           id, req->commit_user, req->identifier);
+    int who = landed_at(cs, id);
+    if (who == LANDED_OURS) {
+        /* Visible is not yet durable: only a successful sync makes it a success. */
+        if (sc_store_sync(cs->t->store) != 0) return STEP_UNKNOWN;
+        a->landed = id;
+        return STEP_WON;
+    }
+    if (who == LANDED_OTHER) {
+        a->unknown_id = 0;
+        return STEP_LOST;
+    }
+    return STEP_UNKNOWN; /* absent or unreadable: decide on the next attempt */
+}
 
-        if (!delta_written) {
-            if ((rc = write_delta(cs)) != 0) goto fail;
-            delta_written = 1;
-        }
-        if ((rc = write_base(cs, &base, latest_id ? &latest : NULL)) != 0) goto fail;
-        if ((rc = build_snapshot(cs, &doc, latest_id ? &latest : NULL, latest_hash, &base)) != 0) goto fail;
+/*
+ * A lost or undecided claim is retried after min(min_wait * 2^n, max_wait)
+ * plus jitter (BRIEF §4), within the retry limit and the optional timeout.
+ * Giving up while a claim is undecided says so: it may have landed.
+ */
+static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    if (why == STEP_LOST) res->lost_claims++;
+    sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d of %d",
+           why == STEP_LOST ? "lost" : "could not confirm", a->latest_id + 1, req->commit_user, req->identifier,
+           sc_commit_kind_name(req->kind), a->number + 1, t->retry.max_retries + 1);
+    if (a->number >= t->retry.max_retries) {
+        if (a->unknown_id)
+            return fail_with(a, sc_error_set(SC_EUNKNOWN, "claim of snapshot %" PRIu64 " could not be reconciled after %d attempts",
+                                             a->unknown_id, a->number + 1));
+        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
+                                         a->number + 1, req->commit_user, req->identifier));
+    }
+    uint32_t r = 0;
+    sc_random_bytes(&r, sizeof r);
+    int64_t wait = sc_backoff_wait_ms(&t->retry, a->number, r);
+    if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - a->started + wait > t->retry.timeout_ms) {
+        if (a->unknown_id)
+            return fail_with(a, sc_error_set(SC_EUNKNOWN,
+                                             "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
+                                             "the claim of snapshot %" PRIu64 " is unknown: it may have landed; check with last-committed",
+                                             t->retry.timeout_ms, a->number + 1, a->unknown_id));
+        return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
+                                         t->retry.timeout_ms, a->number + 1));
+    }
+    sc_sleep_ms(wait);
+    return STEP_RETRY;
+}
 
-        uint64_t id = latest_id + 1;
-        res->attempts++;
-        rc = t->strategy->claim(t, id, doc.data, doc.len);
-        if (rc == SC_EEXISTS && !had_unknown) {
-            /* Certainly lost: no snapshot can name this attempt's base list. */
-            if (sc_store_delete(t->store, base.name) != 0) sc_error_clear();
-        }
-        if (rc == SC_EUNKNOWN) {
-            res->unknown_outcomes++;
-            unknown_id = id;
-            had_unknown = 1;
-            sc_log(SC_LOG_WARN, "claim of snapshot %" PRIu64 " by user %s (identifier %" PRId64 ") has an unknown outcome; reconciling",
-                   id, req->commit_user, req->identifier);
-            int who = landed_at(cs, id);
-            /* Visible is not yet durable: only a successful sync makes it a success. */
-            if (who == LANDED_OURS) rc = sc_store_sync(t->store) == 0 ? 0 : SC_EUNKNOWN;
-            else if (who == LANDED_OTHER) {
-                rc = SC_EEXISTS;
-                unknown_id = 0;
-            } else rc = SC_EUNKNOWN; /* absent or unreadable: decide on the next attempt */
-        }
-        if (rc == 0) {
-            res->snapshot_id = id;
-            t->strategy->after_commit(t, id);
-            if (id == 1) sc_table_mark_history(t); /* tells a lost history from a new table */
-            sc_log(SC_LOG_INFO, "committed snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s)", id,
-                   req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
-        } else if (rc == SC_EEXISTS || rc == SC_EUNKNOWN) {
-            if (rc == SC_EEXISTS) res->lost_claims++;
-            sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d of %d",
-                   rc == SC_EEXISTS ? "lost" : "could not confirm", id, req->commit_user, req->identifier,
-                   sc_commit_kind_name(req->kind), attempt + 1, t->retry.max_retries + 1);
-        }
-        ref_clear(&base);
-        sc_buf_free(&doc);
-        sc_snapshot_clear(&latest);
-        if (rc == 0) return 0;
-        if (rc != SC_EEXISTS && rc != SC_EUNKNOWN) {
-            if (!unknown_id) return rc;
-            /* The message must not read as "not committed": the earlier claim may have landed. */
-            return sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
-                                 unknown_id);
-        }
+static void attempt_end(attempt_state *a) {
+    ref_clear(&a->base);
+    sc_buf_free(&a->doc);
+    sc_snapshot_clear(&a->latest);
+    a->latest_id = 0;
+    memset(a->latest_hash, 0, sizeof a->latest_hash);
+}
 
-        if (attempt >= t->retry.max_retries) {
-            if (unknown_id)
-                return sc_error_set(SC_EUNKNOWN, "claim of snapshot %" PRIu64 " could not be reconciled after %d attempts",
-                                    unknown_id, attempt + 1);
-            return sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
-                                attempt + 1, req->commit_user, req->identifier);
-        }
-        uint32_t r = 0;
-        sc_random_bytes(&r, sizeof r);
-        int64_t wait = sc_backoff_wait_ms(&t->retry, attempt, r);
-        if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - started + wait > t->retry.timeout_ms) {
-            if (unknown_id)
-                return sc_error_set(SC_EUNKNOWN,
-                                    "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
-                                    "the claim of snapshot %" PRIu64 " is unknown: it may have landed; check with last-committed",
-                                    t->retry.timeout_ms, attempt + 1, unknown_id);
-            return sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
-                                t->retry.timeout_ms, attempt + 1);
-        }
-        sc_sleep_ms(wait);
-        continue;
-    reconciled:
-        if (sc_store_sync(t->store) != 0) {
-            sc_snapshot_clear(&latest);
-            return sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
-                                 unknown_id);
-        }
-        res->snapshot_id = unknown_id;
-        t->strategy->after_commit(t, unknown_id);
-        if (unknown_id == 1) sc_table_mark_history(t);
-        sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")",
-               unknown_id, req->commit_user, req->identifier);
-        sc_snapshot_clear(&latest);
-        return 0;
-    fail:
-        ref_clear(&base);
-        sc_buf_free(&doc);
-        sc_snapshot_clear(&latest);
-        if (unknown_id && rc != SC_ECOMMITTED) {
-            if (rc != SC_EUNKNOWN)
-                sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
-                              unknown_id);
-            return SC_EUNKNOWN;
-        }
-        return rc;
+/* STEP_WON: hints, the history marker, and the log line. */
+static int finish(commit_state *cs, const attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    res->snapshot_id = a->landed;
+    t->strategy->after_commit(t, a->landed);
+    if (a->landed == 1) sc_table_mark_history(t); /* tells a lost history from a new table */
+    if (a->reconciled)
+        sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")", a->landed,
+               req->commit_user, req->identifier);
+    else
+        sc_log(SC_LOG_INFO, "committed snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s)", a->landed,
+               req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
+    return 0;
+}
+
+/*
+ * STEP_FAILED. While a claim of ours is undecided the commit may have
+ * landed, so any error reads as SC_EUNKNOWN, never as "not committed" — but
+ * a replay rejection stands: it says exactly what is committed.
+ */
+static int failed(const attempt_state *a) {
+    if (!a->unknown_id || a->rc == SC_ECOMMITTED) return a->rc;
+    if (a->rc != SC_EUNKNOWN)
+        sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
+                      a->unknown_id);
+    return SC_EUNKNOWN;
+}
+
+/*
+ * One attempt walks the steps in order while each says STEP_NEXT:
+ *
+ *   read_base → reconcile_earlier → check_replay → check_conflicts
+ *             → write_manifests → claim ─UNKNOWN→ reconcile_claim
+ *
+ * WON ends the commit (finish), FAILED ends it with the error (failed);
+ * LOST and UNKNOWN go to backoff, whose RETRY starts the next attempt.
+ */
+static int commit_loop(commit_state *cs, sc_commit_result *res) {
+    attempt_state a = {.started = sc_monotonic_ms(), .doc = SC_BUF_INIT};
+    for (;; a.number++) {
+        step_outcome o = read_base(cs, &a);
+        if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
+        if (o == STEP_NEXT) o = check_replay(cs, &a, res);
+        if (o == STEP_NEXT) o = check_conflicts(cs, &a);
+        if (o == STEP_NEXT) o = write_manifests(cs, &a);
+        if (o == STEP_NEXT) o = claim(cs, &a, res);
+        if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
+        if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
+        attempt_end(&a);
+        if (o == STEP_WON) return finish(cs, &a, res);
+        if (o != STEP_RETRY) return failed(&a);
     }
 }
 

@@ -79,49 +79,6 @@ const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *u
     return NULL;
 }
 
-static int watermark_by_user(const void *a, const void *b) {
-    return strcmp(((const sc_watermark *)a)->user, ((const sc_watermark *)b)->user);
-}
-
-int sc_snapshot_set_watermarks(sc_snapshot *next, const sc_snapshot *prev, const char *user,
-                               int64_t identifier, uint64_t snapshot_id) {
-    size_t prev_count = prev ? prev->watermark_count : 0;
-    sc_watermark *w = calloc(prev_count + 1, sizeof *w);
-    if (!w) return sc_error_set(SC_ENOMEM, "out of memory copying watermarks");
-    size_t n = 0;
-    for (size_t i = 0; i < prev_count; i++) {
-        if (strcmp(prev->watermarks[i].user, user) == 0) continue;
-        w[n] = prev->watermarks[i];
-        w[n].user = strdup(prev->watermarks[i].user);
-        if (!w[n].user) goto oom;
-        n++;
-    }
-    /* Bounded table: forget the user whose last commit is oldest. */
-    while (n >= SC_WATERMARK_MAX_USERS) {
-        size_t oldest = 0;
-        for (size_t i = 1; i < n; i++)
-            if (w[i].snapshot_id < w[oldest].snapshot_id) oldest = i;
-        free(w[oldest].user);
-        w[oldest] = w[n - 1];
-        n--;
-    }
-    w[n].user = strdup(user);
-    if (!w[n].user) goto oom;
-    w[n].identifier = identifier;
-    w[n].snapshot_id = snapshot_id;
-    n++;
-    qsort(w, n, sizeof *w, watermark_by_user);
-    for (size_t i = 0; i < next->watermark_count; i++) free(next->watermarks[i].user);
-    free(next->watermarks);
-    next->watermarks = w;
-    next->watermark_count = n;
-    return 0;
-oom:
-    for (size_t i = 0; i < n; i++) free(w[i].user);
-    free(w);
-    return sc_error_set(SC_ENOMEM, "out of memory copying watermarks");
-}
-
 /* ---- encoding ---- */
 
 static json_t *object_ref_json(const sc_object_ref *r) {

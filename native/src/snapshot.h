@@ -14,6 +14,8 @@
 #include "snapcommit/table.h"
 
 #define SC_SNAPSHOT_MAX_BYTES (64u << 20)
+/* A snapshot holds at most this many watermarks (the decoder's bound; replay.c
+ * decides whom to forget to stay within it). */
 #define SC_WATERMARK_MAX_USERS 1024
 #define SC_USER_MAX_LEN 255
 
@@ -57,12 +59,9 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *snap);
 int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const char *object);
 void sc_snapshot_clear(sc_snapshot *snap);
 
-/* The user's watermark entry, or NULL. */
+/* The user's watermark entry, or NULL (a search of the sorted table; what it
+ * means and how the table is updated is replay.h's). */
 const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *user);
-/* Copy `prev`'s watermarks into `next` with `user` set to (identifier, snapshot_id),
- * evicting the least recently committed user above SC_WATERMARK_MAX_USERS. */
-int sc_snapshot_set_watermarks(sc_snapshot *next, const sc_snapshot *prev, const char *user,
-                               int64_t identifier, uint64_t snapshot_id);
 
 /* 1 when the NUL-terminated string is valid UTF-8 (JSON strings must be). */
 int sc_utf8_valid(const char *s);

@@ -217,12 +217,23 @@ static void file_after_commit(sc_table *t, uint64_t id) {
     if (id == 1) write_hint(t, SC_EARLIEST_HINT_KEY, id);
 }
 
+/* No per-handle state: every answer comes from the store (no open/close). */
 const sc_strategy sc_strategy_rename = {
-    SC_STRATEGY_RENAME, SC_CAP_ATOMIC_NOREPLACE, file_latest, file_read, file_claim,
-    file_after_commit,  file_earliest,
+    .kind = SC_STRATEGY_RENAME,
+    .required_caps = SC_CAP_ATOMIC_NOREPLACE,
+    .latest = file_latest,
+    .read = file_read,
+    .claim = file_claim,
+    .after_commit = file_after_commit,
+    .earliest = file_earliest,
 };
 
 const sc_strategy sc_strategy_conditional = {
-    SC_STRATEGY_CONDITIONAL, SC_CAP_CONDITIONAL_CREATE, file_latest, file_read, file_claim,
-    file_after_commit,       file_earliest,
+    .kind = SC_STRATEGY_CONDITIONAL,
+    .required_caps = SC_CAP_CONDITIONAL_CREATE,
+    .latest = file_latest,
+    .read = file_read,
+    .claim = file_claim,
+    .after_commit = file_after_commit,
+    .earliest = file_earliest,
 };

@@ -47,7 +47,14 @@ typedef struct head_state {
     uint8_t *have;
 } head_state;
 
-static void state_free(void *p) {
+/* The handle starts knowing nothing: the first call reads head/CURRENT. */
+static int head_open(sc_table *t, void **out_state) {
+    (void)t;
+    *out_state = calloc(1, sizeof(head_state));
+    return *out_state ? 0 : sc_error_set(SC_ENOMEM, "out of memory opening the head strategy");
+}
+
+static void head_close(void *p) {
     head_state *st = p;
     if (!st) return;
     free(st->hashes);
@@ -55,18 +62,7 @@ static void state_free(void *p) {
     free(st);
 }
 
-static head_state *state_of(sc_table *t) {
-    if (!t->strategy_state) {
-        head_state *st = calloc(1, sizeof *st);
-        if (!st) {
-            sc_error_set(SC_ENOMEM, "out of memory");
-            return NULL;
-        }
-        t->strategy_state = st;
-        t->strategy_state_free = state_free;
-    }
-    return t->strategy_state;
-}
+static head_state *state_of(sc_table *t) { return t->strategy_state; }
 
 /* ---- the per-handle cache of id → snapshot hash (immutable facts) ---- */
 
@@ -530,8 +526,13 @@ static void head_after_commit(sc_table *t, uint64_t id) {
 }
 
 const sc_strategy sc_strategy_head = {
-    SC_STRATEGY_HEAD, SC_CAP_COMPARE_AND_SWAP | SC_CAP_CONDITIONAL_CREATE,
-    head_latest,      head_read,
-    head_claim,       head_after_commit,
-    head_earliest,
+    .kind = SC_STRATEGY_HEAD,
+    .required_caps = SC_CAP_COMPARE_AND_SWAP | SC_CAP_CONDITIONAL_CREATE,
+    .latest = head_latest,
+    .read = head_read,
+    .claim = head_claim,
+    .after_commit = head_after_commit,
+    .earliest = head_earliest,
+    .open = head_open,
+    .close = head_close,
 };

@@ -90,20 +90,18 @@ static int64_t elapsed_ms(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void state_free(void *p) {
+static void tracker_close(void *p) {
     tracker_state *st = p;
     if (!st) return;
     for (int i = 0; i < 2; i++) free(st->cache[i].doc);
     free(st);
 }
 
-static tracker_state *state_of(sc_table *t) {
-    if (t->strategy_state) return t->strategy_state;
+/* The TTL is settled once, when the handle opens (sc_tracker_set_ttl may change it later). */
+static int tracker_open(sc_table *t, void **out_state) {
     tracker_state *st = calloc(1, sizeof *st);
-    if (!st) {
-        sc_error_set(SC_ENOMEM, "out of memory");
-        return NULL;
-    }
+    *out_state = st;
+    if (!st) return sc_error_set(SC_ENOMEM, "out of memory opening the tracker strategy");
     st->ttl_ms = SC_TRACKER_DEFAULT_TTL_MS;
     /* The store's configuration wins; the environment is only the default. */
     int64_t configured = sc_store_tracker_ttl_ms(t->store);
@@ -116,10 +114,10 @@ static tracker_state *state_of(sc_table *t) {
         else sc_log(SC_LOG_WARN, "ignoring SNAPCOMMIT_TRACKER_TTL_MS=%s (not an integer > 1)", env);
     }
     st->fence_ms = st->ttl_ms / 2;
-    t->strategy_state = st;
-    t->strategy_state_free = state_free;
-    return st;
+    return 0;
 }
+
+static tracker_state *state_of(sc_table *t) { return t->strategy_state; }
 
 int64_t sc_tracker_ttl_ms(sc_table *t) {
     if (!t || t->strategy != &sc_strategy_tracker) return 0;
@@ -845,8 +843,15 @@ static void tracker_after_commit(sc_table *t, uint64_t id) {
 }
 
 const sc_strategy sc_strategy_tracker = {
-    SC_STRATEGY_TRACKER, SC_CAP_LIST_AFTER_WRITE, tracker_latest,       tracker_read,
-    tracker_claim,       tracker_after_commit,    tracker_earliest,
+    .kind = SC_STRATEGY_TRACKER,
+    .required_caps = SC_CAP_LIST_AFTER_WRITE,
+    .latest = tracker_latest,
+    .read = tracker_read,
+    .claim = tracker_claim,
+    .after_commit = tracker_after_commit,
+    .earliest = tracker_earliest,
+    .open = tracker_open,
+    .close = tracker_close,
 };
 
 /* ---- cleanup ---- */

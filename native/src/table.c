@@ -92,6 +92,10 @@ int sc_table_open(sc_table **out, sc_store *store) {
     t->store = store;
     sc_retry_policy_default(&t->retry);
     sc_decode_limits_default(&t->limits);
+    if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
+        free(t);
+        return rc;
+    }
     /* Up to a million cached records; without memory for it, work uncached. */
     if (sc_cache_new(&t->cache, 1u << 20, 4096) != 0) t->cache = NULL;
     *out = t;
@@ -119,7 +123,7 @@ int sc_table_open_location_with_config(sc_table **out, const char *location,
 
 void sc_table_free(sc_table *t) {
     if (!t) return;
-    if (t->strategy_state_free) t->strategy_state_free(t->strategy_state);
+    if (t->strategy->close) t->strategy->close(t->strategy_state);
     if (t->owns_store) sc_store_free(t->store);
     sc_cache_free(t->cache);
     free(t);
@@ -263,41 +267,4 @@ void sc_file_list_free(sc_file_list *list) {
     }
     free(list->entries);
     free(list);
-}
-
-/* The latest snapshot's watermark for `user`; *found 0 when none or no snapshot. */
-static int watermark_of(int64_t *out, uint64_t *out_snapshot, int *found, sc_table *t,
-                        const char *user) {
-    *found = 0;
-    if (!user || !*user) return sc_error_set(SC_EINVAL, "commit user must be non-empty");
-    uint64_t latest;
-    int rc = sc_table_latest_id(&latest, t);
-    if (rc || latest == 0) return rc;
-    sc_snapshot s;
-    if ((rc = sc_table_read_snapshot(&s, NULL, t, latest)) != 0) return rc;
-    const sc_watermark *w = sc_snapshot_watermark(&s, user);
-    if (w) {
-        *found = 1;
-        *out = w->identifier;
-        if (out_snapshot) *out_snapshot = w->snapshot_id;
-    }
-    sc_snapshot_clear(&s);
-    return 0;
-}
-
-int sc_table_last_committed(int64_t *out, int *found, sc_table *t, const char *user) {
-    return watermark_of(out, NULL, found, t, user);
-}
-
-int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *t, const char *user,
-                              const int64_t *ids, size_t count) {
-    int64_t mark = -1;
-    int found;
-    int rc = watermark_of(&mark, NULL, &found, t, user);
-    if (rc) return rc;
-    size_t n = 0;
-    for (size_t i = 0; i < count; i++)
-        if (!found || ids[i] > mark) out_ids[n++] = ids[i];
-    *out_count = n;
-    return 0;
 }

@@ -18,10 +18,10 @@ struct sc_table {
     sc_retry_policy retry;
     sc_decode_limits limits;
     struct sc_cache *cache; /* decoded manifests and lists; NULL = no caching */
-    /* Per-handle state a strategy keeps between calls (head: the last head
-     * record and its ETag); freed with strategy_state_free in sc_table_free. */
+    /* What strategy->open made for this handle (head: the last head record
+     * and its ETag; tracker: TTL and decided versions); NULL for a strategy
+     * without open. Only the strategy reads it; strategy->close frees it. */
     void *strategy_state;
-    void (*strategy_state_free)(void *state);
 };
 
 /*
@@ -42,6 +42,15 @@ struct sc_strategy {
     void (*after_commit)(sc_table *t, uint64_t id);
     /* Earliest retained id (0 = none). */
     int (*earliest)(sc_table *t, uint64_t *out_id);
+    /*
+     * Optional (NULL: the strategy keeps nothing per handle). open makes the
+     * per-handle state when the table is opened, with the store and
+     * t->meta already set; the table stores it in t->strategy_state and
+     * hands it to close (which accepts NULL) when the handle is freed.
+     * open's errors fail sc_table_open.
+     */
+    int (*open)(sc_table *t, void **out_state);
+    void (*close)(void *state);
 };
 
 /* Strategy implementations (one file each). */

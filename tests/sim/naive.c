@@ -29,7 +29,13 @@ static int naive_earliest(sc_table *t, uint64_t *out_id) {
     return sc_strategy_conditional.earliest(t, out_id);
 }
 
+/* Like the conditional strategy, no open/close: nothing is kept per handle. */
 const sc_strategy sim_strategy_naive = {
-    SC_STRATEGY_CONDITIONAL, SC_CAP_CONDITIONAL_CREATE, naive_latest, naive_read, naive_claim,
-    naive_after_commit,      naive_earliest,
+    .kind = SC_STRATEGY_CONDITIONAL,
+    .required_caps = SC_CAP_CONDITIONAL_CREATE,
+    .latest = naive_latest,
+    .read = naive_read,
+    .claim = naive_claim,
+    .after_commit = naive_after_commit,
+    .earliest = naive_earliest,
 };
