@@ -62,3 +62,153 @@ Test(hardening, backend_sets_error_message) {
     cr_assert_str_eq(sc_error_message(), sc_strerror(SC_EIO));
     sc_store_free(s);
 }
+
+/* ---- shared helpers ---- */
+
+static sc_table *mem_table(const char *name, sc_strategy_kind kind) {
+    char loc[256];
+    snprintf(loc, sizeof loc, "mem://%s", name);
+    sc_mem_store_reset(name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_create(s, kind), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    return tu_reopen(name);
+}
+
+static int commit_one(sc_table *t, const char *user, int64_t ident, const char *file) {
+    sc_file_entry e = tu_file("dt=1", 0, 4, 0, file, 10, NULL, NULL);
+    sc_commit_result res;
+    return tu_commit(&res, t, user, ident, SC_KIND_APPEND, 0, &e, 1, NULL, 0);
+}
+
+static void fill(sc_table *t, int n) {
+    for (int i = 1; i <= n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "data/f%d", i);
+        cr_assert_eq(commit_one(t, "u", i, name), 0, "%s", sc_error_message());
+    }
+}
+
+static void put_text(sc_table *t, const char *key, const char *text) {
+    cr_assert_eq(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)text, strlen(text)), 0, "%s",
+                 sc_error_message());
+}
+
+static void del_key(sc_table *t, const char *key) {
+    cr_assert_eq(sc_store_delete(sc_table_store(t), key), 0, "%s: %s", key, sc_error_message());
+}
+
+static void del_snapshot(sc_table *t, uint64_t id) {
+    char key[64];
+    sc_snapshot_key(key, id);
+    del_key(t, key);
+}
+
+/* ---- 7: EARLIEST ahead of the oldest snapshot (expiration in progress) ---- */
+
+Test(hardening, earliest_ahead_of_oldest_snapshot) {
+    sc_table *t = mem_table("h-early", SC_STRATEGY_CONDITIONAL);
+    fill(t, 4);
+    put_text(t, "snapshot/EARLIEST", "3\n"); /* moved forward; 1 and 2 not deleted yet */
+    uint64_t id;
+    cr_assert_eq(sc_table_earliest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(id, 3);
+    del_key(t, "snapshot/LATEST"); /* discovery from EARLIEST */
+    cr_assert_eq(tu_latest(t), 4);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(commit_one(t, "v", 1, "data/g1"), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 5);
+    /* A hint lagging behind EARLIEST after the expiration finished. */
+    put_text(t, "snapshot/LATEST", "1\n");
+    del_snapshot(t, 1);
+    del_snapshot(t, 2);
+    cr_assert_eq(tu_latest(t), 5);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    /* ... but snapshot EARLIEST itself missing is still damage. */
+    del_snapshot(t, 3);
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 3 is missing");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot 3 is missing");
+    sc_table_free(t);
+}
+
+/* ---- 1: fsck while commits run ---- */
+
+typedef struct race_ctx {
+    const char *name;
+    int mode;   /* 1: commit when fsck HEADs the next id; 2: hide snapshot 3 from fsck's LIST */
+    int step;
+    uint8_t *saved;
+    size_t saved_len;
+} race_ctx;
+
+static int race_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    race_ctx *c = p;
+    char k3[64], k5[64];
+    sc_snapshot_key(k3, 3);
+    sc_snapshot_key(k5, 5);
+    if (c->mode == 1 && c->step == 0 && op == SC_OP_HEAD && strcmp(key, k5) == 0) {
+        c->step = 1;
+        sc_table *other = tu_reopen(c->name); /* another writer, between fsck's LIST and its HEAD */
+        cr_assert_eq(commit_one(other, "w", 1, "data/race"), 0, "%s", sc_error_message());
+        sc_table_free(other);
+    } else if (c->mode == 2 && c->step == 0 && op == SC_OP_LIST && strncmp(key, "snapshot/snapshot-", 18) == 0) {
+        /* A directory read that misses an entry a concurrent claim made. */
+        c->step = 1;
+        sc_table *other = tu_reopen(c->name);
+        cr_assert_eq(sc_store_get(sc_table_store(other), &c->saved, &c->saved_len, NULL, k3), 0);
+        cr_assert_eq(sc_store_delete(sc_table_store(other), k3), 0);
+        sc_table_free(other);
+    } else if (c->mode == 2 && c->step == 1 && op != SC_OP_LIST) {
+        c->step = 2;
+        sc_table *other = tu_reopen(c->name);
+        cr_assert_eq(sc_store_put(sc_table_store(other), NULL, k3, c->saved, c->saved_len), 0);
+        sc_table_free(other);
+        free(c->saved);
+    }
+    return 0;
+}
+
+Test(hardening, fsck_tolerates_commit_between_list_and_head) {
+    sc_table *t = mem_table("h-race1", SC_STRATEGY_CONDITIONAL);
+    fill(t, 4);
+    race_ctx c = {"h-race1", 1, 0, NULL, 0};
+    sc_store_set_fault_hook(sc_table_store(t), race_hook, &c);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(c.step, 1, "the race was not staged");
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(tu_latest(t), 5);
+    sc_table_free(t);
+}
+
+Test(hardening, fsck_relists_a_gap_that_was_a_race) {
+    sc_table *t = mem_table("h-race2", SC_STRATEGY_CONDITIONAL);
+    fill(t, 5);
+    race_ctx c = {"h-race2", 2, 0, NULL, 0};
+    sc_store_set_fault_hook(sc_table_store(t), race_hook, &c);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(c.step, 2, "the race was not staged");
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    /* A gap that stays is still damage. */
+    del_snapshot(t, 3);
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot 3 is missing");
+    sc_table_free(t);
+}
+
+/* ---- 3a: a damaged LATEST over a lost newest snapshot ---- */
+
+Test(hardening, damaged_hint_commit_fails_closed) {
+    sc_table *t = mem_table("h-hint", SC_STRATEGY_CONDITIONAL);
+    fill(t, 5);
+    del_snapshot(t, 5);
+    put_text(t, "snapshot/LATEST", "5x\n");
+    cr_assert_eq(tu_latest(t), 4, "reads warn and go on");
+    CORRUPT(commit_one(t, "v", 1, "data/new"), "snapshot/LATEST: damaged hint");
+    sc_object_info info;
+    char key[64];
+    sc_snapshot_key(key, 5);
+    cr_assert_eq(sc_store_head(sc_table_store(t), &info, key), SC_ENOTFOUND, "the commit reused id 5");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/LATEST: damaged hint");
+    sc_table_free(t);
+}

@@ -22,6 +22,9 @@ struct sc_table {
      * record and its ETag); freed with strategy_state_free in sc_table_free. */
     void *strategy_state;
     void (*strategy_state_free)(void *state);
+    /* Snapshot-file strategies: the last discovery met a snapshot/LATEST that
+     * does not parse. Reads go on without it; a claim refuses (strategy_file.c). */
+    int latest_hint_damaged;
 };
 
 /*
