@@ -212,3 +212,135 @@ Test(hardening, damaged_hint_commit_fails_closed) {
     CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/LATEST: damaged hint");
     sc_table_free(t);
 }
+
+/* ---- 2, 10: posix odd objects and links ---- */
+
+static char root[256];
+
+static void posix_setup(void) {
+    snprintf(root, sizeof root, "/tmp/sc-hard-%d", (int)getpid());
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s-elsewhere", root, root);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static void posix_teardown(void) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s-elsewhere", root, root);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", root);
+}
+
+static sc_table *posix_table(int n) {
+    char loc[300];
+    snprintf(loc, sizeof loc, "%s/t", root);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    sc_table *t;
+    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.min_wait_ms = 1;
+    p.max_wait_ms = 2;
+    p.max_retries = 2;
+    sc_table_set_retry_policy(t, &p);
+    fill(t, n);
+    return t;
+}
+
+static void path_of(char *out, size_t cap, const char *key) { snprintf(out, cap, "%s/t/%s", root, key); }
+
+/* A link at the next snapshot key: commits and fsck refuse it by name (never "lost claims"). */
+static void link_at_next(const char *target, const char *needle) {
+    sc_table *t = posix_table(2);
+    char p[512], key[64];
+    sc_snapshot_key(key, 3);
+    path_of(p, sizeof p, key);
+    cr_assert_eq(symlink(target, p), 0, "%s", strerror(errno));
+    CORRUPT(commit_one(t, "v", 1, "data/new"), needle);
+    CORRUPT(commit_one(t, "v", 1, "data/new"), key);
+    CORRUPT(sc_table_fsck(t, NULL, NULL), needle);
+    struct stat st;
+    cr_assert_eq(lstat(p, &st), 0);
+    cr_assert(S_ISLNK(st.st_mode), "the link was replaced");
+    sc_table_free(t);
+}
+
+Test(hardening_posix, dangling_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    link_at_next("snapshot-nowhere", "is a dangling symbolic link");
+}
+
+Test(hardening_posix, looping_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    link_at_next("snapshot-00000000000000000003", "is a looping symbolic link");
+}
+
+Test(hardening_posix, link_to_table_directory_at_next_snapshot, .init = posix_setup, .fini = posix_teardown,
+     .timeout = 30) {
+    link_at_next("../metadata", "is a symbolic link to a directory");
+}
+
+Test(hardening_posix, parent_directory_linked_out_of_table, .init = posix_setup, .fini = posix_teardown,
+     .timeout = 30) {
+    sc_table *t = posix_table(2);
+    char p[512], cmd[2400];
+    path_of(p, sizeof p, "snapshot");
+    snprintf(cmd, sizeof cmd, "mv %s %s-elsewhere && ln -s %s-elsewhere %s", p, root, root, p);
+    cr_assert_eq(system(cmd), 0);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "leading out of the table");
+    CORRUPT(commit_one(t, "v", 1, "data/new"), "leading out of the table");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "leading out of the table");
+    snprintf(p, sizeof p, "%s-elsewhere/snapshot-00000000000000000003", root);
+    struct stat st;
+    cr_assert_neq(stat(p, &st), 0, "a commit wrote outside the table");
+    /* A link inside the table is followed, like a link at a key. */
+    path_of(p, sizeof p, "snapshot");
+    snprintf(cmd, sizeof cmd, "rm %s && mv %s-elsewhere %s/t/snap-real && ln -s snap-real %s", p, root, root, p);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(tu_latest(t), 2);
+    sc_table_free(t);
+}
+
+Test(hardening_posix, socket_at_hint, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    sc_table *t = posix_table(2);
+    char p[512];
+    path_of(p, sizeof p, "snapshot/LATEST");
+    cr_assert_eq(unlink(p), 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    cr_assert(strlen(p) < sizeof a.sun_path);
+    strcpy(a.sun_path, p);
+    cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot/LATEST: is a socket");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/LATEST: is a socket");
+    close(fd);
+    sc_table_free(t);
+}
+
+Test(hardening_posix, snapshot_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    sc_table *t = posix_table(2);
+    char p[512], cmd[600];
+    path_of(p, sizeof p, "snapshot");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", p);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(mkfifo(p, 0666), 0);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "/t/snapshot: is a FIFO");
+    CORRUPT(commit_one(t, "v", 1, "data/new"), "/t/snapshot: is a FIFO");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "/t/snapshot: is a FIFO");
+    sc_table_free(t);
+}
+
+Test(hardening_posix, metadata_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    sc_table *t = posix_table(1);
+    sc_table_free(t);
+    char p[512], cmd[600], loc[300];
+    path_of(p, sizeof p, "metadata");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", p);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(mkfifo(p, 0666), 0);
+    snprintf(loc, sizeof loc, "%s/t", root);
+    CORRUPT(sc_table_open_location(&t, loc), "/t/metadata: is a FIFO");
+}
