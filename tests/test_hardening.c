@@ -344,3 +344,18 @@ Test(hardening_posix, metadata_directory_is_a_fifo, .init = posix_setup, .fini =
     snprintf(loc, sizeof loc, "%s/t", root);
     CORRUPT(sc_table_open_location(&t, loc), "/t/metadata: is a FIFO");
 }
+
+/* ---- 11: an init the store cannot serve leaves nothing behind ---- */
+
+Test(hardening_posix, init_with_undeclared_strategy_writes_nothing, .init = posix_setup, .fini = posix_teardown) {
+    char loc[400];
+    snprintf(loc, sizeof loc, "%s/nonexist/deep/t", root);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    int rc = sc_table_create(s, SC_STRATEGY_HEAD); /* needs compare-and-swap: posix has none */
+    cr_assert_eq(rc, SC_EUNSUPPORTED, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert(strstr(sc_error_message(), "compare-and-swap"), "%s", sc_error_message());
+    sc_store_free(s);
+    struct stat st;
+    cr_assert_neq(stat(root, &st), 0, "a refused init created %s", root);
+}

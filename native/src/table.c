@@ -38,12 +38,15 @@ int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
      * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
     int rc = sc_store_check(store);
     if (rc) return sc_error_wrap(rc, "checking the location before creating a table");
+    /* A strategy the store does not even declare what it needs for is refused
+     * before the probe writes anything (no probe directory left behind). */
+    const sc_strategy *s;
+    if (strategy != SC_STRATEGY_AUTO && (rc = strategy_for(&s, strategy, sc_store_caps(store))) != 0) return rc;
     /* Choose from what the store demonstrably honours, not from what it declares. */
     uint32_t caps;
     rc = sc_strategy_probe(&caps, store);
     if (rc) return rc;
     sc_strategy_kind chosen = strategy == SC_STRATEGY_AUTO ? sc_strategy_choose(caps) : strategy;
-    const sc_strategy *s;
     rc = strategy_for(&s, chosen, caps);
     if (rc && sc_strategy_get(chosen) &&
         (sc_store_caps(store) & sc_strategy_get(chosen)->required_caps) == sc_strategy_get(chosen)->required_caps)
