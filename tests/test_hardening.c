@@ -359,3 +359,43 @@ Test(hardening_posix, init_with_undeclared_strategy_writes_nothing, .init = posi
     struct stat st;
     cr_assert_neq(stat(root, &st), 0, "a refused init created %s", root);
 }
+
+/* ---- 4: the history marker is backfilled ---- */
+
+static int marker_present(sc_table *t) {
+    sc_object_info info;
+    int rc = sc_store_head(sc_table_store(t), &info, "metadata/history");
+    sc_error_clear();
+    return rc == 0;
+}
+
+Test(hardening, history_marker_backfilled_by_commit_and_fsck) {
+    sc_table *t = mem_table("h-marker", SC_STRATEGY_CONDITIONAL);
+    fill(t, 3);
+    del_key(t, "metadata/history"); /* a table from before the marker */
+    sc_table_free(t);
+    t = tu_reopen("h-marker"); /* a new process */
+    cr_assert_eq(commit_one(t, "v", 1, "data/g"), 0, "%s", sc_error_message());
+    cr_assert(marker_present(t), "a commit on a table without the marker did not write it");
+    del_key(t, "metadata/history");
+    sc_table_free(t);
+    t = tu_reopen("h-marker");
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    cr_assert(marker_present(t), "fsck did not write the missing marker");
+    /* ... and now the loss of every snapshot is detected. */
+    for (uint64_t id = 1; id <= 4; id++) del_snapshot(t, id);
+    del_key(t, "snapshot/LATEST");
+    del_key(t, "snapshot/EARLIEST");
+    CORRUPT(commit_one(t, "w", 1, "data/h"), "metadata/history");
+    sc_table_free(t);
+}
+
+Test(hardening_posix, fifo_at_history_marker, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+    sc_table *t = posix_table(2);
+    char p[512];
+    path_of(p, sizeof p, "metadata/history");
+    cr_assert_eq(unlink(p), 0);
+    cr_assert_eq(mkfifo(p, 0666), 0);
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "metadata/history: is a FIFO");
+    sc_table_free(t);
+}

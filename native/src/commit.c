@@ -377,7 +377,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (rc == 0) {
             res->snapshot_id = id;
             t->strategy->after_commit(t, id);
-            if (id == 1) sc_table_mark_history(t); /* tells a lost history from a new table */
+            sc_table_note_history(t, id); /* tells a lost history from a new table */
             sc_log(SC_LOG_INFO, "committed snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s)", id,
                    req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
         } else if (rc == SC_EEXISTS || rc == SC_EUNKNOWN) {

@@ -200,6 +200,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     } else if ((rc = fsck_file_chain(t, &earliest, &latest)) != 0) {
         return rc;
     }
+    if (latest && (rc = sc_table_fsck_history(t)) != 0) return rc;
 
     uint8_t prev_hash[SC_SHA256_LEN];
     uint64_t prev_files = 0;

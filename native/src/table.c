@@ -160,10 +160,12 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
     return 0;
 }
 
-void sc_table_mark_history(sc_table *t) {
+int sc_table_mark_history(sc_table *t) {
     static const char body[] = "snapshot 1 was committed; the history of this table is not empty\n";
     int rc = sc_store_put(t->store, NULL, SC_HISTORY_MARKER_KEY, (const uint8_t *)body, sizeof body - 1);
     if (rc) sc_log(SC_LOG_WARN, "could not write %s: %s", SC_HISTORY_MARKER_KEY, sc_error_message());
+    else t->history_marked = 1;
+    return rc;
 }
 
 int sc_table_history_marked(int *out, sc_table *t) {
@@ -176,6 +178,7 @@ int sc_table_history_marked(int *out, sc_table *t) {
     }
     if (rc) return sc_error_wrap(rc, "checking %s", SC_HISTORY_MARKER_KEY);
     *out = 1;
+    t->history_marked = 1;
     return 0;
 }
 
