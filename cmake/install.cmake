@@ -35,8 +35,19 @@ install(FILES ${CMAKE_BINARY_DIR}/snapcommitConfig.cmake ${CMAKE_BINARY_DIR}/sna
 
 # pkg-config: paths relative to the .pc file (${pcfiledir}), so `cmake --install --prefix X`
 # works without reconfiguring and the prefix can be moved.
-file(RELATIVE_PATH SC_PC_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
-string(REGEX REPLACE "/$" "" SC_PC_PREFIX "${SC_PC_PREFIX}")
+# An absolute CMAKE_INSTALL_LIBDIR or _INCLUDEDIR (-DCMAKE_INSTALL_LIBDIR=/usr/lib64) does not
+# move with --prefix: the .pc then names the configured absolute directories instead.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(SC_PC_PREFIX_VALUE "${CMAKE_INSTALL_PREFIX}")
+  set(SC_PC_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
+  set(SC_PC_INCLUDEDIR "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+else()
+  file(RELATIVE_PATH SC_PC_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+  string(REGEX REPLACE "/$" "" SC_PC_PREFIX "${SC_PC_PREFIX}")
+  set(SC_PC_PREFIX_VALUE "\${pcfiledir}/${SC_PC_PREFIX}")
+  set(SC_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+  set(SC_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
 foreach(pc snapcommit snapcommit-static)
   configure_file(${CMAKE_SOURCE_DIR}/cmake/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
   install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

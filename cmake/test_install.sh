@@ -63,4 +63,16 @@ cmake -S "$src/cmake/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="
 cmake --build "$tmp/consumer" >>"$tmp/consumer.log" 2>&1 || { cat "$tmp/consumer.log"; fail "consumer build failed"; }
 run cmake_shared "$tmp/consumer/example_shared" 1
 run cmake_static "$tmp/consumer/example_static" 0
+# 5. an absolute CMAKE_INSTALL_LIBDIR: the .pc must name it, not ${pcfiledir}/../<absolute path>
+# (configure only: the .pc files are generated at configure time)
+cmake -S "$src" -B "$tmp/abslib" -G Ninja -DSC_BUILD_TESTS=OFF -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_INSTALL_PREFIX="$tmp/abs" -DCMAKE_INSTALL_LIBDIR="$tmp/abs/lib64" >"$tmp/abslib.log" 2>&1 \
+  || { cat "$tmp/abslib.log"; fail "configuring with an absolute CMAKE_INSTALL_LIBDIR failed"; }
+for pc in snapcommit snapcommit-static; do
+  got=$(PKG_CONFIG_PATH=$tmp/abslib pkg-config --variable=libdir "$pc")
+  [ "$got" = "$tmp/abs/lib64" ] || fail "absolute CMAKE_INSTALL_LIBDIR: $pc.pc has libdir $got, expected $tmp/abs/lib64"
+  got=$(PKG_CONFIG_PATH=$tmp/abslib pkg-config --variable=includedir "$pc")
+  [ "$got" = "$tmp/abs/include" ] || fail "absolute CMAKE_INSTALL_LIBDIR: $pc.pc has includedir $got, expected $tmp/abs/include"
+done
+passed=$((passed + 1))
 echo "install_consumers: $passed passed, 0 failed"

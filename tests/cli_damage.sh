@@ -102,8 +102,19 @@ run "hint -1: fsck" 1 'snapshot/LATEST: damaged hint "-1' "$sc" fsck "$t"
 run "hint -1: last-committed ignores the hint" 0 "" "$sc" last-committed "$t" --user u
 [ "$(cat "$work/out")" = 4 ] && ok || bad "hint -1: last-committed printed $(cat "$work/out"), not 4"
 changes "$work/ch" hintfix
-run "hint -1: commit ignores it and verifies" 0 "" "$sc" commit "$t" --user u --identifier 5 --changes "$work/ch"
-[ "$(cat "$work/out")" = 5 ] && ok || bad "hint -1: commit made $(cat "$work/out"), not 5"
+# A commit fails closed: the damaged hint may have named a lost newer snapshot (review 3a).
+run "hint -1: commit refuses to build past it" 1 'snapshot/LATEST: damaged hint' "$sc" commit "$t" --user u --identifier 5 --changes "$work/ch"
+[ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "hint -1: commit claimed snapshot 5"
+# Damaged LATEST + lost newest: the commit must not reuse id 5 and launder the loss.
+t=$(fresh hintlost); changes "$work/ch" f5; "$sc" commit "$t" --user u --identifier 5 --changes "$work/ch" >/dev/null
+rm "$t/snapshot/$(S 5)"; echo 'garbage' >"$t/snapshot/LATEST"
+changes "$work/ch" relaunder
+run "damaged hint + lost newest: commit" 1 'snapshot/LATEST: damaged hint' "$sc" commit "$t" --user v --identifier 1 --changes "$work/ch"
+[ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "damaged hint + lost newest: commit reused id 5"
+run "damaged hint + lost newest: fsck still reports it" 1 'snapshot/LATEST: damaged hint' "$sc" fsck "$t"
+# Deleting the hint is the operator's decision, after which commits go on.
+rm "$t/snapshot/LATEST"
+run "hint deleted: commit" 0 "" "$sc" commit "$t" --user v --identifier 1 --changes "$work/ch"
 t=$(fresh moved); cp "$t/snapshot/$(S 3)" "$t/snapshot/$(S 4)"
 run "snapshot under another id names both ids" 1 'field "id" is 3, not 4' "$sc" files "$t"
 

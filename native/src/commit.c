@@ -501,7 +501,7 @@ static int finish(commit_state *cs, const attempt_state *a, sc_commit_result *re
     const sc_commit_request *req = cs->req;
     res->snapshot_id = a->landed;
     t->strategy->after_commit(t, a->landed);
-    if (a->landed == 1) sc_table_mark_history(t); /* tells a lost history from a new table */
+    sc_table_note_history(t, a->landed); /* tells a lost history from a new table */
     if (a->reconciled)
         sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")", a->landed,
                req->commit_user, req->identifier);

@@ -68,60 +68,125 @@ static int fsck_hint(uint64_t *out, sc_table *t, const char *key) {
     return rc;
 }
 
-/* Snapshot-file tables: list every snapshot and check the chain's shape. */
-static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest) {
-    uint64_t earliest = 0, latest = 0, hint = 0, start = 0;
+/* How often fsck looks again at a chain whose shape is wrong before it calls
+ * it damage: commits (and expiration) running concurrently change the chain
+ * between the hints, the LIST and the HEADs, and a directory read need not
+ * show entries added while it runs. Damage stays; a race does not. */
+#define FSCK_RECHECKS 3
+
+/* 1 when snapshot `id` exists now; an odd object there is an error. */
+static int snapshot_present(int *out, sc_table *t, uint64_t id) {
+    char key[64];
+    sc_object_info info;
+    sc_snapshot_key(key, id);
+    int rc = sc_store_head(t->store, &info, key);
+    *out = rc == 0;
+    if (rc == SC_ENOTFOUND) sc_error_clear();
+    return rc == SC_ENOTFOUND ? 0 : rc;
+}
+
+/*
+ * One look at a snapshot-file chain: hints, then every snapshot key. 0 with
+ * *out_earliest, *out_latest when its shape is sound; SC_ECORRUPT naming the
+ * damage otherwise, with *out_retry set when a later look may see it sound
+ * (a snapshot it missed exists now).
+ */
+static int fsck_file_look(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest, uint64_t *out_expirable,
+                          int *out_retry) {
+    uint64_t earliest = 0, latest = 0, hint = 0, start = 0, below = 0, gap = 0, gap_next = 0;
     sc_list_page page = {0};
+    *out_retry = 0;
     int rc = fsck_hint(&hint, t, SC_LATEST_HINT_KEY);
     if (!rc) rc = fsck_hint(&start, t, SC_EARLIEST_HINT_KEY);
     if (rc) return rc;
+    uint64_t floor = start ? start : 1; /* without EARLIEST, retained history starts at 1 */
     if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) return sc_error_wrap(rc, "listing snapshots");
-    /* Every snapshot between the first and the last listed must be there. */
+    /* Every snapshot from EARLIEST to the last listed must be there; those
+     * below EARLIEST are left by an expiration in progress: allowed, expirable. */
     for (size_t i = 0; !rc && i < page.count; i++) {
         uint64_t id;
         if (sc_snapshot_key_parse(&id, page.keys[i]) != 0) {
             rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<20 digits>)", page.keys[i]);
             break;
         }
-        if (i == 0) earliest = id;
-        else if (id != latest + 1)
-            rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps from %" PRIu64 " to %" PRIu64,
-                              latest + 1, latest, id);
+        if (id < floor) {
+            below++;
+            continue;
+        }
+        if (!earliest) earliest = id;
+        else if (id != latest + 1 && !gap) {
+            gap = latest + 1;
+            gap_next = id;
+        }
         latest = id;
     }
     sc_list_page_free(&page);
     if (rc) return rc;
-    if (!latest) {
-        /* No snapshot: a new table, unless something says there were some. */
-        if (hint)
-            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
-                                hint, SC_LATEST_HINT_KEY);
-        if (start)
-            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
-                                start, SC_EARLIEST_HINT_KEY);
-        int marked;
-        if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
-        if (marked) return sc_table_no_history_error();
+    int present = 0;
+    if (gap) {
+        if ((rc = snapshot_present(&present, t, gap)) != 0) return rc;
+        *out_retry = present;
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps from %" PRIu64 " to %" PRIu64,
+                            gap, gap - 1, gap_next);
     }
-    if (!start) start = 1; /* without EARLIEST, retained history starts at 1 */
-    if (latest && earliest != start)
+    if (!latest) {
+        /* No snapshot from EARLIEST on: a new table, unless something says there were some. */
+        if (hint || start) {
+            uint64_t named = hint ? hint : start;
+            if ((rc = snapshot_present(&present, t, named)) != 0) return rc;
+            *out_retry = present;
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
+                                named, hint ? SC_LATEST_HINT_KEY : SC_EARLIEST_HINT_KEY);
+        }
+        if (below == 0) {
+            int marked;
+            if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+            if (marked) {
+                *out_retry = 1; /* the first commit may have landed since the LIST */
+                return sc_table_no_history_error();
+            }
+        }
+    }
+    if (latest && earliest != floor) {
+        if ((rc = snapshot_present(&present, t, floor)) != 0) return rc;
+        *out_retry = 1; /* present now, or EARLIEST moved meanwhile: look again */
         return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but the oldest snapshot is %" PRIu64,
-                            start, start == 1 ? "no snapshot/EARLIEST: history starts at 1" : "named by snapshot/EARLIEST", earliest);
-    /* A hint may lag; one ahead of the chain means snapshots were lost or rolled back. */
-    if (hint > latest)
+                            floor, start ? "named by snapshot/EARLIEST" : "no snapshot/EARLIEST: history starts at 1", earliest);
+    }
+    /* A hint may lag; one ahead of the chain means snapshots were lost or rolled
+     * back, unless it was written after the LIST (then its snapshot exists). */
+    if (hint > latest && hint >= floor) {
+        if ((rc = snapshot_present(&present, t, hint)) != 0) return rc;
+        *out_retry = present;
         return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing (lost or rolled back): the last snapshot is %" PRIu64,
                             hint, SC_LATEST_HINT_KEY, latest);
-    /* Something the store refuses where the next snapshot goes would block every commit. */
-    char key[64];
-    sc_object_info info;
-    sc_snapshot_key(key, latest + 1);
-    rc = sc_store_head(t->store, &info, key);
-    if (rc == 0) return sc_error_set(SC_ECORRUPT, "%s: appeared while fsck ran or is not listed", key);
-    if (rc != SC_ENOTFOUND) return rc;
-    sc_error_clear();
+    }
+    /* Something the store refuses where the next snapshot goes would block
+     * every commit. A regular snapshot there was committed since the LIST:
+     * not damage, and the chain checked ends at `latest`. */
+    if ((rc = snapshot_present(&present, t, latest + 1)) != 0) return rc;
     *out_earliest = earliest;
     *out_latest = latest;
+    *out_expirable = below;
     return 0;
+}
+
+/* Snapshot-file tables: list every snapshot and check the chain's shape. */
+static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest) {
+    for (int attempt = 0;; attempt++) {
+        int retry;
+        uint64_t expirable = 0;
+        int rc = fsck_file_look(t, out_earliest, out_latest, &expirable, &retry);
+        if (rc == SC_ECORRUPT && retry && attempt < FSCK_RECHECKS) {
+            sc_log(SC_LOG_DEBUG, "fsck: %s; looking again (a commit may have run meanwhile)", sc_error_message());
+            sc_error_clear();
+            continue;
+        }
+        if (!rc && expirable)
+            sc_log(SC_LOG_INFO, "fsck: %" PRIu64 " snapshot(s) below %s remain (an expiration in progress): ignored by reads, expirable",
+                   expirable, SC_EARLIEST_HINT_KEY);
+        return rc;
+    }
 }
 
 int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
@@ -135,6 +200,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     } else if ((rc = fsck_file_chain(t, &earliest, &latest)) != 0) {
         return rc;
     }
+    if (latest && (rc = sc_table_fsck_history(t)) != 0) return rc;
 
     uint8_t prev_hash[SC_SHA256_LEN];
     uint64_t prev_files = 0;

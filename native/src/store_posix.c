@@ -104,8 +104,12 @@ static int dir_is_empty(int root_fd, const char *path) {
  * directory, a FIFO, a device, a socket: no write of the store makes them,
  * and treating them as absent lets a claim fail forever on a key that looks free.
  */
-static int classify(const posix_store *s, const char *key, const struct stat *st) {
+static int classify(const posix_store *s, const char *key, const struct stat *st, int via_link) {
     if (S_ISREG(st->st_mode)) return 0;
+    /* A link to a directory is neither an object nor a prefix (list() does not
+     * walk links): treating it as absent lets a claim fail forever on it. */
+    if (S_ISDIR(st->st_mode) && via_link)
+        return sc_error_set(SC_ECORRUPT, "%s/%s: is a symbolic link to a directory, not a regular file (refused)", s->root, key);
     if (S_ISDIR(st->st_mode) && !dir_is_empty(s->root_fd, key)) return not_found(s, key);
     return not_an_object(s, key, st->st_mode);
 }
@@ -122,7 +126,12 @@ static int resolve_link(const posix_store *s, const char *key, char **resolved) 
         return sc_error_set(SC_EINVAL, "%s/%s: path too long", s->root, key);
     char *real = realpath(path, NULL);
     if (!real) {
-        if (errno == ENOENT || errno == ENOTDIR) return not_found(s, key); /* dangling: absent */
+        /* A dangling or looping link is nothing a store write makes: damage, never
+         * "absent" (a claim could then never succeed on a key that looks free). */
+        if (errno == ENOENT || errno == ENOTDIR)
+            return sc_error_set(SC_ECORRUPT, "%s/%s: is a dangling symbolic link (refused)", s->root, key);
+        if (errno == ELOOP)
+            return sc_error_set(SC_ECORRUPT, "%s/%s: is a looping symbolic link (refused)", s->root, key);
         return posix_error(errno, "resolving symbolic link", s->root, key);
     }
     size_t n = strlen(s->root);
@@ -134,6 +143,46 @@ static int resolve_link(const posix_store *s, const char *key, char **resolved) 
     }
     *resolved = real;
     return 0;
+}
+
+/*
+ * Check the directories along the first `len` bytes of `path` (up to its
+ * last '/'), below the root, without following any link blindly: a symbolic
+ * link is allowed only when it resolves to a directory inside the root (the
+ * rule for links at keys), so no operation reads, writes or lists outside
+ * the table; a FIFO, device or socket where a directory belongs is damage
+ * named by its path. A missing component or a regular file ends the check:
+ * the key is then absent (as on an object store), and the operation itself
+ * says so. One fstatat per directory level (a snapshot key: one).
+ * (Per component rather than openat2(RESOLVE_BENEATH): the same rule on
+ * every kernel and for every operation, including rename and mkdir.)
+ */
+static int check_parents(const posix_store *s, const char *path, size_t len) {
+    char prefix[KEY_PATH_CAP];
+    for (size_t i = 0; i < len && i < sizeof prefix; i++) {
+        if (path[i] != '/') continue;
+        memcpy(prefix, path, i);
+        prefix[i] = '\0';
+        struct stat st;
+        if (fstatat(s->root_fd, prefix, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0; /* absent: the op reports it */
+        if (S_ISDIR(st.st_mode)) continue;
+        if (S_ISREG(st.st_mode)) return 0;
+        if (!S_ISLNK(st.st_mode)) return not_an_object(s, prefix, st.st_mode);
+        char *real;
+        int rc = resolve_link(s, prefix, &real);
+        if (rc) return rc;
+        int r = stat(real, &st);
+        free(real);
+        if (r != 0 || !S_ISDIR(st.st_mode))
+            return sc_error_set(SC_ECORRUPT, "%s/%s: is a symbolic link to something other than a directory (refused)",
+                                s->root, prefix);
+    }
+    return 0;
+}
+
+/* check_parents for a whole key. */
+static int check_key_parents(const posix_store *s, const char *key) {
+    return s->root_fd < 0 ? 0 : check_parents(s, key, strlen(key));
 }
 
 /* An open() that survives signals (NFS and FUSE can be interrupted). */
@@ -335,6 +384,17 @@ static int publish_noreplace(const posix_store *s, const char *tmp, const char *
         struct stat st;
         if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
             return not_an_object(s, key, st.st_mode);
+        if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+            /* A link is another writer's object only when get() would read it:
+             * one to a regular file inside the table. */
+            char *real;
+            int rc = resolve_link(s, key, &real);
+            if (rc) return rc;
+            int r = stat(real, &st);
+            free(real);
+            if (r != 0) return posix_error(errno, "inspecting", s->root, key);
+            if ((rc = classify(s, key, &st, 1)) != 0) return rc;
+        }
         return sc_error_set(SC_EEXISTS, "%s/%s already exists", s->root, key);
     }
     if (err == ENOTEMPTY || err == EISDIR) {
@@ -394,6 +454,7 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     int rc = check_key(s, key);
     if (rc) return rc;
     if ((rc = ensure_root(s)) != 0) return rc;
+    if ((rc = check_key_parents(s, key)) != 0) return rc;
     char tmp[KEY_PATH_CAP];
     struct stat st;
     rc = write_temp(s, tmp, &st, key, data, len, mode != WRITE_HINT);
@@ -445,14 +506,25 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
     int rc = check_key(s, key);
     if (rc) return rc;
     if (s->root_fd < 0) return not_found(s, key);
+    if ((rc = check_key_parents(s, key)) != 0) return rc;
     /* O_NONBLOCK: a FIFO planted at a key must be refused, not block the reader
      * forever; O_NOFOLLOW: a symbolic link is checked before it is followed. */
     int fd = open_retry(s->root_fd, key, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0);
+    int via_link = 0;
     if (fd < 0 && errno == ELOOP) {
         char *real;
         if ((rc = resolve_link(s, key, &real)) != 0) return rc;
         fd = open_retry(AT_FDCWD, real, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
         free(real);
+        via_link = 1;
+    }
+    if (fd < 0 && errno != ENOENT && errno != ENOTDIR) {
+        /* open() itself may refuse an odd object (a socket: ENXIO): name what is there. */
+        int err = errno;
+        struct stat st;
+        if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+            return not_an_object(s, key, st.st_mode);
+        errno = err;
     }
     if (fd < 0) return lookup_error(s, errno, "opening", key);
     struct stat st;
@@ -462,7 +534,7 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
         rc = posix_error(errno, "inspecting", s->root, key);
         goto done;
     }
-    if ((rc = classify(s, key, &st)) != 0) goto done;
+    if ((rc = classify(s, key, &st, via_link)) != 0) goto done;
     size_t size = (size_t)st.st_size;
     if (size && !(data = malloc(size))) {
         rc = sc_error_set(SC_ENOMEM, "out of memory reading %zu bytes of %s/%s", size, s->root,
@@ -498,16 +570,18 @@ static int posix_head(void *self, sc_object_info *out_info, const char *key) {
     int rc = check_key(s, key);
     if (rc) return rc;
     if (s->root_fd < 0) return not_found(s, key);
+    if ((rc = check_key_parents(s, key)) != 0) return rc;
     struct stat st;
     if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0) return lookup_error(s, errno, "inspecting", key);
-    if (S_ISLNK(st.st_mode)) {
+    int via_link = S_ISLNK(st.st_mode);
+    if (via_link) {
         char *real;
         if ((rc = resolve_link(s, key, &real)) != 0) return rc;
         int r = stat(real, &st);
         free(real);
         if (r != 0) return lookup_error(s, errno, "inspecting", key);
     }
-    if ((rc = classify(s, key, &st)) != 0) return rc;
+    if ((rc = classify(s, key, &st, via_link)) != 0) return rc;
     info_from_stat(out_info, &st);
     return 0;
 }
@@ -517,6 +591,7 @@ static int posix_del(void *self, const char *key) {
     int rc = check_key(s, key);
     if (rc) return rc;
     if (s->root_fd < 0) return not_found(s, key);
+    if ((rc = check_key_parents(s, key)) != 0) return rc;
     if (unlinkat(s->root_fd, key, 0) != 0) {
         if (errno == EISDIR) return not_found(s, key);
         return lookup_error(s, errno, "deleting", key);
@@ -566,8 +641,11 @@ static unsigned char entry_kind(int root_fd, const char *path, unsigned char d_t
         if (fstatat(root_fd, path, &st, AT_SYMLINK_NOFOLLOW) != 0) return DT_UNKNOWN;
         d_type = IFTODT(st.st_mode);
     }
+    /* Links are listed unless they lead to a directory (never walked: a loop):
+     * dangling, looping or odd ones too, so that get() refuses them by name
+     * instead of discovery never seeing them. */
     if (d_type == DT_LNK)
-        return fstatat(root_fd, path, &st, 0) == 0 && S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+        return fstatat(root_fd, path, &st, 0) == 0 && S_ISDIR(st.st_mode) ? DT_UNKNOWN : DT_REG;
     /* FIFOs, devices and sockets are listed like objects, so that whoever reads
      * them (discovery, fsck) meets get()'s refusal instead of never seeing them. */
     if (d_type == DT_FIFO || d_type == DT_CHR || d_type == DT_BLK || d_type == DT_SOCK) return DT_REG;
@@ -653,6 +731,9 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
         memset(out, 0, sizeof *out);
         return 0;
     }
+    const char *last_slash = strrchr(prefix, '/');
+    int crc = last_slash ? check_parents(self, prefix, (size_t)(last_slash - prefix) + 1) : 0;
+    if (crc) return crc;
     list_walk w = {
         .s = self, .prefix = prefix, .prefix_len = strlen(prefix), .start_after = start_after};
     /* Only the directory holding the prefix's last '/' can contain matches:

@@ -41,21 +41,25 @@ int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len) {
 
 /*
  * Read hint `key`: *out_id 0 when it is absent or damaged (a damaged hint is
- * ignored here and reported by fsck). A hint object the store refuses
- * (SC_ECORRUPT: a FIFO, an empty directory ...) fails discovery.
+ * ignored by reads, refused by claims and reported by fsck; *out_damaged
+ * tells, when non-NULL). A hint object the store refuses (SC_ECORRUPT: a
+ * FIFO, an empty directory ...) fails discovery.
  */
-static int read_hint(uint64_t *out_id, sc_table *t, const char *key) {
+static int read_hint(uint64_t *out_id, int *out_damaged, sc_table *t, const char *key) {
     uint8_t *data = NULL;
     size_t len = 0;
     *out_id = 0;
+    if (out_damaged) *out_damaged = 0;
     int rc = sc_store_get(t->store, &data, &len, NULL, key);
     if (rc == SC_ECORRUPT) return rc;
     if (rc) { /* absent or unreadable: discovery works without it */
         sc_error_clear();
         return 0;
     }
-    if (sc_hint_parse(out_id, data, len) != 0)
-        sc_log(SC_LOG_WARN, "%s holds no decimal snapshot id: ignored (fsck reports it)", key);
+    if (sc_hint_parse(out_id, data, len) != 0) {
+        sc_log(SC_LOG_WARN, "%s holds no decimal snapshot id: ignored by reads, refused by commits (fsck reports it)", key);
+        if (out_damaged) *out_damaged = 1;
+    }
     free(data);
     return 0;
 }
@@ -123,29 +127,40 @@ static int list_chain(sc_table *t, uint64_t after, uint64_t *out_first, uint64_t
  */
 static int history_start(uint64_t *out, sc_table *t) {
     uint64_t e;
-    int rc = read_hint(&e, t, SC_EARLIEST_HINT_KEY);
+    int rc = read_hint(&e, NULL, t, SC_EARLIEST_HINT_KEY);
     if (rc) return rc;
     *out = e ? e : 1;
     return 0;
 }
 
 static int missing_start(uint64_t start, uint64_t first) {
-    return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but the oldest snapshot is %" PRIu64,
+    if (!first)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but no snapshot from it on is left",
+                            start, start == 1 ? "snapshot/EARLIEST is absent, so history starts at 1" : "snapshot/EARLIEST names it");
+    return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but the oldest snapshot from it on is %" PRIu64,
                         start, start == 1 ? "snapshot/EARLIEST is absent, so history starts at 1" : "snapshot/EARLIEST names it",
                         first);
 }
 
 static int file_latest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
+    int use_earliest = 0;
     for (int attempt = 0;; attempt++) {
         uint64_t hint, first, last, gap, gap_next;
-        int rc = read_hint(&hint, t, SC_LATEST_HINT_KEY);
+        int rc = read_hint(&hint, &t->latest_hint_damaged, t, SC_LATEST_HINT_KEY);
         if (rc) return rc;
-        /* With a hint h: everything from h on, which must start at h. Without:
-         * everything, which must start where retained history starts. */
-        if ((rc = list_chain(t, hint ? hint - 1 : 0, &first, &last, &gap, &gap_next)) != 0) return rc;
+        /* With a hint h: everything from h on, which must start at h. Without
+         * (or with a hint that lags behind EARLIEST after an expiration):
+         * everything from where retained history starts, which must start
+         * there. Snapshots below EARLIEST are expirable, never damage, and
+         * are not listed: expiration moves EARLIEST forward before it deletes. */
         uint64_t start = hint;
-        if (!hint && first && (rc = history_start(&start, t)) != 0) return rc;
+        if (!hint || use_earliest) {
+            uint64_t e;
+            if ((rc = history_start(&e, t)) != 0) return rc;
+            if (e > start) start = e;
+        }
+        if ((rc = list_chain(t, start - 1, &first, &last, &gap, &gap_next)) != 0) return rc;
         if (!first && !hint) { /* nothing at all: a new table, or a history that was deleted */
             int marked;
             if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
@@ -160,11 +175,15 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         /* The list may have raced a claim (a directory read does not promise to
          * show entries added while it runs): a missing id that now exists is a
          * reason to list again; one that is still absent is damage. */
+        if (first != start && hint && !use_earliest) { /* the hint may lag behind an expiration */
+            use_earliest = 1;
+            continue;
+        }
         uint64_t missing = first != start ? start : gap;
         int present;
         if ((rc = exists(t, missing, &present)) != 0) return rc;
         if (present && attempt < GAP_RECHECKS) continue;
-        if (first != start && hint)
+        if (first != start && start == hint)
             return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by snapshot/LATEST is missing (lost or rolled back)", hint);
         if (first != start) return missing_start(start, first);
         return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps over it to snapshot %" PRIu64,
@@ -209,6 +228,14 @@ static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
 static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     char key[64];
     sc_snapshot_key(key, id);
+    /* A hint that does not parse may have named a newer snapshot that is now
+     * lost: claiming `id` would bury that evidence (and rewrite the hint), so
+     * a commit fails closed where a read only warns. */
+    if (t->latest_hint_damaged)
+        return sc_error_set(SC_ECORRUPT, "%s: damaged hint (not a decimal snapshot id): refusing to claim snapshot %" PRIu64
+                                         " while it may have named a lost newer snapshot; run 'snapcommit fsck', then "
+                                         "repair or delete %s",
+                            SC_LATEST_HINT_KEY, id, SC_LATEST_HINT_KEY);
     return sc_store_put_if_absent(t->store, NULL, key, data, len);
 }
 

@@ -38,12 +38,15 @@ int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
      * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
     int rc = sc_store_check(store);
     if (rc) return sc_error_wrap(rc, "checking the location before creating a table");
+    /* A strategy the store does not even declare what it needs for is refused
+     * before the probe writes anything (no probe directory left behind). */
+    const sc_strategy *s;
+    if (strategy != SC_STRATEGY_AUTO && (rc = strategy_for(&s, strategy, sc_store_caps(store))) != 0) return rc;
     /* Choose from what the store demonstrably honours, not from what it declares. */
     uint32_t caps;
     rc = sc_strategy_probe(&caps, store);
     if (rc) return rc;
     sc_strategy_kind chosen = strategy == SC_STRATEGY_AUTO ? sc_strategy_choose(caps) : strategy;
-    const sc_strategy *s;
     rc = strategy_for(&s, chosen, caps);
     if (rc && sc_strategy_get(chosen) &&
         (sc_store_caps(store) & sc_strategy_get(chosen)->required_caps) == sc_strategy_get(chosen)->required_caps)
@@ -161,10 +164,12 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
     return 0;
 }
 
-void sc_table_mark_history(sc_table *t) {
+int sc_table_mark_history(sc_table *t) {
     static const char body[] = "snapshot 1 was committed; the history of this table is not empty\n";
     int rc = sc_store_put(t->store, NULL, SC_HISTORY_MARKER_KEY, (const uint8_t *)body, sizeof body - 1);
     if (rc) sc_log(SC_LOG_WARN, "could not write %s: %s", SC_HISTORY_MARKER_KEY, sc_error_message());
+    else t->history_marked = 1;
+    return rc;
 }
 
 int sc_table_history_marked(int *out, sc_table *t) {
@@ -177,6 +182,7 @@ int sc_table_history_marked(int *out, sc_table *t) {
     }
     if (rc) return sc_error_wrap(rc, "checking %s", SC_HISTORY_MARKER_KEY);
     *out = 1;
+    t->history_marked = 1;
     return 0;
 }
 

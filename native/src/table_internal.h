@@ -22,6 +22,11 @@ struct sc_table {
      * and its ETag; tracker: TTL and decided versions); NULL for a strategy
      * without open. Only the strategy reads it; strategy->close frees it. */
     void *strategy_state;
+    /* Snapshot-file strategies: the last discovery met a snapshot/LATEST that
+     * does not parse. Reads go on without it; a claim refuses (strategy_file.c). */
+    int latest_hint_damaged;
+    /* metadata/history is known to exist (written or seen by this handle). */
+    int history_marked;
 };
 
 /*
@@ -93,7 +98,21 @@ int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strateg
  * had snapshots", outside the strategy's own keys (snapshot/, head/,
  * tracker/), so that losing those is told apart from a new empty table.
  */
-void sc_table_mark_history(sc_table *t); /* table.c */
+int sc_table_mark_history(sc_table *t); /* table.c; returns the store's code */
+/*
+ * After snapshot `id` was committed: make sure the history marker exists.
+ * Snapshot 1 writes it; a later commit on a handle that has not seen it
+ * checks once (one HEAD per handle) and writes it when missing — tables
+ * from before the marker, or whose marker write failed, are then protected
+ * too. Best effort (logged at WARN): the commit has already succeeded.
+ */
+void sc_table_note_history(sc_table *t, uint64_t id); /* history_marker.c */
+/*
+ * fsck's check of the marker on a table with snapshots: SC_ECORRUPT for an
+ * object the store refuses (a FIFO, a directory); a missing marker is
+ * written and reported at WARN.
+ */
+int sc_table_fsck_history(sc_table *t); /* history_marker.c */
 /*
  * For a strategy's discovery that found no snapshot at all: *out 1 when the
  * history marker exists. The marker is written after snapshot 1, so a

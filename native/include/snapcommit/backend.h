@@ -16,7 +16,7 @@
  *   SC_EUNKNOWN   the request may have been applied but the answer is lost;
  *                 conditional writes must report this instead of guessing
  *   SC_EIO, SC_EAUTH, SC_ETRANSIENT, SC_ENOMEM  as named
- * A backend records a detailed message with sc_error_set() (internal) or
+ * A backend records a detailed message with sc_backend_error() (below) or
  * leaves the generic one.
  */
 #ifndef SNAPCOMMIT_BACKEND_H
@@ -67,6 +67,20 @@ typedef struct sc_list_page {
 } sc_list_page;
 
 SC_API void sc_list_page_free(sc_list_page *page);
+
+/*
+ * Record the calling thread's error message for `code` (printf-style; NULL
+ * fmt = the generic message) and return `code`, so a backend can write
+ *     return sc_backend_error(SC_EIO, "reading %s: %s", key, why);
+ * The message is what sc_error_message() then returns to the engine's
+ * caller; name the object and the cause, on one line, without secrets.
+ * At most 1023 bytes are kept.
+ */
+SC_API int sc_backend_error(int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 typedef struct sc_store_ops {
     int version; /* SC_STORE_OPS_VERSION */
