@@ -310,29 +310,6 @@ Test(claim, unreconciled_outcome_is_reported_as_unknown) {
 
 /* ---- the mem backend failing each store operation of a commit in turn ---- */
 
-static void check_whole_or_nothing(const char *name, int rc, int fault_kind, int n) {
-    sc_table *t = tu_reopen(name);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "fault %d at op %d left a damaged table: %s", fault_kind, n,
-                 sc_error_message());
-    uint64_t latest = tu_latest(t);
-    size_t files = tu_file_count(t);
-    cr_assert(latest == 1 || latest == 2, "latest %lu", (unsigned long)latest);
-    if (latest == 1) {
-        cr_assert_eq(files, 1, "unchanged table must keep its one file");
-        cr_assert_neq(rc, 0, "a commit that reports success must be visible");
-    } else {
-        cr_assert_eq(files, 2, "a visible commit must be complete");
-        sc_file_list *l;
-        cr_assert_eq(sc_table_files(&l, t, 0), 0);
-        int seen = 0;
-        for (size_t i = 0; i < l->count; i++) seen |= strcmp(l->entries[i].file, "data/second") == 0;
-        sc_file_list_free(l);
-        cr_assert(seen);
-        cr_assert(rc == 0 || rc == SC_EUNKNOWN, "visible commit reported %s", sc_error_name(rc));
-    }
-    sc_table_free(t);
-}
-
 Test(faults, each_store_operation_fails_in_turn) {
     static const sc_mem_fault kinds[] = {SC_MEM_FAULT_FAIL, SC_MEM_FAULT_LOSE_RESPONSE};
     for (size_t k = 0; k < 2; k++) {
@@ -359,7 +336,7 @@ Test(faults, each_store_operation_fails_in_turn) {
             int rc2 = tu_commit(NULL, t2, "u", 2, SC_KIND_APPEND, 0, &second, 1, NULL, 0);
             sc_table_free(t2);
             cr_assert_eq(rc, rc2, "fault runs must be deterministic");
-            check_whole_or_nothing(name, rc2, (int)kinds[k], n);
+            tu_check_whole_or_nothing(name, rc2, (int)kinds[k], n, "data/second");
             sc_mem_store_reset(name);
             cr_assert_lt(n, 200, "a commit should not need 200 store operations");
         }
@@ -421,5 +398,144 @@ Test(commit, deletes_are_recorded_as_stored_not_as_given) {
     cr_assert_eq(info->delta_record_count, -10);
     sc_snapshot_info_free(info);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
+
+/* ---- record counts, commit users, unknown outcomes, files moved twice ---- */
+
+/* A file entry with an explicit row count (tu_file computes size = rows * 100). */
+static sc_file_entry rows_file(const char *file, int64_t rows) {
+    sc_file_entry e = {tu_bytes("p"), 0, 1, 0, file, rows, 1, {NULL, 0}, {NULL, 0}};
+    return e;
+}
+
+/*
+ * Rows up to INT64_MAX are accepted per file, so two ordinary commits could sum the table's
+ * record count past INT64_MAX. A snapshot with a negative total would be claimed and then be
+ * unreadable (the decoder rejects it), failing every later read and commit: the engine must
+ * refuse such a commit before claiming, and the table must stay usable.
+ */
+Test(commit, record_count_overflow_is_refused_and_the_table_stays_readable) {
+    sc_table *t = tu_mem_table("c-overflow");
+    sc_file_entry big = rows_file("data/big", INT64_MAX);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &big, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_entry one = rows_file("data/one", 1);
+    int rc = tu_commit(NULL, t, "u", 2, SC_KIND_APPEND, 0, &one, 1, NULL, 0);
+    cr_assert_eq(rc, SC_EINVAL, "a commit whose record count would overflow is refused: %s", sc_error_name(rc));
+    uint64_t latest = tu_latest(t);
+    sc_snapshot_info *info = NULL;
+    int read = sc_table_snapshot_info(&info, t, latest);
+    cr_assert_eq(read, 0, "commit returned %s, and now the latest snapshot %lu is unreadable: %s", sc_error_name(rc),
+                 (unsigned long)latest, sc_error_message());
+    sc_snapshot_info_free(info);
+    /* The table stays usable: removing the huge file makes room again. */
+    sc_file_entry next = rows_file("data/next", 1);
+    cr_assert_eq(tu_commit(NULL, t, "u", 3, SC_KIND_COMPACT, 0, &next, 1, &big, 1), 0,
+                 "later commits must still work: %s", sc_error_message());
+    sc_table_free(t);
+}
+
+/*
+ * A commit user that is not valid UTF-8 (JNI passes raw bytes; the CLI takes argv as is) is the
+ * caller's error: SC_EINVAL before anything is written, not an out-of-memory report from the JSON
+ * encoder after the manifests are already stored.
+ */
+Test(commit, non_utf8_commit_user_is_einval_before_anything_is_written) {
+    sc_table *t = tu_mem_table("c-utf8");
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
+    sc_commit_result r;
+    int rc = tu_commit(&r, t, "job-\xff\xfe", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    cr_assert_eq(rc, SC_EINVAL, "got %s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert_eq(r.stats.ops[SC_OP_PUT], 0, "an invalid request must be rejected before writing");
+    sc_table_free(t);
+}
+
+/* Claims of snapshot/…: the first is lost in flight (unknown), the second fails for sure. */
+static int unknown_then_eio(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    int *n = ctx;
+    (void)call;
+    if (op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0) return 0;
+    return (*n)++ == 0 ? SC_EUNKNOWN : SC_EIO;
+}
+
+/*
+ * A claim that fails for sure after an earlier claim of the same call had an unknown outcome:
+ * the code is SC_EUNKNOWN, and the message must say the outcome is unknown too, not describe the
+ * later I/O error (an operator reading it would conclude nothing was committed).
+ */
+Test(claim, unknown_outcome_then_io_error_is_reported_as_unknown) {
+    sc_table *t = tu_mem_table("c-unknown-msg");
+    int n = 0;
+    sc_store_set_fault_hook(sc_table_store(t), unknown_then_eio, &n);
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
+    int rc = tu_commit(NULL, t, "me", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    cr_assert_eq(rc, SC_EUNKNOWN, "%s", sc_error_name(rc));
+    const char *m = sc_error_message();
+    cr_assert(strstr(m, "unreconciled") || strstr(m, "unknown"),
+              "SC_EUNKNOWN returned, but the message describes another failure: %s", m);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    sc_table_free(t);
+}
+
+static int claims_unknown(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx, (void)call;
+    return op == SC_OP_PUT_IF_ABSENT && strncmp(key, "snapshot/snapshot-", 18) == 0 ? SC_EUNKNOWN : 0;
+}
+
+/*
+ * When the commit timeout ends a commit whose claim is still undecided, the message must name
+ * the snapshot whose claim is undecided, not read like the plain timeout that means "nothing was
+ * committed" (docs/protocols.md).
+ */
+Test(claim, unknown_outcome_at_timeout_names_the_undecided_snapshot) {
+    sc_table *t = tu_mem_table("c-unknown-timeout");
+    sc_retry_policy p = {1000, 20, 20, 30};
+    sc_table_set_retry_policy(t, &p);
+    sc_store_set_fault_hook(sc_table_store(t), claims_unknown, NULL);
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
+    int rc = tu_commit(NULL, t, "me", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    cr_assert_eq(rc, SC_EUNKNOWN, "%s", sc_error_name(rc));
+    const char *m = sc_error_message();
+    cr_assert(strstr(m, "snapshot 1") && (strstr(m, "unknown") || strstr(m, "reconcil")),
+              "SC_EUNKNOWN returned with a message that does not say the claim of snapshot 1 is undecided: %s", m);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    sc_table_free(t);
+}
+
+/* Before our first claim, another writer moves data/y up two levels in two commits. */
+static int two_level_moves(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    int *fired = ctx;
+    (void)call;
+    if (op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0 || (*fired)++) return 0;
+    sc_table *other = tu_reopen("c-moved-twice");
+    sc_file_entry y0 = tu_file("p", 0, 1, 0, "data/y", 1, "a", "c");
+    sc_file_entry y1 = tu_file("p", 0, 1, 1, "data/y", 1, "a", "c");
+    sc_file_entry y2 = tu_file("p", 0, 1, 2, "data/y", 1, "a", "c");
+    cr_assert_eq(tu_commit(NULL, other, "mover", 1, SC_KIND_COMPACT, 0, &y1, 1, &y0, 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit(NULL, other, "mover", 2, SC_KIND_COMPACT, 0, &y2, 1, &y1, 1), 0, "%s", sc_error_message());
+    sc_table_free(other);
+    return 0;
+}
+
+/*
+ * The incremental conflict check after a lost claim counts, per file identity (partition, bucket,
+ * name; not level), only the file's last ADD record since our base. Here data/y went level
+ * 0 -> 1 -> 2 in two snapshots: level 1 is empty at the latest snapshot, so our level-1 file is no
+ * LSM conflict, as the full check agrees. (Bucket counts follow the same rule.)
+ */
+Test(conflict, file_moved_twice_since_a_lost_claim_counts_only_its_last_level) {
+    sc_table *t = tu_mem_table("c-moved-twice");
+    sc_file_entry y0 = tu_file("p", 0, 1, 0, "data/y", 1, "a", "c");
+    cr_assert_eq(tu_commit(NULL, t, "w", 1, SC_KIND_APPEND, 0, &y0, 1, NULL, 0), 0, "%s", sc_error_message());
+    int fired = 0;
+    sc_store_set_fault_hook(sc_table_store(t), two_level_moves, &fired);
+    sc_file_entry z1 = tu_file("p", 0, 1, 1, "data/z", 1, "b", "b");
+    sc_commit_result r;
+    int rc = tu_commit(&r, t, "me", 1, SC_KIND_COMPACT, 0, &z1, 1, NULL, 0);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(fired, 2, "one lost claim (the mover committed twice meanwhile), then the retry");
+    cr_assert_eq(rc, 0, "level 1 holds nothing but data/z at snapshot 3, yet: %s: %s", sc_error_name(rc),
+                 sc_error_message());
+    cr_assert_eq(r.snapshot_id, 4);
     sc_table_free(t);
 }

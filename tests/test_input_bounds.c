@@ -223,12 +223,7 @@ static size_t lines(const char *s) {
 Test(input_bounds, cli_escapes_names_from_tables_written_before_the_check) {
     char dir[] = "/tmp/sc-ib-legacy.XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, dir), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
-    sc_store_free(s);
-    sc_table *t;
-    cr_assert_eq(sc_table_open_location(&t, dir), 0, "%s", sc_error_message());
+    sc_table *t = tu_table_at(dir, (tu_table_opts){0});
     sc_changes *c;
     cr_assert_eq(sc_changes_new(&c), 0);
     sc_file_entry legacy = tu_file("dt=1\n2", 0, 0, 0, "data/x\n9  9  data/forged\x1b[2J\xc2\x9b", 1, NULL, NULL);

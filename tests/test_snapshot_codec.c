@@ -1,7 +1,9 @@
 /* Snapshot documents and table metadata: round trips and fail-closed decoding. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error_internal.h"
@@ -155,4 +157,52 @@ Test(snapshot_codec, table_meta_round_trip_and_damage) {
     cr_assert_str_eq(d.table_uuid, m.table_uuid);
     for (size_t len = 0; len < b.len; len++) cr_assert_eq(sc_table_meta_decode(&d, b.data, len), SC_ECORRUPT);
     sc_buf_free(&b);
+}
+
+static long alloc_calls, alloc_fail_at = -1;
+static void *failing_malloc(size_t n) {
+    if (alloc_calls++ == alloc_fail_at) return NULL;
+    return malloc(n);
+}
+
+/*
+ * Every allocation of the encoder failing in turn: the encoding either fails or holds every
+ * watermark. A snapshot claimed without one user's watermark would stop filtering that user's
+ * replays (a failover would re-commit checkpoints already in the table).
+ */
+Test(snapshot_codec, out_of_memory_never_drops_a_watermark) {
+    sc_snapshot s = {0};
+    s.id = 5;
+    strcpy(s.table_uuid, "00000000-0000-4000-8000-000000000001");
+    strcpy(s.commit_uuid, "00000000-0000-4000-8000-000000000002");
+    s.commit_user = "c";
+    s.commit_identifier = 9;
+    s.commit_kind = SC_KIND_APPEND;
+    s.has_parent = 1;
+    s.base_manifest_list.name = "manifest/manifest-list-a";
+    s.delta_manifest_list.name = "manifest/manifest-list-b";
+    sc_watermark w[3] = {{"a", 1, 2}, {"b", 2, 3}, {"c", 9, 5}};
+    s.watermarks = w;
+    s.watermark_count = 3;
+    json_set_alloc_funcs(failing_malloc, free);
+    int completed = 0;
+    for (long fail = 0; fail < 2000 && !completed; fail++) {
+        alloc_calls = 0;
+        alloc_fail_at = fail;
+        sc_buf out = SC_BUF_INIT;
+        int rc = sc_snapshot_encode(&out, &s);
+        alloc_fail_at = -1;
+        completed = alloc_calls <= fail; /* no allocation failed: every one has been tried */
+        if (rc == 0) {
+            sc_snapshot d;
+            cr_assert_eq(sc_snapshot_decode(&d, out.data, out.len, "encoded"), 0, "%s", sc_error_message());
+            cr_assert_eq(d.watermark_count, 3,
+                         "allocation %ld failed, yet the snapshot was encoded with %zu of 3 watermarks", fail,
+                         d.watermark_count);
+            sc_snapshot_clear(&d);
+        }
+        sc_buf_free(&out);
+    }
+    json_set_alloc_funcs(malloc, free);
+    cr_assert(completed);
 }

@@ -2,9 +2,18 @@
  * Store conformance: one suite, every case against every backend.
  *
  * STORE_CASE(name) defines the case body once and registers one Criterion
- * test per entry of `backends`, each on a fresh, empty location (a mkdtemp
- * directory for posix, a uniquely named mem store). Cases that depend on a
+ * test per entry of `backends`, each on a fresh, empty location: a mkdtemp
+ * directory for posix, a uniquely named mem store, a fresh prefix in the
+ * bucket of each S3 test server (gofakes3, moto). Cases that depend on a
  * capability assert what the backend claims instead of skipping silently.
+ *
+ * The S3 entries need scripts/s3-servers.sh start and its environment
+ * (eval "$(scripts/s3-servers.sh env)"); without it they FAIL and say so.
+ *
+ * ATOMIC_STORE_CASE(name) marks a case that assumes conditional writes are
+ * atomic (exactly one winner of a race). It runs on the backends that are;
+ * on the others (moto checks the condition and writes in separate steps) it
+ * is reported as skipped, with the reason, never as passed.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -26,6 +35,8 @@
 #include "store_backends.h"
 
 #include "sc_test_assert.h"
+#include "sc_test_s3.h"
+#include "sc_test_store.h"
 
 /* ---- backends under test ---- */
 
@@ -40,13 +51,25 @@ typedef struct backend {
     void (*plant_debris)(fixture *fx);
     /* posix: temp files on disk that are not from plant_debris. */
     int (*count_debris)(fixture *fx);
+    /* Conditional writes are atomic: of racing writers exactly one wins. */
+    int atomic;
+    const char *not_atomic_why; /* said in the output where ATOMIC_STORE_CASEs do not run */
+    /* The etag is a hash of the bytes (S3's MD5), not a version: the same bytes keep it. */
+    int etag_is_content_hash;
+    /* How far mtime may stray from the test's clock (file systems tick coarsely, S3 in seconds). */
+    int64_t mtime_slack_ms;
+    /* gofakes3 may set IsTruncated on a full last page (see check_truncated). */
+    int truncated_may_overreport;
+    /* What the message of a get of the missing key "missing" must say, besides the code. */
+    const char *const *not_found_says;
 } backend;
 
 struct fixture {
     const backend *backend;
     char location[256]; /* for sc_store_open */
-    char root[128];     /* posix: the directory; mem: the store name */
+    char root[128];     /* posix: the directory; mem: the store name; s3: unused */
     sc_store *store;
+    const char *missing; /* s3: the server variable that is not set, reported by the test body */
 };
 
 static void posix_setup(fixture *fx) {
@@ -108,23 +131,56 @@ static void mem_setup(fixture *fx) {
 
 static void mem_teardown(fixture *fx) { sc_mem_store_reset(fx->root); }
 
+/* A prefix no other test uses, in the servers' bucket; a set-up that asserts would read as a
+ * crash, so a missing variable is left for the test body to report. */
+static void s3_setup(fixture *fx, tu_s3_server which) {
+    if ((fx->missing = tu_s3_missing_var()) != NULL) return;
+    tu_s3_use_server(which);
+    uint8_t rnd[6];
+    char hex[13];
+    OK(sc_random_bytes(rnd, sizeof rnd));
+    sc_hex_encode(hex, rnd, sizeof rnd);
+    snprintf(fx->location, sizeof fx->location, "s3://%s/sc-conformance-%s/table",
+             getenv("SC_S3_BUCKET"), hex);
+}
+
+static void gofakes3_setup(fixture *fx) { s3_setup(fx, TU_GOFAKES3); }
+static void moto_setup(fixture *fx) { s3_setup(fx, TU_MOTO); }
+
+/* What a case wrote stays under its fresh prefix, as in test_store_s3.c: deleting thousands of
+ * keys makes moto fail LISTs that run meanwhile (HTTP 500), breaking other users of the servers. */
+static void s3_teardown(fixture *fx) { (void)fx; }
+
+static const char *const s3_not_found_says[] = {"NoSuchKey", "/table/missing", NULL};
+
+#define S3_CAPS \
+    (SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE)
+
 static const backend backends[] = {
     {"posix", SC_CAP_ATOMIC_NOREPLACE | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE, posix_setup,
-     posix_teardown, posix_plant_debris, posix_count_debris},
+     posix_teardown, posix_plant_debris, posix_count_debris, .atomic = 1, .mtime_slack_ms = 1000},
     {"mem",
      SC_CAP_ATOMIC_NOREPLACE | SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP |
          SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE,
-     mem_setup, mem_teardown, NULL, NULL},
+     mem_setup, mem_teardown, NULL, NULL, .atomic = 1, .mtime_slack_ms = 1000},
+    {"s3", S3_CAPS, gofakes3_setup, s3_teardown, NULL, NULL, .atomic = 1,
+     .etag_is_content_hash = 1, .mtime_slack_ms = 2000, .truncated_may_overreport = 1,
+     .not_found_says = s3_not_found_says},
+    {"s3", S3_CAPS, moto_setup, s3_teardown, NULL, NULL, .atomic = 0,
+     .not_atomic_why = "moto checks a write's condition and applies it in separate steps, "
+                       "so racing conditional writes may all win",
+     .etag_is_content_hash = 1, .mtime_slack_ms = 2000, .not_found_says = s3_not_found_says},
 };
-enum { POSIX, MEM };
+enum { POSIX, MEM, GOFAKES3, MOTO };
 
 /* Each test runs in its own process, so one global fixture is enough. */
 static fixture the_fixture;
 
 static void fixture_init(const backend *b) {
     the_fixture = (fixture){.backend = b};
+    list_truncated_may_overreport = b->truncated_may_overreport;
     b->setup(&the_fixture);
-    OK(sc_store_open(&the_fixture.store, the_fixture.location));
+    if (!the_fixture.missing) OK(sc_store_open(&the_fixture.store, the_fixture.location));
 }
 
 static void fixture_fini(void) {
@@ -134,59 +190,36 @@ static void fixture_fini(void) {
 
 static void posix_init(void) { fixture_init(&backends[POSIX]); }
 static void mem_init(void) { fixture_init(&backends[MEM]); }
+static void gofakes3_init(void) { fixture_init(&backends[GOFAKES3]); }
+static void moto_init(void) { fixture_init(&backends[MOTO]); }
 
-#define STORE_CASE(name)                                                             \
-    static void case_##name(fixture *fx);                                            \
-    Test(store, name##_posix, .init = posix_init, .fini = fixture_fini) {            \
-        case_##name(&the_fixture);                                                   \
-    }                                                                                \
-    Test(store, name##_mem, .init = mem_init, .fini = fixture_fini) {                \
-        case_##name(&the_fixture);                                                   \
-    }                                                                                \
+/* First thing in every case: fail, loudly, when an S3 server is not there; then the case, unless
+ * it assumes atomic conditional writes the backend does not have (then skipped, saying why). */
+static void run_case(void (*body)(fixture *fx), const char *name, int needs_atomic) {
+    if (the_fixture.missing) cr_assert_fail(TU_S3_NOT_RUNNING, the_fixture.missing);
+    if (needs_atomic && !the_fixture.backend->atomic)
+        cr_skip_test("%s needs atomic conditional writes; not run on this backend: %s", name,
+                     the_fixture.backend->not_atomic_why);
+    body(&the_fixture);
+}
+
+#define STORE_CASE_ON(name, entry, needs_atomic)                                          \
+    Test(store, name##_##entry, .init = entry##_init, .fini = fixture_fini) {             \
+        run_case(case_##name, #name, needs_atomic);                                       \
+    }
+
+#define STORE_CASE_ALL(name, needs_atomic)                                                \
+    static void case_##name(fixture *fx);                                                 \
+    STORE_CASE_ON(name, posix, needs_atomic)                                              \
+    STORE_CASE_ON(name, mem, needs_atomic)                                                \
+    STORE_CASE_ON(name, gofakes3, needs_atomic)                                           \
+    STORE_CASE_ON(name, moto, needs_atomic)                                               \
     static void case_##name(fixture *fx)
 
+#define STORE_CASE(name) STORE_CASE_ALL(name, 0)
+#define ATOMIC_STORE_CASE(name) STORE_CASE_ALL(name, 1)
+
 /* ---- helpers ---- */
-
-static void put_text(sc_store *s, const char *key, const char *text) {
-    OK(sc_store_put(s, NULL, key, TEXT(text)));
-}
-
-static void expect_content(sc_store *s, const char *key, const void *data, size_t len) {
-    uint8_t *got = NULL;
-    size_t got_len = 0;
-    sc_object_info info;
-    OK(sc_store_get(s, &got, &got_len, &info, key));
-    cr_assert_eq(got_len, len, "%s: %zu bytes, expected %zu", key, got_len, len);
-    cr_assert_eq(info.size, len);
-    if (len) cr_assert_arr_eq(got, data, len, "%s: content differs", key);
-    free(got);
-}
-
-static void expect_text(sc_store *s, const char *key, const char *text) {
-    expect_content(s, key, text, strlen(text));
-}
-
-static void expect_page(const sc_list_page *page, const char *const *expected, const char *what) {
-    size_t n = 0;
-    while (expected[n]) n++;
-    for (size_t i = 0; i < page->count && i < n; i++)
-        cr_assert_str_eq(page->keys[i], expected[i], "%s: key %zu is \"%s\", expected \"%s\"", what,
-                         i, page->keys[i], expected[i]);
-    cr_assert_eq(page->count, n, "%s: %zu keys, expected %zu", what, page->count, n);
-}
-
-static void expect_list(sc_store *s, const char *prefix, const char *start_after, size_t max_keys,
-                        int truncated, const char *const *expected) {
-    sc_list_page page;
-    char what[256];
-    snprintf(what, sizeof what, "list(\"%s\", after \"%s\", max %zu)", prefix,
-             start_after ? start_after : "(null)", max_keys);
-    OK(sc_store_list(s, &page, prefix, start_after, max_keys));
-    expect_page(&page, expected, what);
-    cr_assert_eq(page.truncated, truncated, "%s: truncated %d, expected %d", what, page.truncated,
-                 truncated);
-    sc_list_page_free(&page);
-}
 
 /* Deterministic shuffle (xorshift), so failures reproduce. */
 static void shuffle(const char **items, size_t n, uint64_t seed) {
@@ -215,6 +248,10 @@ STORE_CASE(get_missing) {
     FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, &info, "missing"));
     cr_assert_null(data);
     cr_assert_eq(len, 0);
+    /* S3: the 404 body was read, and the message names the whole key. */
+    for (const char *const *say = fx->backend->not_found_says; say && *say; say++)
+        cr_assert(strstr(sc_error_message(), *say), "message lacks \"%s\": %s", *say,
+                  sc_error_message());
     FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "missing"));
     FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "no/such/dir/key"));
     /* A key below an object, and a "directory" of other keys, are absent too. */
@@ -235,12 +272,20 @@ STORE_CASE(round_trip) {
 
     OK(sc_store_put(fx->store, &info, "empty", NULL, 0));
     cr_assert_eq(info.size, 0);
-    uint8_t *data = NULL;
+    uint8_t *data = (uint8_t *)"x";
     size_t len = 1;
     OK(sc_store_get(fx->store, &data, &len, &info, "empty"));
     cr_assert_eq(len, 0);
     cr_assert_eq(info.size, 0);
-    free(data);
+    cr_assert_null(data);
+    /* Keys that need escaping in a URL, a signature or a file name. */
+    static const char *const odd[] = {"sp ace/plus+eq=amp&", "pct%25/dollar$/star*", "caf\xc3\xa9~",
+                                      "q?h#/semi;colon:comma,", "t\xe2\x82\xac/(x)'!@"};
+    for (size_t i = 0; i < sizeof odd / sizeof *odd; i++) {
+        put_text(fx->store, odd[i], odd[i]);
+        expect_text(fx->store, odd[i], odd[i]);
+        OK(sc_store_head(fx->store, &info, odd[i]));
+    }
 
     size_t big_len = 1 << 20;
     uint8_t *big = malloc(big_len);
@@ -268,6 +313,9 @@ STORE_CASE(put_if_absent) {
     cr_assert_str_eq(info.etag, created.etag, "a lost put_if_absent changed the etag");
     FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "claim/1", NULL, 0));
     expect_text(fx->store, "claim/1", "first");
+    /* Empty bodies are claims too. */
+    OK(sc_store_put_if_absent(fx->store, NULL, "claim/empty", NULL, 0));
+    FAILS(SC_EEXISTS, sc_store_put_if_absent(fx->store, NULL, "claim/empty", NULL, 0));
 }
 
 STORE_CASE(put_if_match) {
@@ -287,25 +335,37 @@ STORE_CASE(put_if_match) {
     expect_text(fx->store, "cas", "v2");
     FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, &info, "cas", TEXT("v3"), v1.etag));
     expect_text(fx->store, "cas", "v2");
+    /* gofakes3 answers 412 for a missing key, moto and S3 404: both are "not found". */
     FAILS(SC_ENOTFOUND, sc_store_put_if_match(fx->store, &info, "absent", TEXT("x"), v1.etag));
     FAILS(SC_ENOTFOUND, sc_store_head(fx->store, &info, "absent"));
-    /* A key deleted and created again must not take back an old etag (ABA). */
+    if (!fx->backend->etag_is_content_hash) {
+        /* A key deleted and created again must not take back an old etag (ABA). */
+        OK(sc_store_delete(fx->store, "cas"));
+        OK(sc_store_put(fx->store, &info, "cas", TEXT("v2")));
+        FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", TEXT("v4"), v2.etag));
+    }
+    /* Deleted and created again with other bytes: the old etag no longer matches, the new one does. */
     OK(sc_store_delete(fx->store, "cas"));
-    OK(sc_store_put(fx->store, &info, "cas", TEXT("v2")));
-    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", TEXT("v4"), v2.etag));
+    OK(sc_store_put(fx->store, &info, "cas", TEXT("v4")));
+    FAILS(SC_EMODIFIED, sc_store_put_if_match(fx->store, NULL, "cas", TEXT("v5"), v2.etag));
+    OK(sc_store_put_if_match(fx->store, NULL, "cas", TEXT("v5"), info.etag));
+    expect_text(fx->store, "cas", "v5");
 }
 
 STORE_CASE(etag_changes_on_every_write) {
     char previous[SC_ETAG_MAX] = "";
     sc_object_info info;
     for (int i = 0; i < 6; i++) {
-        /* Same content every time: the etag is a version, not a hash. */
+        /* Same content every time where the etag is a version; where it is a hash of the bytes
+         * (S3), other bytes every time (that the same bytes keep it is in test_store_s3.c). */
+        char body[16] = "same";
+        if (fx->backend->etag_is_content_hash) snprintf(body, sizeof body, "same-%d", i);
         if (i == 0)
-            OK(sc_store_put_if_absent(fx->store, &info, "e", TEXT("same")));
+            OK(sc_store_put_if_absent(fx->store, &info, "e", TEXT(body)));
         else if (i % 2 == 0 && (fx->backend->caps & SC_CAP_COMPARE_AND_SWAP))
-            OK(sc_store_put_if_match(fx->store, &info, "e", TEXT("same"), previous));
+            OK(sc_store_put_if_match(fx->store, &info, "e", TEXT(body), previous));
         else
-            OK(sc_store_put(fx->store, &info, "e", TEXT("same")));
+            OK(sc_store_put(fx->store, &info, "e", TEXT(body)));
         cr_assert_str_neq(info.etag, previous, "write %d kept etag %s", i, previous);
         sc_object_info head;
         OK(sc_store_head(fx->store, &head, "e"));
@@ -327,8 +387,10 @@ STORE_CASE(head_size_and_mtime) {
         OK(sc_store_head(fx->store, &info, key));
         cr_assert_eq(info.size, sizes[i]);
         cr_assert_str_eq(info.etag, put_info.etag);
-        /* Coarse file system clocks may trail the wall clock by a tick. */
-        cr_assert(info.mtime_ms >= before - 1000 && info.mtime_ms <= sc_now_ms() + 1000,
+        /* Coarse file system clocks may trail the wall clock by a tick; Last-Modified has
+         * one-second resolution. */
+        int64_t slack = fx->backend->mtime_slack_ms;
+        cr_assert(info.mtime_ms >= before - slack && info.mtime_ms <= sc_now_ms() + slack,
                   "mtime %lld outside [%lld, now]", (long long)info.mtime_ms, (long long)before);
     }
 }
@@ -660,7 +722,7 @@ STORE_CASE(fault_hook_lose_response) {
 
 /* ---- concurrency ---- */
 
-enum { RACERS = 8, ROUNDS = 50 };
+enum { RACERS = 16, ROUNDS = 50 };
 
 typedef struct race {
     const char *location;
@@ -668,6 +730,8 @@ typedef struct race {
     atomic_int wins[ROUNDS];
     atomic_int winner[ROUNDS];
     atomic_int errors; /* Criterion asserts only on the main thread */
+    int cas;                        /* put_if_match from etag[round], else put_if_absent */
+    char etag[ROUNDS][SC_ETAG_MAX]; /* cas: the etag every racer starts from */
 } race;
 
 typedef struct racer {
@@ -677,29 +741,33 @@ typedef struct racer {
 
 static void *race_thread(void *arg) {
     racer *r = arg;
+    race *st = r->race;
     sc_store *store = NULL; /* handles are per thread */
-    if (sc_store_open(&store, r->race->location) != 0) atomic_fetch_add(&r->race->errors, 1);
+    if (sc_store_open(&store, st->location) != 0) atomic_fetch_add(&st->errors, 1);
     for (int round = 0; round < ROUNDS; round++) {
         char key[32], payload[32];
         snprintf(key, sizeof key, "race/round-%02d", round);
         snprintf(payload, sizeof payload, "thread-%d", r->id);
-        pthread_barrier_wait(&r->race->barrier);
+        pthread_barrier_wait(&st->barrier);
         if (!store) continue;
-        int rc = sc_store_put_if_absent(store, NULL, key, TEXT(payload));
+        int rc = st->cas ? sc_store_put_if_match(store, NULL, key, TEXT(payload), st->etag[round])
+                          : sc_store_put_if_absent(store, NULL, key, TEXT(payload));
         if (rc == 0) {
-            atomic_fetch_add(&r->race->wins[round], 1);
-            atomic_store(&r->race->winner[round], r->id);
-        } else if (rc != SC_EEXISTS) {
-            atomic_fetch_add(&r->race->errors, 1);
+            atomic_fetch_add(&st->wins[round], 1);
+            atomic_store(&st->winner[round], r->id);
+        } else if (rc != (st->cas ? SC_EMODIFIED : SC_EEXISTS)) {
+            fprintf(stderr, "racer %d round %d: %s: %s\n", r->id, round, sc_error_name(rc),
+                    sc_error_message());
+            atomic_fetch_add(&st->errors, 1);
         }
     }
     sc_store_free(store);
     return NULL;
 }
 
-STORE_CASE(put_if_absent_race_threads) {
-    race shared = {.location = fx->location};
-    race *state = &shared;
+/* RACERS threads, each with its own handle, race on every round's key: exactly one wins. */
+static void run_race(fixture *fx, race *state) {
+    state->location = fx->location;
     pthread_barrier_init(&state->barrier, NULL, RACERS);
     pthread_t threads[RACERS];
     racer racers[RACERS];
@@ -718,6 +786,31 @@ STORE_CASE(put_if_absent_race_threads) {
         snprintf(payload, sizeof payload, "thread-%d", atomic_load(&state->winner[round]));
         expect_text(fx->store, key, payload);
     }
+}
+
+ATOMIC_STORE_CASE(put_if_absent_race_threads) {
+    static race state;
+    run_race(fx, &state);
+}
+
+ATOMIC_STORE_CASE(put_if_match_race_threads) {
+    if (!(fx->backend->caps & SC_CAP_COMPARE_AND_SWAP)) {
+        /* Not a silent skip: without the cap every racer would be refused. */
+        cr_assert_eq(sc_store_caps(fx->store) & SC_CAP_COMPARE_AND_SWAP, 0);
+        put_text(fx->store, "race/round-00", "base");
+        FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(fx->store, NULL, "race/round-00", NULL, 0, "any"));
+        return;
+    }
+    static race state;
+    state.cas = 1;
+    for (int round = 0; round < ROUNDS; round++) {
+        char key[32];
+        sc_object_info info;
+        snprintf(key, sizeof key, "race/round-%02d", round);
+        OK(sc_store_put(fx->store, &info, key, TEXT("base")));
+        snprintf(state.etag[round], SC_ETAG_MAX, "%s", info.etag);
+    }
+    run_race(fx, &state);
 }
 
 STORE_CASE(reopen_sees_contents) {

@@ -14,45 +14,9 @@
 
 #define HEAD_KEY "head/CURRENT"
 
-static void fast_retries(sc_table *t, int max_retries) {
-    sc_retry_policy p;
-    sc_retry_policy_default(&p);
-    p.max_retries = max_retries;
-    p.min_wait_ms = 1;
-    p.max_wait_ms = 5;
-    sc_table_set_retry_policy(t, &p);
-}
-
 /* A fresh mem table with the head strategy; the table owns its store. */
 static sc_table *head_table(const char *name) {
-    char loc[256];
-    snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_mem_store_reset(name);
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_HEAD), 0, "%s", sc_error_message());
-    sc_store_free(s);
-    sc_table *t;
-    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_strategy(t), SC_STRATEGY_HEAD);
-    fast_retries(t, 10);
-    return t;
-}
-
-static int commit_one(sc_commit_result *r, sc_table *t, const char *user, int64_t ident) {
-    char name[96];
-    snprintf(name, sizeof name, "data/%s-%lld", user, (long long)ident);
-    sc_file_entry f = tu_file("p", 0, 1, 0, name, 1, NULL, NULL);
-    return tu_commit(r, t, user, ident, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
-}
-
-static size_t count_keys(const char *store, const char *prefix) {
-    sc_list_page page;
-    cr_assert_eq(sc_mem_store_keys(&page, store), 0);
-    size_t n = 0;
-    for (size_t i = 0; i < page.count; i++) n += strncmp(page.keys[i], prefix, strlen(prefix)) == 0;
-    sc_list_page_free(&page);
-    return n;
+    return tu_mem_table_with(name, (tu_table_opts){SC_STRATEGY_HEAD, 10, 5});
 }
 
 static void object_key_of(char out[96], sc_table *t, uint64_t id) {
@@ -73,7 +37,7 @@ Test(head, commits_publish_through_the_head_record) {
     sc_table *t = head_table("h-basic");
     for (int i = 1; i <= 5; i++) {
         sc_commit_result r;
-        cr_assert_eq(commit_one(&r, t, "job", i), 0, "%s", sc_error_message());
+        cr_assert_eq(tu_commit_one(&r, t, "job", i), 0, "%s", sc_error_message());
         cr_assert_eq(r.snapshot_id, (uint64_t)i);
         cr_assert_eq(r.attempts, 1);
     }
@@ -81,10 +45,10 @@ Test(head, commits_publish_through_the_head_record) {
     uint64_t earliest = 0;
     cr_assert_eq(sc_table_earliest_id(&earliest, t), 0, "%s", sc_error_message());
     cr_assert_eq(earliest, 1);
-    cr_assert_eq(count_keys("h-basic", "snapshot/"), 0, "the head strategy writes no snapshot/ files");
-    cr_assert_eq(count_keys("h-basic", "head/snapshot-"), 5);
-    cr_assert_eq(count_keys("h-basic", HEAD_KEY), 1);
-    cr_assert_eq(count_keys("h-basic", "metadata/probe-"), 0, "the probe cleans up");
+    cr_assert_eq(tu_count_keys("h-basic", "snapshot/", NULL), 0, "the head strategy writes no snapshot/ files");
+    cr_assert_eq(tu_count_keys("h-basic", "head/snapshot-", NULL), 5);
+    cr_assert_eq(tu_count_keys("h-basic", HEAD_KEY, NULL), 1);
+    cr_assert_eq(tu_count_keys("h-basic", "metadata/probe-", NULL), 0, "the probe cleans up");
     cr_assert_eq(tu_file_count(t), 5);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
 
@@ -119,15 +83,15 @@ Test(head, commits_publish_through_the_head_record) {
     cr_assert_eq(sc_table_snapshot_info(&info, t2, 6), SC_ENOTFOUND);
     sc_table_free(t2);
     /* Replays are filtered as with every strategy. */
-    cr_assert_eq(commit_one(NULL, t, "job", 5), SC_ECOMMITTED);
+    cr_assert_eq(tu_commit_one(NULL, t, "job", 5), SC_ECOMMITTED);
     sc_table_free(t);
 }
 
 Test(head, requests_per_uncontended_commit) {
     sc_table *t = head_table("h-cost");
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "job", 1), 0);
-    for (int i = 2; i <= 4; i++) cr_assert_eq(commit_one(&r, t, "job", i), 0);
+    cr_assert_eq(tu_commit_one(&r, t, "job", 1), 0);
+    for (int i = 2; i <= 4; i++) cr_assert_eq(tu_commit_one(&r, t, "job", i), 0);
     const sc_store_stats *st = &r.stats;
     uint64_t total = 0;
     for (int op = 0; op < SC_OP_COUNT; op++) total += st->ops[op];
@@ -228,7 +192,7 @@ static void race(const char *name, int faults) {
         for (int i = 1; i <= RACE_COMMITS; i++)
             cr_assert_eq(seen[w][i], 1, "writer-%d identifier %d committed %d times", w, i, seen[w][i]);
     cr_assert_eq(tu_file_count(t), total);
-    if (!faults) cr_assert_eq(count_keys(name, "head/snapshot-"), total, "lost claims leave no snapshot objects behind");
+    if (!faults) cr_assert_eq(tu_count_keys(name, "head/snapshot-", NULL), total, "lost claims leave no snapshot objects behind");
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     fprintf(stderr, "head race (%d lost responses armed): %d threads x %d commits, %d lost claims\n", faults,
             RACE_THREADS, RACE_COMMITS, lost);
@@ -254,23 +218,23 @@ static int intruder(void *vctx, sc_store_op op, const char *key, uint64_t call) 
     if (op != SC_OP_PUT_IF_MATCH || strcmp(key, HEAD_KEY) != 0 || ctx->remaining == 0) return 0;
     ctx->remaining--;
     sc_table *other = tu_reopen(ctx->store);
-    cr_assert_eq(commit_one(NULL, other, "intruder", ++ctx->fired), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(NULL, other, "intruder", ++ctx->fired), 0, "%s", sc_error_message());
     sc_table_free(other);
     return 0;
 }
 
 Test(head, lost_claim_is_retried_on_the_new_head) {
     sc_table *t = head_table("h-lost");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     intruder_ctx ctx = {"h-lost", 2, 0};
     sc_store_set_fault_hook(sc_table_store(t), intruder, &ctx);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert_eq(r.lost_claims, 2);
     cr_assert_eq(r.snapshot_id, 4);
     cr_assert_eq(tu_latest(t), 4);
-    cr_assert_eq(count_keys("h-lost", "head/snapshot-"), 4, "a lost claim leaves no snapshot object behind");
+    cr_assert_eq(tu_count_keys("h-lost", "head/snapshot-", NULL), 4, "a lost claim leaves no snapshot object behind");
     cr_assert_eq(tu_file_count(t), 4);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
@@ -278,21 +242,21 @@ Test(head, lost_claim_is_retried_on_the_new_head) {
 
 Test(head, lost_response_of_the_swap_is_reconciled_once) {
     sc_table *t = head_table("h-unknown");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     /* The swap is applied, its answer lost: the same bytes are re-sent, refused, and the head shows ours. */
     cr_assert_eq(sc_mem_store_arm_fault("h-unknown", 1u << SC_OP_PUT_IF_MATCH, 1, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
     cr_assert_eq(r.snapshot_id, 2);
     cr_assert_eq(r.stats.ops[SC_OP_PUT_IF_MATCH], 2, "the same request re-sent once");
     cr_assert_eq(tu_latest(t), 2, "committed exactly once");
     cr_assert_eq(tu_file_count(t), 2);
-    cr_assert_eq(count_keys("h-unknown", "head/snapshot-"), 2);
+    cr_assert_eq(tu_count_keys("h-unknown", "head/snapshot-", NULL), 2);
     /* And again on the next commit, with a fresh handle. */
     sc_table *t2 = tu_reopen("h-unknown");
-    fast_retries(t2, 10);
+    tu_fast_retries(t2, 10, 5);
     cr_assert_eq(sc_mem_store_arm_fault("h-unknown", 1u << SC_OP_PUT_IF_MATCH, 1, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
-    cr_assert_eq(commit_one(&r, t2, "me", 3), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t2, "me", 3), 0, "%s", sc_error_message());
     cr_assert_eq(tu_latest(t2), 3);
     cr_assert_eq(sc_table_fsck(t2, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t2);
@@ -306,19 +270,19 @@ static int intrude_on_resend(void *vctx, sc_store_op op, const char *key, uint64
     if (op != SC_OP_PUT_IF_MATCH || strcmp(key, HEAD_KEY) != 0) return 0;
     if (ctx->fired++ != 1) return 0; /* the second send */
     sc_table *other = tu_reopen(ctx->store);
-    cr_assert_eq(commit_one(NULL, other, "intruder", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(NULL, other, "intruder", 1), 0, "%s", sc_error_message());
     sc_table_free(other);
     return 0;
 }
 
 Test(head, lost_response_then_overtaken_is_still_ours) {
     sc_table *t = head_table("h-overtaken");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     cr_assert_eq(sc_mem_store_arm_fault("h-overtaken", 1u << SC_OP_PUT_IF_MATCH, 1, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
     intruder_ctx ctx = {"h-overtaken", 0, 0};
     sc_store_set_fault_hook(sc_table_store(t), intrude_on_resend, &ctx);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert_eq(r.snapshot_id, 2, "our swap landed at 2 before the intruder's 3");
     cr_assert_eq(r.lost_claims, 0);
@@ -338,10 +302,10 @@ Test(head, lost_responses_at_genesis_are_reconciled) {
         sc_table *t = head_table("h-genesis");
         cr_assert_eq(sc_mem_store_arm_fault("h-genesis", 1u << SC_OP_PUT_IF_ABSENT, nth, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
         sc_commit_result r;
-        cr_assert_eq(commit_one(&r, t, "me", 1), 0, "nth %lu: %s", (unsigned long)nth, sc_error_message());
+        cr_assert_eq(tu_commit_one(&r, t, "me", 1), 0, "nth %lu: %s", (unsigned long)nth, sc_error_message());
         cr_assert_eq(r.snapshot_id, 1);
         cr_assert_eq(tu_latest(t), 1);
-        cr_assert_eq(count_keys("h-genesis", "head/snapshot-"), 1);
+        cr_assert_eq(tu_count_keys("h-genesis", "head/snapshot-", NULL), 1);
         cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
         sc_table_free(t);
     }
@@ -359,11 +323,11 @@ static int lose_swap_requests(void *ctx, sc_store_op op, const char *key, uint64
 
 Test(head, lost_requests_are_re_sent_with_the_same_precondition) {
     sc_table *t = head_table("h-lostreq");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     int left = 2;
     sc_store_set_fault_hook(sc_table_store(t), lose_swap_requests, &left);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
     cr_assert_eq(r.attempts, 1, "resolved inside one claim");
     cr_assert_eq(r.stats.ops[SC_OP_PUT_IF_MATCH], 1, "only the third send reached the store");
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
@@ -373,17 +337,17 @@ Test(head, lost_requests_are_re_sent_with_the_same_precondition) {
 
 Test(head, unresolvable_swap_is_reported_unknown) {
     sc_table *t = head_table("h-unknown-final");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     sc_retry_policy p = {2, 1, 1, 0};
     sc_table_set_retry_policy(t, &p);
     int forever = -1;
     sc_store_set_fault_hook(sc_table_store(t), lose_swap_requests, &forever);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "me", 2), SC_EUNKNOWN, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), SC_EUNKNOWN, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert_eq(tu_latest(t), 1);
     /* The caller retries later: the identifier is not yet committed, so it lands once. */
-    cr_assert_eq(commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "me", 2), 0, "%s", sc_error_message());
     cr_assert_eq(tu_latest(t), 2);
     sc_table_free(t);
 }
@@ -392,8 +356,8 @@ Test(head, unresolvable_swap_is_reported_unknown) {
 
 Test(head, corrupt_head_record_fails_naming_it) {
     sc_table *t = head_table("h-corrupt");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
-    cr_assert_eq(commit_one(NULL, t, "me", 2), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 2), 0);
     sc_store *s = sc_table_store(t);
     uint8_t *raw;
     size_t len;
@@ -406,7 +370,7 @@ Test(head, corrupt_head_record_fails_naming_it) {
     uint64_t id;
     cr_assert_eq(sc_table_latest_id(&id, fresh), SC_ECORRUPT);
     cr_assert(strstr(sc_error_message(), HEAD_KEY), "%s", sc_error_message());
-    cr_assert_eq(commit_one(NULL, fresh, "me", 3), SC_ECORRUPT);
+    cr_assert_eq(tu_commit_one(NULL, fresh, "me", 3), SC_ECORRUPT);
     cr_assert(strstr(sc_error_message(), HEAD_KEY), "%s", sc_error_message());
     sc_table_free(fresh);
 
@@ -423,7 +387,7 @@ Test(head, corrupt_head_record_fails_naming_it) {
 Test(head, head_of_another_table_is_corrupt) {
     sc_table *a = head_table("h-table-a");
     sc_table *b = head_table("h-table-b");
-    cr_assert_eq(commit_one(NULL, a, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, a, "me", 1), 0);
     uint8_t *raw;
     size_t len;
     cr_assert_eq(sc_store_get(sc_table_store(a), &raw, &len, NULL, HEAD_KEY), 0);
@@ -438,17 +402,17 @@ Test(head, head_of_another_table_is_corrupt) {
 
 Test(head, missing_selected_snapshot_is_corrupt_not_a_fallback) {
     sc_table *t = head_table("h-missing");
-    for (int i = 1; i <= 3; i++) cr_assert_eq(commit_one(NULL, t, "me", i), 0);
+    for (int i = 1; i <= 3; i++) cr_assert_eq(tu_commit_one(NULL, t, "me", i), 0);
     char key[96];
     object_key_of(key, t, 3);
     cr_assert_eq(sc_store_delete(sc_table_store(t), key), 0);
     sc_table *fresh = tu_reopen("h-missing");
-    fast_retries(fresh, 10);
+    tu_fast_retries(fresh, 10, 5);
     cr_assert_eq(tu_latest(fresh), 3, "the head still says 3");
     sc_snapshot_info *info;
     cr_assert_eq(sc_table_snapshot_info(&info, fresh, 3), SC_ECORRUPT);
     cr_assert(strstr(sc_error_message(), key), "%s", sc_error_message());
-    cr_assert_eq(commit_one(NULL, fresh, "me", 4), SC_ECORRUPT, "no commit on top of a missing snapshot");
+    cr_assert_eq(tu_commit_one(NULL, fresh, "me", 4), SC_ECORRUPT, "no commit on top of a missing snapshot");
     cr_assert_eq(sc_table_files(&(sc_file_list *){NULL}, fresh, 0), SC_ECORRUPT);
     cr_assert_eq(sc_table_fsck(fresh, NULL, NULL), SC_ECORRUPT);
     cr_assert_eq(tu_latest(fresh), 3, "nothing was published");
@@ -458,7 +422,7 @@ Test(head, missing_selected_snapshot_is_corrupt_not_a_fallback) {
 
 Test(head, damaged_snapshot_object_is_corrupt) {
     sc_table *t = head_table("h-damaged");
-    for (int i = 1; i <= 3; i++) cr_assert_eq(commit_one(NULL, t, "me", i), 0);
+    for (int i = 1; i <= 3; i++) cr_assert_eq(tu_commit_one(NULL, t, "me", i), 0);
     char key[96];
     object_key_of(key, t, 2);
     uint8_t *data;
@@ -480,11 +444,11 @@ Test(head, damaged_snapshot_object_is_corrupt) {
 
 Test(head, rollback_of_the_head_is_detected) {
     sc_table *t = head_table("h-rollback");
-    cr_assert_eq(commit_one(NULL, t, "me", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 1), 0);
     uint8_t *old;
     size_t len;
     cr_assert_eq(sc_store_get(sc_table_store(t), &old, &len, NULL, HEAD_KEY), 0);
-    cr_assert_eq(commit_one(NULL, t, "me", 2), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "me", 2), 0);
     cr_assert_eq(tu_latest(t), 2);
     cr_assert_eq(sc_store_put(sc_table_store(t), NULL, HEAD_KEY, old, len), 0);
     free(old);
@@ -512,13 +476,13 @@ Test(probe, mem_store_probes_to_conditional) {
     uint32_t caps;
     cr_assert_eq(sc_strategy_probe(&caps, s), 0, "%s", sc_error_message());
     cr_assert_eq(caps, sc_store_caps(s), "mem honours everything it declares");
-    cr_assert_eq(count_keys("p-mem", ""), 0, "the probe leaves nothing behind");
+    cr_assert_eq(tu_count_keys("p-mem", "", NULL), 0, "the probe leaves nothing behind");
     cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_store_free(s);
     sc_strategy_kind k;
     cr_assert_eq(lookup_strategy("mem://p-mem", &k), 0);
     cr_assert_eq(k, SC_STRATEGY_CONDITIONAL);
-    cr_assert_eq(count_keys("p-mem", "metadata/probe-"), 0);
+    cr_assert_eq(tu_count_keys("p-mem", "metadata/probe-", NULL), 0);
 }
 
 Test(probe, posix_store_probes_to_rename) {
@@ -596,7 +560,7 @@ Test(probe, lying_conditional_create_is_detected) {
     } else {
         cr_assert_eq(rc, SC_EUNSUPPORTED, "%s", sc_error_message());
     }
-    cr_assert_eq(count_keys("p-lie-create", "metadata/probe-"), 0);
+    cr_assert_eq(tu_count_keys("p-lie-create", "metadata/probe-", NULL), 0);
     sc_store_free(s);
 }
 
@@ -636,51 +600,34 @@ Test(probe, opening_a_head_table_without_cas_fails_clearly) {
 
 /* ---- every store operation of a head commit failing in turn ---- */
 
-static void check_whole_or_nothing(const char *name, int rc, int kind, int n) {
-    sc_table *t = tu_reopen(name);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "fault %d at op %d left a damaged table: %s", kind, n,
-                 sc_error_message());
-    uint64_t latest = tu_latest(t);
-    cr_assert(latest == 1 || latest == 2, "latest %lu", (unsigned long)latest);
-    if (latest == 1) {
-        cr_assert_neq(rc, 0, "fault %d at op %d: a commit that reports success must be visible", kind, n);
-        cr_assert_eq(tu_file_count(t), 1);
-    } else {
-        cr_assert(rc == 0 || rc == SC_EUNKNOWN, "fault %d at op %d: visible commit reported %s", kind, n,
-                  sc_error_name(rc));
-        cr_assert_eq(tu_file_count(t), 2);
-    }
-    sc_table_free(t);
-}
-
 Test(head, each_store_operation_fails_in_turn) {
     static const sc_mem_fault kinds[] = {SC_MEM_FAULT_FAIL, SC_MEM_FAULT_LOSE_RESPONSE};
     for (size_t k = 0; k < 2; k++) {
         for (int n = 1;; n++) {
             const char *name = "h-fault";
             sc_table *t = head_table(name);
-            cr_assert_eq(commit_one(NULL, t, "u", 1), 0);
+            cr_assert_eq(tu_commit_one(NULL, t, "u", 1), 0);
             sc_table_free(t);
             t = tu_reopen(name); /* a fresh handle: its first GET of the head is faultable too */
-            fast_retries(t, 10);
+            tu_fast_retries(t, 10, 5);
             cr_assert_eq(sc_mem_store_arm_fault(name, 0, (uint64_t)n, kinds[k], 0), 0);
             sc_commit_result r;
-            int rc = commit_one(&r, t, "u", 2);
+            int rc = tu_commit_one(&r, t, "u", 2);
             sc_table_free(t);
             uint64_t ops = 0;
             for (int op = 0; op < SC_OP_COUNT; op++) ops += r.stats.ops[op];
             if ((uint64_t)n > ops) break; /* the fault never fired: every op has been covered */
             /* Rebuild the faulted state to check it. */
             sc_table *t2 = head_table(name);
-            cr_assert_eq(commit_one(NULL, t2, "u", 1), 0);
+            cr_assert_eq(tu_commit_one(NULL, t2, "u", 1), 0);
             sc_table_free(t2);
             t2 = tu_reopen(name);
-            fast_retries(t2, 10);
+            tu_fast_retries(t2, 10, 5);
             cr_assert_eq(sc_mem_store_arm_fault(name, 0, (uint64_t)n, kinds[k], 0), 0);
-            int rc2 = commit_one(NULL, t2, "u", 2);
+            int rc2 = tu_commit_one(NULL, t2, "u", 2);
             sc_table_free(t2);
             cr_assert_eq(rc, rc2, "fault runs must be deterministic");
-            check_whole_or_nothing(name, rc2, (int)kinds[k], n);
+            tu_check_whole_or_nothing(name, rc2, (int)kinds[k], n, "data/u-2");
             cr_assert_lt(n, 200);
         }
     }

@@ -15,53 +15,18 @@
 /* Short TTL for tests that wait for staleness (fence = TTL / 2). */
 #define TEST_TTL_MS 300
 
-static void fast_retries(sc_table *t, int max_retries) {
-    sc_retry_policy p;
-    sc_retry_policy_default(&p);
-    p.max_retries = max_retries;
-    p.min_wait_ms = 1;
-    p.max_wait_ms = 20;
-    sc_table_set_retry_policy(t, &p);
-}
-
 /* A fresh tracker table on mem://name, opened; the table owns its store. */
 static sc_table *tracker_table(const char *name) {
-    char loc[256];
-    snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_mem_store_reset(name);
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
-    sc_store_free(s);
-    sc_table *t;
-    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_strategy(t), SC_STRATEGY_TRACKER);
-    fast_retries(t, 1000);
-    return t;
+    return tu_mem_table_with(name, (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
 }
 
+/* Another handle on mem://name; ttl 0 keeps the configured TTL. */
 static sc_table *open_handle(const char *name, int64_t ttl) {
     char loc[256];
     snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_table *t;
-    cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
-    fast_retries(t, 1000);
+    sc_table *t = tu_open(loc, (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
     if (ttl) cr_assert_eq(sc_tracker_set_ttl(t, ttl), 0);
     return t;
-}
-
-/* Commit one file data/<user>-<ident>; returns the library code. */
-static int commit_one(sc_commit_result *r, sc_table *t, const char *user, int64_t ident) {
-    char name[64];
-    snprintf(name, sizeof name, "data/%s-%lld", user, (long long)ident);
-    sc_changes *c;
-    if (sc_changes_new(&c) != 0) return SC_ENOMEM;
-    sc_file_entry f = tu_file("p", 0, 1, 0, name, 1, NULL, NULL);
-    int rc = sc_changes_add(c, &f);
-    sc_commit_request req = {user, ident, SC_KIND_APPEND, 0, c};
-    if (!rc) rc = sc_table_commit(r, t, &req);
-    sc_changes_free(c);
-    return rc;
 }
 
 /* Every snapshot 1..latest read back: ids contiguous, (user, identifier) exactly once, == expected. */
@@ -83,23 +48,13 @@ static void check_history(sc_table *t, uint64_t expected_total) {
     cr_assert_eq(tu_file_count(t), expected_total);
 }
 
-static int count_keys(const char *store, const char *prefix, const char *contains) {
-    sc_list_page page;
-    cr_assert_eq(sc_mem_store_keys(&page, store), 0);
-    int n = 0;
-    for (size_t i = 0; i < page.count; i++)
-        if (strncmp(page.keys[i], prefix, strlen(prefix)) == 0 && (!contains || strstr(page.keys[i], contains))) n++;
-    sc_list_page_free(&page);
-    return n;
-}
-
 /* ---- plain commits ---- */
 
 Test(tracker, commits_on_mem_and_costs) {
     sc_table *t = tracker_table("tr-mem");
     sc_commit_result r;
     for (int i = 1; i <= 6; i++) {
-        cr_assert_eq(commit_one(&r, t, "job", i), 0, "%s", sc_error_message());
+        cr_assert_eq(tu_commit_one(&r, t, "job", i), 0, "%s", sc_error_message());
         cr_assert_eq(r.snapshot_id, (uint64_t)i);
         cr_assert_eq(r.attempts, 1);
         cr_assert_eq(r.lost_claims, 0);
@@ -113,10 +68,10 @@ Test(tracker, commits_on_mem_and_costs) {
     cr_assert_eq(r.stats.ops[SC_OP_LIST], 4, "1 discovery LIST + 3 in the claim");
     cr_assert_eq(r.stats.ops[SC_OP_HEAD], 0);
     cr_assert_eq(r.stats.ops[SC_OP_DELETE], 0);
-    cr_assert_eq(count_keys("tr-mem", "tracker/", NULL), 6);
-    cr_assert_eq(count_keys("tr-mem", "commit/", "COMMIT-HINT"), 6);
-    cr_assert_eq(count_keys("tr-mem", "commit/", "/PRE_COMMIT-"), 6);
-    cr_assert_eq(count_keys("tr-mem", "snapshot/", NULL), 0, "the tracker writes no snapshot/ objects");
+    cr_assert_eq(tu_count_keys("tr-mem", "tracker/", NULL), 6);
+    cr_assert_eq(tu_count_keys("tr-mem", "commit/", "COMMIT-HINT"), 6);
+    cr_assert_eq(tu_count_keys("tr-mem", "commit/", "/PRE_COMMIT-"), 6);
+    cr_assert_eq(tu_count_keys("tr-mem", "snapshot/", NULL), 0, "the tracker writes no snapshot/ objects");
     check_history(t, 6);
     /* A fresh handle (cold cache) reads the same history. */
     sc_table *u = open_handle("tr-mem", 0);
@@ -129,9 +84,9 @@ Test(tracker, commits_on_mem_and_costs) {
     uint64_t earliest;
     cr_assert_eq(sc_table_earliest_id(&earliest, u), 0);
     cr_assert_eq(earliest, 1);
-    cr_assert_eq(commit_one(&r, u, "job", 7), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, u, "job", 7), 0, "%s", sc_error_message());
     cr_assert_eq(r.snapshot_id, 7);
-    cr_assert_eq(commit_one(&r, u, "job", 7), SC_ECOMMITTED);
+    cr_assert_eq(tu_commit_one(&r, u, "job", 7), SC_ECOMMITTED);
     sc_table_free(u);
     sc_table_free(t);
 }
@@ -146,7 +101,7 @@ Test(tracker, commits_on_posix) {
     cr_assert_eq(sc_table_open(&t, s), 0, "%s", sc_error_message());
     sc_commit_result r;
     for (int i = 1; i <= 5; i++) {
-        cr_assert_eq(commit_one(&r, t, "posix", i), 0, "%s", sc_error_message());
+        cr_assert_eq(tu_commit_one(&r, t, "posix", i), 0, "%s", sc_error_message());
         cr_assert_eq(r.snapshot_id, (uint64_t)i);
     }
     fprintf(stderr, "tracker uncontended commit (posix): GET %llu HEAD %llu PUT %llu PUT_IF_ABSENT %llu LIST %llu\n",
@@ -197,13 +152,13 @@ static void *race_body(void *arg) {
     }
     unsigned seed = (unsigned)w->index * 7919u;
     sc_store_set_fault_hook(sc_table_store(t), jitter, &seed);
-    fast_retries(t, 100000);
+    tu_fast_retries(t, 100000, 20);
     sc_tracker_set_ttl(t, TEST_TTL_MS);
     char user[16];
     snprintf(user, sizeof user, "w%d", w->index);
     for (int i = 1; i <= RACE_COMMITS; i++) {
         sc_commit_result r;
-        int rc = commit_one(&r, t, user, i);
+        int rc = tu_commit_one(&r, t, user, i);
         w->lost += r.lost_claims;
         w->attempts += r.attempts;
         w->unknown += r.unknown_outcomes;
@@ -238,7 +193,7 @@ Test(tracker, race_8_threads_x_25_commits, .timeout = 240) {
     check_history(t, RACE_THREADS * RACE_COMMITS);
     fprintf(stderr, "tracker race: %d threads x %d commits = %d snapshots, contiguous, each once; %d claims, %d lost, %d unknown; %lld ms; %d expired sub-versions\n",
             RACE_THREADS, RACE_COMMITS, RACE_THREADS * RACE_COMMITS, attempts, lost, unknown, (long long)ms,
-            count_keys("tr-race", "commit/", "EXPIRED-HINT"));
+            tu_count_keys("tr-race", "commit/", "EXPIRED-HINT"));
     sc_table_free(t);
 }
 
@@ -314,7 +269,7 @@ static void *other_body(void *p) {
     sc_sleep_ms(20); /* let the stalled request enter the store's stall first */
     sc_table *t = open_handle(o->store, TEST_TTL_MS);
     sc_commit_result r;
-    o->rc = commit_one(&r, t, "B", 1);
+    o->rc = tu_commit_one(&r, t, "B", 1);
     o->id = r.snapshot_id;
     snprintf(o->error, sizeof o->error, "%s", sc_error_message());
     sc_table_free(t);
@@ -326,7 +281,7 @@ static void stall_scenario(const char *store, step at) {
     sc_table *t = tracker_table(store);
     sc_tracker_set_ttl(t, TEST_TTL_MS);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "setup", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "setup", 1), 0, "%s", sc_error_message());
     sem_t go;
     sem_init(&go, 0, 0);
     stall_ctx c = {at, 0, 0, 3 * TEST_TTL_MS, store, &go};
@@ -334,7 +289,7 @@ static void stall_scenario(const char *store, step at) {
     pthread_t th;
     cr_assert_eq(pthread_create(&th, NULL, other_body, &o), 0);
     sc_store_set_fault_hook(sc_table_store(t), stall_hook, &c);
-    int rc = commit_one(&r, t, "A", 1);
+    int rc = tu_commit_one(&r, t, "A", 1);
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     pthread_join(th, NULL);
     cr_assert(c.fired, "the stall at %s never happened", step_names[at]);
@@ -366,24 +321,24 @@ static int drop_hints(void *p, sc_store_op op, const char *key, uint64_t call) {
 Test(tracker, helps_a_complete_pair_left_by_a_dead_writer) {
     sc_table *a = tracker_table("tr-help");
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, a, "A", 1), 0);
+    cr_assert_eq(tu_commit_one(&r, a, "A", 1), 0);
     /* A wins version 2 but can never write its hint (it "dies" right after its commit file). */
     sc_store_set_fault_hook(sc_table_store(a), drop_hints, NULL);
     /* The claim is decided once the commit file is publishable, but it is not
      * acknowledged before readers can see it: the outcome is unknown. */
-    int rc = commit_one(&r, a, "A", 2);
+    int rc = tu_commit_one(&r, a, "A", 2);
     cr_assert_eq(rc, SC_EUNKNOWN, "%s", sc_error_name(rc));
     sc_table_free(a);
-    cr_assert_eq(count_keys("tr-help", "commit/00000000000000000002/", "COMMIT-HINT"), 0);
+    cr_assert_eq(tu_count_keys("tr-help", "commit/00000000000000000002/", "COMMIT-HINT"), 0);
 
     /* A reader falls back one version: 2 is started (tracker/) but has no hint. */
     sc_table *b = open_handle("tr-help", TEST_TTL_MS);
     cr_assert_eq(tu_latest(b), 1);
     /* The next writer publishes A's pair at once (no TTL to wait: it is publishable), then commits 3. */
-    cr_assert_eq(commit_one(&r, b, "B", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, b, "B", 1), 0, "%s", sc_error_message());
     cr_assert_eq(r.snapshot_id, 3);
     cr_assert_eq(r.lost_claims, 1, "B's first claim (of 2) helped A and was lost");
-    cr_assert_eq(count_keys("tr-help", "commit/00000000000000000002/", "COMMIT-HINT"), 1);
+    cr_assert_eq(tu_count_keys("tr-help", "commit/00000000000000000002/", "COMMIT-HINT"), 1);
     sc_snapshot_info *info;
     cr_assert_eq(sc_table_snapshot_info(&info, b, 2), 0);
     cr_assert_str_eq(info->commit_user, "A");
@@ -396,7 +351,7 @@ Test(tracker, helps_a_complete_pair_left_by_a_dead_writer) {
 Test(tracker, reader_falls_back_one_version_and_expires_a_dead_attempt) {
     sc_table *t = tracker_table("tr-fallback");
     sc_tracker_set_ttl(t, TEST_TTL_MS);
-    for (int i = 1; i <= 2; i++) cr_assert_eq(commit_one(NULL, t, "job", i), 0);
+    for (int i = 1; i <= 2; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0);
     /* A writer started version 3 and died after its PRE_COMMIT. */
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, "mem://tr-fallback"), 0);
@@ -414,11 +369,11 @@ Test(tracker, reader_falls_back_one_version_and_expires_a_dead_attempt) {
     /* A writer waits out the dead attempt's TTL, expires sub-version 1 and commits 3 in sub-version 2. */
     sc_commit_result r;
     int64_t t0 = sc_monotonic_ms();
-    cr_assert_eq(commit_one(&r, u, "job", 3), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, u, "job", 3), 0, "%s", sc_error_message());
     cr_assert_eq(r.snapshot_id, 3);
     cr_assert_geq(sc_monotonic_ms() - t0, TEST_TTL_MS / 2, "a fresh PRE_COMMIT must not be expired early");
-    cr_assert_eq(count_keys("tr-fallback", "commit/00000000000000000003/00000000000000000001/", "EXPIRED-HINT"), 1);
-    cr_assert_eq(count_keys("tr-fallback", "commit/00000000000000000003/00000000000000000002/", "/COMMIT-"), 1);
+    cr_assert_eq(tu_count_keys("tr-fallback", "commit/00000000000000000003/00000000000000000001/", "EXPIRED-HINT"), 1);
+    cr_assert_eq(tu_count_keys("tr-fallback", "commit/00000000000000000003/00000000000000000002/", "/COMMIT-"), 1);
     check_history(u, 3);
     sc_table_free(u);
     sc_table_free(t);
@@ -448,10 +403,10 @@ static void fault_scenario(const char *store, int verdict) {
     for (int at = 0; at < STEP_COUNT; at++) {
         sc_table *t = tracker_table(store);
         sc_commit_result r;
-        cr_assert_eq(commit_one(&r, t, "job", 1), 0);
+        cr_assert_eq(tu_commit_one(&r, t, "job", 1), 0);
         fault_ctx c = {(step)at, verdict, 0, 0};
         sc_store_set_fault_hook(sc_table_store(t), fault_hook, &c);
-        int rc = commit_one(&r, t, "job", 2);
+        int rc = tu_commit_one(&r, t, "job", 2);
         sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
         cr_assert(c.fired, "fault at %s never fired", step_names[at]);
         if (verdict == SC_FAULT_LOSE_RESPONSE)
@@ -460,10 +415,10 @@ static void fault_scenario(const char *store, int verdict) {
             cr_assert(rc == 0 || rc == SC_EIO || rc == SC_EUNKNOWN, "failure at %s: %s", step_names[at], sc_error_message());
         int first = rc;
         /* The caller retries the same identifier (as after a failover): never a duplicate. */
-        rc = commit_one(&r, t, "job", 2);
+        rc = tu_commit_one(&r, t, "job", 2);
         cr_assert(rc == 0 || rc == SC_ECOMMITTED, "retry after %s: %s", step_names[at], sc_error_message());
         cr_assert(first != 0 || rc == SC_ECOMMITTED, "after a success the retry must be filtered");
-        cr_assert_eq(commit_one(&r, t, "job", 3), 0, "%s", sc_error_message());
+        cr_assert_eq(tu_commit_one(&r, t, "job", 3), 0, "%s", sc_error_message());
         check_history(t, 3);
         sc_table_free(t);
     }
@@ -477,7 +432,7 @@ Test(tracker, failures_at_each_step) { fault_scenario("tr-fail", SC_EIO); }
 Test(tracker, cleanup_archives_without_breaking_readers) {
     sc_table *t = tracker_table("tr-clean");
     sc_tracker_set_ttl(t, TEST_TTL_MS);
-    for (int i = 1; i <= 4; i++) cr_assert_eq(commit_one(NULL, t, "job", i), 0);
+    for (int i = 1; i <= 4; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0);
     /* Leave an expired sub-version behind in version 5: a dead attempt, then a commit. */
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, "mem://tr-clean"), 0);
@@ -487,21 +442,21 @@ Test(tracker, cleanup_archives_without_breaking_readers) {
     cr_assert_eq(sc_store_put(s, NULL, "commit/00000000000000000005/00000000000000000001/PRE_COMMIT-0b5e7e5e-0000-4000-8000-000000000001",
                               (const uint8_t *)"x", 1), 0);
     sc_store_free(s);
-    for (int i = 5; i <= 10; i++) cr_assert_eq(commit_one(NULL, t, "job", i), 0, "%s", sc_error_message());
-    cr_assert_eq(count_keys("tr-clean", "commit/00000000000000000005/", "EXPIRED-HINT"), 1);
+    for (int i = 5; i <= 10; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/", "EXPIRED-HINT"), 1);
     uint64_t archived;
     cr_assert_eq(sc_tracker_cleanup(t, 2, &archived), 0, "%s", sc_error_message());
     cr_assert_eq(archived, 8);
-    cr_assert_eq(count_keys("tr-clean", "tracker/", NULL), 2);
-    cr_assert_eq(count_keys("tr-clean", "archive/", NULL), 8);
+    cr_assert_eq(tu_count_keys("tr-clean", "tracker/", NULL), 2);
+    cr_assert_eq(tu_count_keys("tr-clean", "archive/", NULL), 8);
     /* The dead attempt is gone, its EXPIRED-HINT stays, so the directory never looks free again. */
-    cr_assert_eq(count_keys("tr-clean", "commit/00000000000000000005/00000000000000000001/", NULL), 1);
-    cr_assert_eq(count_keys("tr-clean", "commit/00000000000000000005/sub-tracker/", NULL), 0);
+    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/00000000000000000001/", NULL), 1);
+    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/sub-tracker/", NULL), 0);
     sc_table *u = open_handle("tr-clean", TEST_TTL_MS);
     check_history(u, 10);
     /* A client that stalled since version 5 was current finds nothing to win there. */
     cr_assert_eq(sc_strategy_tracker.claim(u, 5, (const uint8_t *)"{}", 2), SC_EEXISTS);
-    cr_assert_eq(commit_one(NULL, u, "job", 11), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(NULL, u, "job", 11), 0, "%s", sc_error_message());
     check_history(u, 11);
     cr_assert_eq(sc_tracker_cleanup(u, 2, &archived), 0);
     sc_table_free(u);
@@ -804,7 +759,7 @@ static int ours_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
     sc_sleep_ms(TEST_TTL_MS + 50); /* A is stalled for more than a TTL */
     sc_table *b = open_handle("tr-ours", TEST_TTL_MS);
     sc_commit_result r;
-    c->b_rc = commit_one(&r, b, "B", 1);
+    c->b_rc = tu_commit_one(&r, b, "B", 1);
     c->b_id = r.snapshot_id;
     sc_table_free(b);
     return 0;
@@ -813,11 +768,11 @@ static int ours_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
 Test(tracker, seed_schedule_against_ours_loses_nothing) {
     sc_table *t = tracker_table("tr-ours");
     sc_tracker_set_ttl(t, TEST_TTL_MS);
-    cr_assert_eq(commit_one(NULL, t, "setup", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "setup", 1), 0);
     ours_ctx c = {0};
     sc_store_set_fault_hook(sc_table_store(t), ours_hook, &c);
     sc_commit_result r;
-    int rc = commit_one(&r, t, "A", 1);
+    int rc = tu_commit_one(&r, t, "A", 1);
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert(c.fired);
     cr_assert_eq(rc, 0, "%s", sc_error_message());
@@ -876,13 +831,13 @@ static void *plain_racer(void *arg) {
         sc_store_free(s);
         return NULL;
     }
-    fast_retries(t, 100000);
+    tu_fast_retries(t, 100000, 20);
     sc_tracker_set_ttl(t, TEST_TTL_MS);
     char user[16];
     snprintf(user, sizeof user, "p%d", w->index);
     for (int i = 1; i <= 10; i++) {
         sc_commit_result r;
-        int rc = commit_one(&r, t, user, i);
+        int rc = tu_commit_one(&r, t, user, i);
         w->lost += r.lost_claims;
         if (rc) {
             w->failures++;
@@ -907,7 +862,7 @@ Test(tracker, put_get_list_only_store) {
     cr_assert_eq(sc_table_open(&t, s), 0, "%s", sc_error_message());
     cr_assert_eq(sc_strategy_choose(sc_store_caps(s)), SC_STRATEGY_TRACKER);
     sc_commit_result r;
-    for (int i = 1; i <= 3; i++) cr_assert_eq(commit_one(&r, t, "solo", i), 0, "%s", sc_error_message());
+    for (int i = 1; i <= 3; i++) cr_assert_eq(tu_commit_one(&r, t, "solo", i), 0, "%s", sc_error_message());
     fprintf(stderr, "tracker uncontended commit (PUT/GET/LIST-only store): GET %llu HEAD %llu PUT %llu LIST %llu\n",
             (unsigned long long)r.stats.ops[SC_OP_GET], (unsigned long long)r.stats.ops[SC_OP_HEAD],
             (unsigned long long)r.stats.ops[SC_OP_PUT], (unsigned long long)r.stats.ops[SC_OP_LIST]);
@@ -937,7 +892,7 @@ Test(tracker, put_get_list_only_store) {
 /* The strategy's own requests (cold handle): discovery, reading the latest snapshot, the claim. */
 Test(tracker, strategy_requests_per_commit) {
     sc_table *t = tracker_table("tr-cost");
-    for (int i = 1; i <= 3; i++) cr_assert_eq(commit_one(NULL, t, "job", i), 0);
+    for (int i = 1; i <= 3; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0);
     sc_table_free(t);
     t = open_handle("tr-cost", 0);
     sc_store *s = sc_table_store(t);
@@ -1020,7 +975,7 @@ static void *chaos_body(void *arg) {
         w->errors++;
         return NULL;
     }
-    fast_retries(t, 100000);
+    tu_fast_retries(t, 100000, 20);
     sc_tracker_set_ttl(t, TEST_TTL_MS);
     w->ctx.seed = (unsigned)w->index * 104729u;
     sc_store_set_fault_hook(sc_table_store(t), chaos_hook, &w->ctx);
@@ -1030,7 +985,7 @@ static void *chaos_body(void *arg) {
         /* Like a committer after a failure: retry the same identifier until it is known committed. */
         for (int tries = 0;; tries++) {
             sc_commit_result r;
-            int rc = commit_one(&r, t, user, i);
+            int rc = tu_commit_one(&r, t, user, i);
             if (rc == 0 || rc == SC_ECOMMITTED) break;
             if (rc == SC_EUNKNOWN) w->unknown++;
             w->retries_of_same++;
@@ -1070,7 +1025,7 @@ Test(tracker, chaos_race_exactly_once, .timeout = 300) {
     check_history(t, N * C);
     fprintf(stderr, "tracker chaos: %d threads x %d commits, contiguous, each once; injected %d stalls > TTL, %d lost responses, %d failures; "
                     "%d commits retried by the caller (%d after SC_EUNKNOWN); %d expired sub-versions\n",
-            N, C, stalls, losses, failures, again, unknown, count_keys("tr-chaos", "commit/", "EXPIRED-HINT"));
+            N, C, stalls, losses, failures, again, unknown, tu_count_keys("tr-chaos", "commit/", "EXPIRED-HINT"));
     sc_table_free(t);
 }
 
@@ -1100,11 +1055,11 @@ static int blind_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
 
 Test(tracker, unknown_outcome_is_reconciled_by_reading_back) {
     sc_table *t = tracker_table("tr-blind");
-    cr_assert_eq(commit_one(NULL, t, "job", 1), 0);
+    cr_assert_eq(tu_commit_one(NULL, t, "job", 1), 0);
     blind_ctx c = {0};
     sc_store_set_fault_hook(sc_table_store(t), blind_hook, &c);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "job", 2), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "job", 2), 0, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert_eq(r.snapshot_id, 2);
     cr_assert_eq(r.unknown_outcomes, 1);
@@ -1115,16 +1070,16 @@ Test(tracker, unknown_outcome_is_reconciled_by_reading_back) {
 
 Test(tracker, unknown_outcome_is_reconciled_by_the_watermark) {
     sc_table *t = tracker_table("tr-blind2");
-    fast_retries(t, 3);
-    cr_assert_eq(commit_one(NULL, t, "job", 1), 0);
+    tu_fast_retries(t, 3, 20);
+    cr_assert_eq(tu_commit_one(NULL, t, "job", 1), 0);
     blind_ctx c = {0, 0, 1};
     sc_store_set_fault_hook(sc_table_store(t), blind_hook, &c);
     sc_commit_result r;
-    cr_assert_eq(commit_one(&r, t, "job", 2), SC_EUNKNOWN, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "job", 2), SC_EUNKNOWN, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     /* Storage is back. Another writer commits: it publishes job#2 first (a publishable pair). */
     sc_table *b = open_handle("tr-blind2", 0);
-    cr_assert_eq(commit_one(&r, b, "other", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, b, "other", 1), 0, "%s", sc_error_message());
     cr_assert_eq(r.snapshot_id, 3);
     /* The failed-over committer asks the watermark instead of retrying blindly. */
     int64_t last;
@@ -1132,7 +1087,7 @@ Test(tracker, unknown_outcome_is_reconciled_by_the_watermark) {
     cr_assert_eq(sc_table_last_committed(&last, &found, t, "job"), 0);
     cr_assert(found);
     cr_assert_eq(last, 2);
-    cr_assert_eq(commit_one(&r, t, "job", 2), SC_ECOMMITTED);
+    cr_assert_eq(tu_commit_one(&r, t, "job", 2), SC_ECOMMITTED);
     check_history(t, 3);
     sc_table_free(b);
     sc_table_free(t);

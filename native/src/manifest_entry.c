@@ -4,6 +4,7 @@
 
 #include "error_internal.h"
 #include "manifest.h"
+#include "vec.h"
 
 int sc_bytes_compare(sc_bytes a, sc_bytes b) {
     if (!a.data || !b.data) return (a.data != NULL) - (b.data != NULL);
@@ -99,18 +100,6 @@ static void entry_release(sc_manifest_entry *e) {
     memset(e, 0, sizeof *e);
 }
 
-static int grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return 0;
-    size_t max = SIZE_MAX / size;
-    if (*cap >= max) return sc_error_set(SC_ELIMIT, "vector of %zu items cannot grow", *cap);
-    size_t ncap = *cap ? (*cap > max / 2 ? max : *cap * 2) : 16;
-    void *p = realloc(*items, ncap * size);
-    if (!p) return sc_error_set(SC_ENOMEM, "out of memory growing a vector to %zu items", ncap);
-    *items = p;
-    *cap = ncap;
-    return 0;
-}
-
 int sc_entry_vec_push(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *file) {
     if (!v) return sc_error_set(SC_EINVAL, "entry vector: missing");
     if (kind != SC_ENTRY_ADD && kind != SC_ENTRY_DELETE)
@@ -125,10 +114,8 @@ int sc_entry_vec_push(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *
             return sc_error_set(SC_ELIMIT, "file entry of more than SIZE_MAX bytes");
         total += parts[i];
     }
-    void *items = v->items;
-    rc = grow(&items, &v->cap, v->count, sizeof *v->items);
+    SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "an entry vector");
     if (rc) return rc;
-    v->items = items;
     /* Layout: partition | min_key | max_key | file NUL. The partition pointer is
      * the block itself, so a present-but-empty partition is non-NULL. */
     uint8_t *block = malloc(total);

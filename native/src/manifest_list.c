@@ -6,6 +6,7 @@
 #include "error_internal.h"
 #include "manifest.h"
 #include "reader.h"
+#include "vec.h"
 
 /* name length, one name byte, SHA-256, length, added, deleted, two partition
  * lengths: the smallest record (see MIN_RECORD_LEN in manifest_codec.c). */
@@ -30,18 +31,6 @@ static int meta_validate(const sc_manifest_meta *m) {
     return 0;
 }
 
-static int grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return 0;
-    size_t max = SIZE_MAX / size;
-    if (*cap >= max) return sc_error_set(SC_ELIMIT, "vector of %zu items cannot grow", *cap);
-    size_t ncap = *cap ? (*cap > max / 2 ? max : *cap * 2) : 16;
-    void *p = realloc(*items, ncap * size);
-    if (!p) return sc_error_set(SC_ENOMEM, "out of memory growing a vector to %zu items", ncap);
-    *items = p;
-    *cap = ncap;
-    return 0;
-}
-
 int sc_meta_vec_push(sc_meta_vec *v, const sc_manifest_meta *meta) {
     if (!v) return sc_error_set(SC_EINVAL, "meta vector: missing");
     int rc = meta_validate(meta);
@@ -52,10 +41,8 @@ int sc_meta_vec_push(sc_meta_vec *v, const sc_manifest_meta *meta) {
     total += meta->min_partition_len;
     if (meta->max_partition_len > SIZE_MAX - total) return sc_error_set(SC_ELIMIT, "meta too large");
     total += meta->max_partition_len;
-    void *items = v->items;
-    rc = grow(&items, &v->cap, v->count, sizeof *v->items);
+    SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "a manifest meta vector");
     if (rc) return rc;
-    v->items = items;
     /* Layout: name NUL | min_partition | max_partition, rooted at name;
      * partitions always point into the block, so they are never NULL. */
     char *block = malloc(total);

@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "error_internal.h"
+#include "vec.h"
 
 /* Fields the decoders collect. */
 typedef enum field {
@@ -194,16 +195,12 @@ static void finish_capture(xml_ctx *c) {
             return;
         }
         sc_s3_list_result *l = c->list;
-        if (l->count == c->keys_cap) {
-            size_t ncap = c->keys_cap ? 2 * c->keys_cap : 64;
-            if (ncap > c->limits->max_keys) ncap = c->limits->max_keys;
-            char **keys = realloc(l->keys, ncap * sizeof *keys);
-            if (!keys) {
-                fail(c, SC_ENOMEM, "out of memory for %zu keys", ncap);
-                return;
-            }
-            l->keys = keys;
-            c->keys_cap = ncap;
+        /* The count is bounded by max_keys when <Contents> opens. */
+        int rc;
+        SC_VEC_RESERVE(rc, l->keys, c->keys_cap, l->count + 1, 64, "the listed keys");
+        if (rc) {
+            fail(c, rc, "%s", sc_error_message());
+            return;
         }
         char *key = take_text(c);
         if (!key) return;

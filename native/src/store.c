@@ -11,6 +11,7 @@
 #include "snapcommit/store.h"
 #include "store_backends.h"
 #include "store_s3.h"
+#include "vec.h"
 
 /* Page size sc_store_list_all() asks for: S3's maximum, so one request per page there. */
 #define SC_LIST_ALL_PAGE 1000
@@ -253,18 +254,11 @@ int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix) {
                                 "list \"%s\": the %s backend returned an empty truncated page",
                                 prefix ? prefix : "", store->ops->name);
         }
-        if (out->count + page.count > cap) {
-            size_t ncap = cap ? cap : SC_LIST_ALL_PAGE;
-            while (ncap < out->count + page.count) ncap *= 2;
-            char **keys = realloc(out->keys, ncap * sizeof *keys);
-            if (!keys) {
-                sc_list_page_free(&page);
-                sc_list_page_free(out);
-                return sc_error_set(SC_ENOMEM, "list \"%s\": out of memory for %zu keys",
-                                    prefix ? prefix : "", ncap);
-            }
-            out->keys = keys;
-            cap = ncap;
+        SC_VEC_RESERVE(rc, out->keys, cap, out->count + page.count, SC_LIST_ALL_PAGE, "the listed keys");
+        if (rc) {
+            sc_list_page_free(&page);
+            sc_list_page_free(out);
+            return sc_error_wrap(rc, "list \"%s\"", prefix ? prefix : "");
         }
         /* The keys move to `out`; only the page's array is freed. */
         if (page.count) memcpy(out->keys + out->count, page.keys, page.count * sizeof *page.keys);

@@ -18,6 +18,7 @@
 #include "hash.h"
 #include "snapcommit/store.h"
 #include "store_backends.h"
+#include "vec.h"
 
 /* Faults armed at once on one store. */
 #define MEM_FAULTS_MAX 16
@@ -207,13 +208,9 @@ typedef enum { WRITE_PUT, WRITE_IF_ABSENT, WRITE_IF_MATCH } write_mode;
 
 /* Insert an object for key, with no data yet, at index i. -1 when out of memory. Called locked. */
 static int mem_insert(mem_store *m, size_t i, const char *key) {
-    if (m->count == m->cap) {
-        size_t ncap = m->cap ? 2 * m->cap : 64;
-        mem_object *grown = realloc(m->objects, ncap * sizeof *grown);
-        if (!grown) return -1;
-        m->objects = grown;
-        m->cap = ncap;
-    }
+    int rc;
+    SC_VEC_RESERVE(rc, m->objects, m->cap, m->count + 1, 64, "the mem store");
+    if (rc) return -1;
     char *name = strdup(key);
     if (!name) return -1;
     memmove(&m->objects[i + 1], &m->objects[i], (m->count - i) * sizeof *m->objects);

@@ -28,6 +28,7 @@
 #include "error_internal.h"
 #include "hash.h"
 #include "store_backends.h"
+#include "vec.h"
 
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
@@ -617,13 +618,9 @@ typedef struct list_walk {
 } list_walk;
 
 static int walk_add(list_walk *w, const char *key) {
-    if (w->count == w->cap) {
-        size_t ncap = w->cap ? 2 * w->cap : 64;
-        char **keys = realloc(w->keys, ncap * sizeof *keys);
-        if (!keys) return sc_error_set(SC_ENOMEM, "out of memory listing %s", w->s->root);
-        w->keys = keys;
-        w->cap = ncap;
-    }
+    int rc;
+    SC_VEC_RESERVE(rc, w->keys, w->cap, w->count + 1, 64, "the listed keys");
+    if (rc) return sc_error_wrap(rc, "listing %s", w->s->root);
     if (!(w->keys[w->count] = strdup(key)))
         return sc_error_set(SC_ENOMEM, "out of memory listing %s", w->s->root);
     w->count++;

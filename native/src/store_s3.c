@@ -36,6 +36,7 @@
 #include "sigv4.h"
 #include "snapcommit/store.h"
 #include "store_backends.h"
+#include "vec.h"
 
 #define S3_MAGIC 0x53337374u /* "S3st": sc_s3_put_file() checks its `self` */
 #define S3_TRIES 3           /* sends of one request, at most */
@@ -887,13 +888,9 @@ static int s3_del(void *self, const char *key) {
 /* ---- list ---- */
 
 static int list_push(sc_list_page *out, size_t *cap, const char *key) {
-    if (out->count == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 64;
-        char **keys = realloc(out->keys, ncap * sizeof *keys);
-        if (!keys) return sc_error_set(SC_ENOMEM, "out of memory listing");
-        out->keys = keys;
-        *cap = ncap;
-    }
+    int rc;
+    SC_VEC_RESERVE(rc, out->keys, *cap, out->count + 1, 64, "the listed keys");
+    if (rc) return rc;
     if (!(out->keys[out->count] = strdup(key)))
         return sc_error_set(SC_ENOMEM, "out of memory listing");
     out->count++;
