@@ -8,7 +8,7 @@
 
 #include "sc_test_util.h"
 
-#include "snapshot.h"
+#include "format/snapshot.h"
 
 /* A file entry with an explicit row count (tu_file computes size = rows * 100). */
 static sc_file_entry rows_file(const char *file, int64_t rows) {

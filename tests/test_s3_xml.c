@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "s3_xml.h"
+#include "base/buf.h"
+#include "s3/s3_xml.h"
 #include "snapcommit/error.h"
 
 #define LEN(s) (s), strlen(s)

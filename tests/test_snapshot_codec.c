@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "seal.h"
-#include "snapshot.h"
+#include "base/error_internal.h"
+#include "format/seal.h"
+#include "format/snapshot.h"
 
 static void sample(sc_snapshot *s, int watermarks) {
     memset(s, 0, sizeof *s);

@@ -30,13 +30,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
-#include "store_backends.h"
+#include "store/store_backends.h"
 #include "snapcommit/table.h"
-#include "store_s3.h"
-#include "strategy_tracker.h"
+#include "s3/store_s3.h"
+#include "strategy/strategy_tracker.h"
 
 #include "sc_test_assert.h"
 
