@@ -20,11 +20,9 @@ typedef enum field {
     F_CODE,
     F_MESSAGE,
     F_REQUEST_ID,
-    F_UPLOAD_ID,
-    F_ETAG,
 } field;
 
-typedef enum doc_kind { DOC_LIST, DOC_ERROR, DOC_INITIATE, DOC_COMPLETE } doc_kind;
+typedef enum doc_kind { DOC_LIST, DOC_ERROR } doc_kind;
 
 typedef struct xml_ctx {
     XML_Parser parser;
@@ -46,10 +44,6 @@ typedef struct xml_ctx {
     size_t keys_cap;
     int saw_truncated;
     sc_s3_error_body *err;
-    char *upload_id;
-    char *etag;
-    size_t etag_size;
-    int saw_etag;
 } xml_ctx;
 
 static int fail(xml_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -82,8 +76,6 @@ static int root_expected(const xml_ctx *c, const char *name, int *is_error) {
     switch (c->kind) {
     case DOC_LIST: return strcmp(name, "ListBucketResult") == 0;
     case DOC_ERROR: return *is_error;
-    case DOC_INITIATE: return strcmp(name, "InitiateMultipartUploadResult") == 0;
-    case DOC_COMPLETE: return *is_error || strcmp(name, "CompleteMultipartUploadResult") == 0;
     }
     return 0;
 }
@@ -138,14 +130,6 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
             }
             begin_capture(c, F_KEY, c->limits->max_key_len, 0);
         }
-        break;
-    case DOC_INITIATE:
-        if (c->depth == 2 && strcmp(name, "UploadId") == 0)
-            begin_capture(c, F_UPLOAD_ID, SC_S3_TOKEN_MAX, 0);
-        break;
-    case DOC_COMPLETE:
-        if (c->depth == 2 && strcmp(name, "ETag") == 0)
-            begin_capture(c, F_ETAG, c->etag_size - 1, 0);
         break;
     case DOC_ERROR: break;
     }
@@ -231,17 +215,6 @@ static void finish_capture(xml_ctx *c) {
     case F_CODE: copy_text(c, c->err->code, sizeof c->err->code); return;
     case F_MESSAGE: copy_text(c, c->err->message, sizeof c->err->message); return;
     case F_REQUEST_ID: copy_text(c, c->err->request_id, sizeof c->err->request_id); return;
-    case F_UPLOAD_ID:
-        if (c->upload_id) {
-            fail(c, SC_ECORRUPT, "two <UploadId> elements");
-            return;
-        }
-        c->upload_id = take_text(c);
-        return;
-    case F_ETAG:
-        copy_text(c, c->etag, c->etag_size);
-        c->saw_etag = 1;
-        return;
     case F_NONE: return;
     }
 }
@@ -336,36 +309,4 @@ int sc_s3_xml_parse_error(sc_s3_error_body *out, const char *body, size_t len, s
     memset(out, 0, sizeof *out);
     xml_ctx c = {.kind = DOC_ERROR, .what = "S3 error response", .err = out};
     return parse(&c, body, len, max_body);
-}
-
-int sc_s3_xml_parse_upload_id(char **upload_id, const char *body, size_t len, size_t max_body) {
-    *upload_id = NULL;
-    xml_ctx c = {.kind = DOC_INITIATE, .what = "CreateMultipartUpload response"};
-    int rc = parse(&c, body, len, max_body);
-    if (!rc && (!c.upload_id || !*c.upload_id))
-        rc = sc_error_set(SC_ECORRUPT, "CreateMultipartUpload response: no <UploadId>");
-    if (rc) {
-        free(c.upload_id);
-        return rc;
-    }
-    *upload_id = c.upload_id;
-    return 0;
-}
-
-int sc_s3_xml_parse_complete(int *is_error, char *etag, size_t etag_size, sc_s3_error_body *err,
-                             const char *body, size_t len, size_t max_body) {
-    *is_error = 0;
-    if (etag_size) etag[0] = '\0';
-    memset(err, 0, sizeof *err);
-    if (etag_size < 2)
-        return sc_error_set(SC_EINVAL, "CompleteMultipartUpload: no room for the etag");
-    xml_ctx c = {.kind = DOC_COMPLETE,
-                 .what = "CompleteMultipartUpload response",
-                 .err = err,
-                 .etag = etag,
-                 .etag_size = etag_size};
-    int rc = parse(&c, body, len, max_body);
-    if (rc) return rc;
-    *is_error = c.error_root;
-    return 0;
 }

@@ -21,7 +21,7 @@
 #define SC_S3_XML_MAX_DEPTH 16
 /* S3 keys are at most 1024 bytes of UTF-8. */
 #define SC_S3_KEY_MAX 1024
-/* Continuation tokens and upload ids are opaque; S3's are well under this. */
+/* Continuation tokens are opaque; S3's are well under this. */
 #define SC_S3_TOKEN_MAX 4096
 
 typedef struct sc_s3_xml_limits {
@@ -64,21 +64,5 @@ typedef struct sc_s3_error_body {
  * Errors: SC_ECORRUPT (not XML, root not <Error>), SC_ELIMIT, SC_ENOMEM.
  */
 int sc_s3_xml_parse_error(sc_s3_error_body *out, const char *body, size_t len, size_t max_body);
-
-/*
- * InitiateMultipartUploadResult -> *upload_id (malloc()ed, NUL-terminated).
- * Errors: SC_ECORRUPT (also when UploadId is missing or empty), SC_ELIMIT, SC_ENOMEM.
- */
-int sc_s3_xml_parse_upload_id(char **upload_id, const char *body, size_t len, size_t max_body);
-
-/*
- * The answer to CompleteMultipartUpload, which S3 may send as "200 OK"
- * with an <Error> body. On a CompleteMultipartUploadResult, *is_error is 0
- * and etag (size etag_size) holds <ETag> verbatim ("" when absent); on an
- * <Error>, *is_error is 1 and *err is filled.
- * Errors: SC_ECORRUPT (any other root), SC_ELIMIT, SC_ENOMEM.
- */
-int sc_s3_xml_parse_complete(int *is_error, char *etag, size_t etag_size, sc_s3_error_body *err,
-                             const char *body, size_t len, size_t max_body);
 
 #endif

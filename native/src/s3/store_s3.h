@@ -1,6 +1,8 @@
 /*
  * S3 store backend (internal): libcurl + SigV4, for AWS S3 and S3-compatible
  * servers. Keys live under s3://BUCKET/PREFIX/ as PREFIX + "/" + key.
+ * Three files: s3_config.c (the settings below), s3_transport.c (requests,
+ * signing, retries, what a failure means), store_s3.c (the operations).
  *
  * Configuration: sc_store_config fields passed at open win; each unset field
  * falls back to the environment, the way AWS tools read it:
@@ -69,12 +71,6 @@
 #include "snapcommit/backend.h"
 #include "snapcommit/store.h"
 
-/* S3's multipart limits: parts of 5 MiB to 5 GiB (the last may be smaller), 10,000 parts. */
-#define SC_S3_PART_SIZE_MIN ((size_t)5 << 20)
-#define SC_S3_PART_SIZE_MAX ((size_t)5 << 30)
-#define SC_S3_PART_SIZE_DEFAULT ((size_t)8 << 20)
-#define SC_S3_PARTS_MAX 10000
-
 /*
  * Open the S3 store at `uri`: "s3://BUCKET[/PREFIX]" ("BUCKET[/PREFIX]"
  * is accepted too). PREFIX has no empty, "." or ".." segments; leading and
@@ -94,22 +90,5 @@ int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri);
  */
 int sc_s3_store_create_config(const sc_store_ops **ops, void **self, const char *uri,
                               const sc_store_config *config);
-
-/*
- * Upload the local file `local_path` as `key` (a store key, stored under
- * the prefix like every other), in parts of part_size bytes (0 = default;
- * SC_S3_PART_SIZE_MIN..MAX) with CreateMultipartUpload, UploadPart and
- * CompleteMultipartUpload; a file no larger than one part goes up in one
- * PUT. Each part is read, hashed and sent on its own, so memory stays at
- * one part. Parts are retried like puts; on failure the upload is aborted.
- * The object appears whole or not at all. A CompleteMultipartUpload whose
- * answer is lost is retried and then checked with a HEAD (size and the
- * multipart ETag computed from the parts' MD5s).
- * `self` must come from sc_s3_store_create() (checked: SC_EINVAL otherwise).
- * Errors: SC_EINVAL (key, part size, more than SC_S3_PARTS_MAX parts), SC_EIO
- * (local file, S3 refusals), SC_EAUTH, SC_ETRANSIENT, SC_EUNKNOWN (completion
- * neither confirmed nor refuted), SC_ENOMEM.
- */
-int sc_s3_put_file(void *self, const char *key, const char *local_path, size_t part_size);
 
 #endif
