@@ -9,18 +9,6 @@
 #include "base/error_internal.h"
 #include "base/fileset.h"
 
-void sc_bytes_describe(char *out, size_t cap, sc_bytes b) {
-    size_t w = 0;
-    if (cap == 0) return;
-    for (size_t i = 0; i < b.len && w + 5 < cap; i++) {
-        uint8_t c = b.data[i];
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') out[w++] = (char)c;
-        else w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
-    }
-    if (w + 5 < cap || b.len == 0) out[w] = '\0';
-    else snprintf(out + w, cap - w, "...");
-}
-
 /* "data/f1 (partition "dt=1", bucket 0, level 0)". Names are escaped: they
  * may come from tables written before control characters were refused. */
 static void describe_file(char *out, size_t cap, const sc_file_entry *f) {

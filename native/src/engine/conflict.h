@@ -30,7 +30,4 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
                             const sc_changes *changes, sc_commit_kind kind,
                             const sc_partition_set *parts);
 
-/* Printable form of an opaque partition/key for messages (escapes non-printables). */
-void sc_bytes_describe(char *out, size_t cap, sc_bytes b);
-
 #endif

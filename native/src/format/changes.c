@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/conflict.h"
 #include "base/error_internal.h"
 
 int sc_changes_new(sc_changes **out) {

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "format/snapshot.h"
 
 static void put_u32(uint8_t *p, uint32_t v) {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (24 - 8 * i));

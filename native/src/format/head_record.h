@@ -30,6 +30,13 @@
 
 #include "base/hash.h"
 
+/* Limits of the snapshot format that the head record shares: the largest
+ * snapshot object (snapshot.c decodes no more; a head record pins a length
+ * within it) and the longest commit user. Here, not in snapshot.h, because
+ * the snapshot codec builds on this one (UUIDs), never the reverse. */
+#define SC_SNAPSHOT_MAX_BYTES (64u << 20)
+#define SC_USER_MAX_LEN 255
+
 #define SC_HEAD_RECORD_LEN 256
 #define SC_HEAD_MAGIC "SCHEAD\0\1" /* 8 bytes, the literal's NUL excluded */
 #define SC_HEAD_VERSION 1u

@@ -29,13 +29,9 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "format/reader.h"
 #include "snapcommit/table.h"
 
-#define SC_MANIFEST_MAGIC "SCMF"
-#define SC_MANIFEST_CONTAINER_VERSION 1
-#define SC_MANIFEST_HEADER_LEN 20
-#define SC_MANIFEST_TYPE_ENTRIES 1
-#define SC_MANIFEST_TYPE_LIST 2
 
 typedef enum sc_entry_kind { SC_ENTRY_ADD = 1, SC_ENTRY_DELETE = 2 } sc_entry_kind;
 
@@ -60,6 +56,8 @@ void sc_entry_vec_free(sc_entry_vec *v);
 int sc_file_entry_validate(const sc_file_entry *file);
 /* Bytewise comparison of two optional byte strings (absent sorts first). */
 int sc_bytes_compare(sc_bytes a, sc_bytes b);
+/* Printable form of an opaque partition/key for messages (escapes non-printables). */
+void sc_bytes_describe(char *out, size_t cap, sc_bytes b);
 
 /* Description of one manifest inside a manifest list. Owns its fields. */
 typedef struct sc_manifest_meta {
@@ -83,16 +81,6 @@ typedef struct sc_meta_vec {
 /* Append a deep copy of `meta`. */
 int sc_meta_vec_push(sc_meta_vec *v, const sc_manifest_meta *meta);
 void sc_meta_vec_free(sc_meta_vec *v);
-
-/* Decoder limits. Anything above them is SC_ECORRUPT (or SC_ELIMIT when the
- * data is well-formed but bigger than the reader allows). */
-typedef struct sc_decode_limits {
-    uint64_t max_entries;    /* default 16,777,216 */
-    size_t max_field_len;    /* default 65,536 bytes per string/bytes field */
-    size_t max_object_len;   /* default 1 GiB */
-} sc_decode_limits;
-
-void sc_decode_limits_default(sc_decode_limits *out);
 
 /* Encode entries as a type-1 container appended to `out`. */
 int sc_manifest_encode(sc_buf *out, const sc_entry_vec *entries);

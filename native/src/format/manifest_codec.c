@@ -12,12 +12,6 @@
  * the body cannot hold before reserving anything for them. */
 #define MIN_RECORD_LEN 10
 
-void sc_decode_limits_default(sc_decode_limits *out) {
-    out->max_entries = 16777216;
-    out->max_field_len = 65536;
-    out->max_object_len = (size_t)1 << 30;
-}
-
 static int encode_entry(sc_buf *out, const sc_manifest_entry *e, size_t index, size_t field_max) {
     const sc_file_entry *f = &e->file;
     if (e->kind != SC_ENTRY_ADD && e->kind != SC_ENTRY_DELETE)

@@ -1,4 +1,5 @@
 /* Manifest entries: validation, ordering of byte strings, and the owning vector. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,18 @@ static const char *quote(char out[256], const char *path) {
     out[o++] = '"';
     out[o] = '\0';
     return out;
+}
+
+void sc_bytes_describe(char *out, size_t cap, sc_bytes b) {
+    size_t w = 0;
+    if (cap == 0) return;
+    for (size_t i = 0; i < b.len && w + 5 < cap; i++) {
+        uint8_t c = b.data[i];
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') out[w++] = (char)c;
+        else w += (size_t)snprintf(out + w, cap - w, "\\x%02x", c);
+    }
+    if (w + 5 < cap || b.len == 0) out[w] = '\0';
+    else snprintf(out + w, cap - w, "...");
 }
 
 int sc_relpath_validate(const char *field, const char *path) {

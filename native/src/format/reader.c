@@ -30,6 +30,12 @@ static void put_u32be(uint8_t *p, uint32_t v) {
     p[3] = (uint8_t)v;
 }
 
+void sc_decode_limits_default(sc_decode_limits *out) {
+    out->max_entries = 16777216;
+    out->max_field_len = 65536;
+    out->max_object_len = (size_t)1 << 30;
+}
+
 static const char *type_name(uint16_t type) {
     switch (type) {
     case SC_MANIFEST_TYPE_ENTRIES: return "manifest";

@@ -7,6 +7,9 @@
  *   "<object>: record <i>, field <f> (byte <offset>): <problem>"
  * where offsets count from the first byte of the object and records from 0,
  * so a damaged object can be inspected with a hex dump.
+ *
+ * The container's constants and the decode limits live here, not in
+ * manifest.h: the manifest codecs build on the reader, never the reverse.
  */
 #ifndef SC_READER_H
 #define SC_READER_H
@@ -15,7 +18,23 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "format/manifest.h"
+#include "base/hash.h"
+
+#define SC_MANIFEST_MAGIC "SCMF"
+#define SC_MANIFEST_CONTAINER_VERSION 1
+#define SC_MANIFEST_HEADER_LEN 20
+#define SC_MANIFEST_TYPE_ENTRIES 1
+#define SC_MANIFEST_TYPE_LIST 2
+
+/* Decoder limits. Anything above them is SC_ECORRUPT (or SC_ELIMIT when the
+ * data is well-formed but bigger than the reader allows). */
+typedef struct sc_decode_limits {
+    uint64_t max_entries;    /* default 16,777,216 */
+    size_t max_field_len;    /* default 65,536 bytes per string/bytes field */
+    size_t max_object_len;   /* default 1 GiB */
+} sc_decode_limits;
+
+void sc_decode_limits_default(sc_decode_limits *out);
 
 /* Magic + version + type + count + body length, then the body, then SHA-256. */
 #define SC_CONTAINER_MIN_LEN (SC_MANIFEST_HEADER_LEN + SC_SHA256_LEN)

@@ -11,11 +11,10 @@
 
 #include "base/buf.h"
 #include "base/hash.h"
+#include "format/head_record.h"
 #include "snapcommit/table.h"
 
-#define SC_SNAPSHOT_MAX_BYTES (64u << 20)
 #define SC_WATERMARK_MAX_USERS 1024
-#define SC_USER_MAX_LEN 255
 
 /* Reference from a snapshot to a manifest list, pinned by hash and length. */
 typedef struct sc_object_ref {

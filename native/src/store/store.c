@@ -8,8 +8,10 @@
 #include <strings.h>
 
 #include "base/error_internal.h"
+#include "base/store_contract.h"
 #include "snapcommit/store.h"
 #include "store/store_backends.h"
+#include "store/store_internal.h"
 #include "s3/store_s3.h"
 
 /* Page size sc_store_list_all() asks for: S3's maximum, so one request per page there. */
@@ -28,48 +30,6 @@ struct sc_store {
     int64_t tracker_ttl_ms;
 };
 
-const char *sc_store_op_name(sc_store_op op) {
-    /* No default: -Wswitch flags an op added without a name. */
-    switch (op) {
-    case SC_OP_GET: return "get";
-    case SC_OP_HEAD: return "head";
-    case SC_OP_PUT: return "put";
-    case SC_OP_PUT_IF_ABSENT: return "put_if_absent";
-    case SC_OP_PUT_IF_MATCH: return "put_if_match";
-    case SC_OP_LIST: return "list";
-    case SC_OP_DELETE: return "delete";
-    case SC_OP_COUNT: break;
-    }
-    return "unknown";
-}
-
-/* 1 when `seg` (length len) may be a path segment: not empty, ".", or "..". */
-static int segment_valid(const char *seg, size_t len) {
-    if (len == 0) return 0;
-    if (seg[0] == '.' && (len == 1 || (len == 2 && seg[1] == '.'))) return 0;
-    return 1;
-}
-
-/* 1 when every '/'-separated segment of the first len bytes of path is valid. */
-static int segments_valid(const char *path, size_t len) {
-    size_t start = 0;
-    for (size_t i = 0; i <= len; i++) {
-        if (i == len || path[i] == '/') {
-            if (!segment_valid(path + start, i - start)) return 0;
-            start = i + 1;
-        }
-    }
-    return 1;
-}
-
-int sc_store_key_valid(const char *key) {
-    if (!key) return 0;
-    /* strnlen bounds the scan: a key longer than the limit is rejected unread. */
-    size_t len = strnlen(key, SC_STORE_KEY_MAX + 1);
-    if (len == 0 || len > SC_STORE_KEY_MAX || key[0] == '/') return 0;
-    return segments_valid(key, len);
-}
-
 /*
  * A list prefix is a plain string prefix ("snapshot/snap"), so its last
  * segment may be partial or empty; the directories before it must be
@@ -79,7 +39,7 @@ static int prefix_valid(const char *prefix) {
     size_t len = strnlen(prefix, SC_STORE_KEY_MAX + 1);
     if (len > SC_STORE_KEY_MAX || prefix[0] == '/') return 0;
     const char *slash = memrchr(prefix, '/', len);
-    return !slash || segments_valid(prefix, (size_t)(slash - prefix));
+    return !slash || sc_store_segments_valid(prefix, (size_t)(slash - prefix));
 }
 
 static int invalid_key(sc_store_op op, const char *key) {
@@ -291,13 +251,6 @@ int sc_store_sync(sc_store *store) {
     return store->ops->sync ? store->ops->sync(store->self) : 0;
 }
 
-void sc_list_page_free(sc_list_page *page) {
-    if (!page) return;
-    for (size_t i = 0; i < page->count; i++) free(page->keys[i]);
-    free(page->keys);
-    memset(page, 0, sizeof *page);
-}
-
 int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
     *out = NULL;
     if (!ops) return sc_error_set(SC_EINVAL, "store backend ops are NULL");
@@ -338,14 +291,6 @@ static size_t location_scheme_len(const char *location) {
 
 static int scheme_is(const char *location, size_t len, const char *name) {
     return strlen(name) == len && strncasecmp(location, name, len) == 0;
-}
-
-void sc_store_config_init(sc_store_config *config) {
-    memset(config, 0, sizeof *config);
-    config->version = SC_STORE_CONFIG_VERSION;
-    config->path_style = -1;
-    config->tls_verify = -1;
-    config->conditional_writes = -1;
 }
 
 int sc_store_open(sc_store **out, const char *location) {

@@ -1,6 +1,8 @@
 /*
  * Built-in store backends (internal): constructors used by sc_store_open()
- * and test helpers. Each constructor fills the (ops, self) pair that
+ * and test helpers. The backends include this header to check their own
+ * constructors; nothing here leads back to store.c (store_internal.h is the
+ * wrapper's own header), so store.c depends on its backends, never the reverse. Each constructor fills the (ops, self) pair that
  * sc_store_wrap() takes; ops->close releases self.
  *
  * Backends trust their arguments: keys and list prefixes are validated by
@@ -11,10 +13,8 @@
 
 #include <stdint.h>
 
+#include "base/store_contract.h"
 #include "snapcommit/backend.h"
-
-/* Longest valid key, in bytes (NUL excluded). */
-#define SC_STORE_KEY_MAX 1024
 
 /*
  * POSIX directory backend rooted at `root`. A missing root is not created
@@ -42,9 +42,5 @@ int sc_mem_store_create(const sc_store_ops **ops, void **self, const char *name)
  * Errors: SC_EINVAL (no mem store NAME), SC_ENOMEM.
  */
 int sc_mem_store_keys(sc_list_page *out, const char *name);
-
-/* sc_store_config.tracker_ttl_ms of the open call, 0 when unset. */
-struct sc_store;
-int64_t sc_store_tracker_ttl_ms(const struct sc_store *store);
 
 #endif

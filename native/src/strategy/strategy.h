@@ -84,7 +84,7 @@ int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strateg
  * had snapshots", outside the strategy's own keys (snapshot/, head/,
  * tracker/), so that losing those is told apart from a new empty table.
  */
-void sc_table_mark_history(sc_table *t); /* table.c */
+void sc_table_mark_history(sc_table *t); /* history.c */
 /*
  * For a strategy's discovery that found no snapshot at all: *out 1 when the
  * history marker exists. The marker is written after snapshot 1, so a
@@ -92,9 +92,9 @@ void sc_table_mark_history(sc_table *t); /* table.c */
  * the first commit: it must look again, and only a second empty look after
  * seeing the marker is damage (sc_table_no_history_error()).
  */
-int sc_table_history_marked(int *out, sc_table *t); /* table.c */
+int sc_table_history_marked(int *out, sc_table *t); /* history.c */
 /* Record and return SC_ECORRUPT: no snapshot, but the marker says there were some. */
-int sc_table_no_history_error(void); /* table.c */
+int sc_table_no_history_error(void); /* history.c */
 
 /* Logging through the process-wide handler. */
 void sc_log(sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

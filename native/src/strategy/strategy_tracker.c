@@ -38,6 +38,7 @@
 #include "base/error_internal.h"
 #include "base/hash.h"
 #include "store/store_backends.h"
+#include "store/store_internal.h"
 #include "strategy/strategy_tracker.h"
 #include "strategy/strategy.h"
 
