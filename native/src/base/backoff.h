@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "snapcommit/table.h"
+#include "snapcommit/types.h"
 
 /*
  * Wait before retry number `retry` (0-based): min(min_wait * 2^retry, max_wait)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "snapcommit/table.h"
+#include "snapcommit/types.h"
 
 typedef struct sc_fileset sc_fileset;
 

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "strategy/strategy.h"
+#include "base/log.h"
 
 static sc_log_fn log_fn;
 static void *log_ctx;

@@ -1,7 +1,8 @@
 /* Names of commit kinds and strategies, and the default retry policy. */
 #include <strings.h>
 
-#include "snapcommit/table.h"
+#include "snapcommit/error.h"
+#include "snapcommit/types.h"
 
 static const char *const kind_names[] = {"APPEND", "COMPACT", "OVERWRITE"};
 static const char *const strategy_names[] = {"auto", "rename", "conditional", "head", "tracker"};

@@ -3,6 +3,7 @@
 #define SC_CHANGES_H
 
 #include "format/manifest.h"
+#include "snapcommit/table.h" /* the public sc_changes API this module implements */
 
 struct sc_changes {
     sc_entry_vec adds;

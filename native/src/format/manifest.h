@@ -30,7 +30,7 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "format/reader.h"
-#include "snapcommit/table.h"
+#include "snapcommit/types.h"
 
 
 typedef enum sc_entry_kind { SC_ENTRY_ADD = 1, SC_ENTRY_DELETE = 2 } sc_entry_kind;

@@ -12,7 +12,7 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "format/head_record.h"
-#include "snapcommit/table.h"
+#include "snapcommit/types.h"
 
 #define SC_WATERMARK_MAX_USERS 1024
 

@@ -6,6 +6,7 @@
 
 #include "format/manifest.h"
 #include "format/snapshot.h"
+#include "base/log.h"
 #include "snapcommit/table.h"
 
 typedef struct sc_strategy sc_strategy;
@@ -95,8 +96,5 @@ void sc_table_mark_history(sc_table *t); /* history.c */
 int sc_table_history_marked(int *out, sc_table *t); /* history.c */
 /* Record and return SC_ECORRUPT: no snapshot, but the marker says there were some. */
 int sc_table_no_history_error(void); /* history.c */
-
-/* Logging through the process-wide handler. */
-void sc_log(sc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
