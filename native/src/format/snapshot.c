@@ -239,7 +239,7 @@ static int get_hash(const field_ctx *c, json_t *obj, const char *field, uint8_t 
 }
 
 static int get_uuid(const field_ctx *c, json_t *obj, const char *field, char out[37]) {
-    const char *u;
+    const char *u = NULL; /* set when get_str succeeds; gcc -O3 cannot tell */
     int rc = get_str(c, obj, field, SC_UUID_TEXT_LEN, &u);
     if (rc) return rc;
     if (!*u) return corrupt(c, field, "is empty");
@@ -391,7 +391,7 @@ int sc_table_meta_decode(sc_table_meta *out, const uint8_t *data, size_t len) {
     json_t *doc = load_json(data, len, 1u << 20, object);
     if (!doc) return SC_ECORRUPT;
     field_ctx c = {object};
-    int64_t version, created;
+    int64_t version = 0, created = 0; /* set when get_int succeeds; gcc -O3 cannot tell */
     const char *strategy;
     int rc = get_int(&c, doc, "formatVersion", 1, &version);
     if (!rc && version != SC_FORMAT_VERSION)
