@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "hash.h"
-#include "manifest.h"
+#include "base/error_internal.h"
+#include "base/hash.h"
+#include "format/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
+#include "format/manifest.h"
 #include "snapcommit/error.h"
 
 static void check(int rc, const char *what) {

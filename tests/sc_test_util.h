@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "snapcommit/snapcommit.h"
-#include "store_backends.h" /* sc_mem_store_keys */
+#include "store/store_backends.h" /* sc_mem_store_keys */
 
 static inline sc_bytes tu_bytes(const char *s) {
     return (sc_bytes){(const uint8_t *)s, s ? strlen(s) : 0};

@@ -1,7 +1,7 @@
 /* The commit engine: replays rejected, the four conflicts, lost claims, unknown outcomes (the replay rule itself: test_replay.c). */
 #include "sc_test_util.h"
 
-#include "backoff.h"
+#include "base/backoff.h"
 
 Test(commit, appends_get_contiguous_ids_and_totals) {
     sc_table *t = tu_mem_table("c-append");

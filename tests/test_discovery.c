@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "sc_test_util.h"
-#include "snapshot.h"
-#include "store_backends.h"
-#include "table_internal.h"
+#include "format/snapshot.h"
+#include "store/store_backends.h"
+#include "strategy/strategy.h"
 
 static sc_table *mem_table(const char *name, sc_strategy_kind kind) {
     return tu_mem_table_with(name, (tu_table_opts){kind, 3, 2});

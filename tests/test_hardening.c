@@ -11,9 +11,9 @@
 
 #include "sc_test_util.h"
 #include "snapcommit/backend.h"
-#include "snapshot.h"
-#include "store_backends.h"
-#include "table_internal.h"
+#include "format/snapshot.h"
+#include "store/store_backends.h"
+#include "strategy/strategy.h"
 
 #define CORRUPT(call, needle)                                                                                  \
     do {                                                                                                       \

@@ -4,8 +4,8 @@
  */
 #include "sc_test_util.h"
 
-#include "hash.h"
-#include "head_record.h"
+#include "base/hash.h"
+#include "format/head_record.h"
 
 /* ---- vectors (generated; do not edit by hand) ---- */
 static const uint8_t VEC_A[256] = {

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "changes.h"
-#include "error_internal.h"
+#include "format/changes.h"
+#include "base/error_internal.h"
 #include "sc_test_util.h"
 
 /* n adds over `parts` partitions, file names data/<tag>-<i>, all declaring 4 buckets. */

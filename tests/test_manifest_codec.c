@@ -11,9 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "error_internal.h"
-#include "hash.h"
-#include "manifest.h"
+#include "base/error_internal.h"
+#include "base/hash.h"
+#include "format/manifest.h"
 
 /* ---------------------------------------------------------------- helpers */
 

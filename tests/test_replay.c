@@ -9,8 +9,8 @@
 
 #include <inttypes.h>
 
-#include "error_internal.h"
-#include "replay.h"
+#include "base/error_internal.h"
+#include "engine/replay.h"
 
 /* A snapshot whose watermark table holds `n` users "user-00000".. (sorted by
  * name), user i with identifier i and last snapshot snap_base + i * snap_step. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "s3_xml.h"
+#include "base/buf.h"
+#include "s3/s3_xml.h"
 #include "snapcommit/error.h"
 
 #define LEN(s) (s), strlen(s)
@@ -252,47 +252,4 @@ Test(s3_xml, error_bodies) {
     cr_assert_eq(sc_s3_xml_parse_error(&e, LEN("<ListBucketResult/>"), 1 << 16), SC_ECORRUPT);
     cr_assert_eq(sc_s3_xml_parse_error(&e, LEN(""), 1 << 16), SC_ECORRUPT);
     cr_assert_eq(sc_s3_xml_parse_error(&e, LEN("<Error><Code>Slow"), 1 << 16), SC_ECORRUPT);
-}
-
-Test(s3_xml, multipart_bodies) {
-    char *id = NULL;
-    const char *init = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                       "<InitiateMultipartUploadResult "
-                       "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
-                       "<Bucket>b</Bucket><Key>k</Key>"
-                       "<UploadId>VXBsb2FkIElEIGZvciA2aWWpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA"
-                       "</UploadId>"
-                       "</InitiateMultipartUploadResult>";
-    cr_assert_eq(sc_s3_xml_parse_upload_id(&id, LEN(init), 1 << 16), 0, "%s", sc_error_message());
-    cr_assert_str_eq(id, "VXBsb2FkIElEIGZvciA2aWWpbmcncyBteS1tb3ZpZS5tMnRzIHVwbG9hZA");
-    free(id);
-    cr_assert_eq(sc_s3_xml_parse_upload_id(&id, LEN("<InitiateMultipartUploadResult>"
-                                                    "<Bucket>b</Bucket>"
-                                                    "</InitiateMultipartUploadResult>"),
-                                           1 << 16),
-                 SC_ECORRUPT);
-    cr_assert_null(id);
-    cr_assert_eq(sc_s3_xml_parse_upload_id(&id, LEN("<Error><Code>AccessDenied</Code></Error>"),
-                                           1 << 16),
-                 SC_ECORRUPT);
-
-    int is_error = -1;
-    char etag[80];
-    sc_s3_error_body e;
-    const char *done = "<CompleteMultipartUploadResult><Location>x</Location><Bucket>b</Bucket>"
-                       "<Key>k</Key><ETag>\"3858f62230ac3c915f300c664312c11f-9\"</ETag>"
-                       "</CompleteMultipartUploadResult>";
-    cr_assert_eq(sc_s3_xml_parse_complete(&is_error, etag, sizeof etag, &e, LEN(done), 1 << 16), 0);
-    cr_assert_eq(is_error, 0);
-    cr_assert_str_eq(etag, "\"3858f62230ac3c915f300c664312c11f-9\"");
-    /* "200 OK" with an error inside: S3 does this for CompleteMultipartUpload. */
-    const char *err = "<Error><Code>InternalError</Code><Message>We encountered an internal error."
-                      "</Message><RequestId>R</RequestId></Error>";
-    cr_assert_eq(sc_s3_xml_parse_complete(&is_error, etag, sizeof etag, &e, LEN(err), 1 << 16), 0);
-    cr_assert_eq(is_error, 1);
-    cr_assert_str_eq(e.code, "InternalError");
-    cr_assert_eq(sc_s3_xml_parse_complete(&is_error, etag, 8, &e, LEN(done), 1 << 16), SC_ELIMIT);
-    cr_assert_eq(sc_s3_xml_parse_complete(&is_error, etag, sizeof etag, &e,
-                                          LEN("<CompleteMultipartUploadResult><ETag>x"), 1 << 16),
-                 SC_ECORRUPT);
 }

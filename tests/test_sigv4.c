@@ -13,9 +13,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "hash.h"
-#include "sigv4.h"
+#include "base/buf.h"
+#include "base/hash.h"
+#include "s3/sigv4.h"
 #include "snapcommit/error.h"
 
 #define S3_HOST "examplebucket.s3.amazonaws.com"

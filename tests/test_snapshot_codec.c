@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error_internal.h"
-#include "replay.h"
-#include "seal.h"
-#include "snapshot.h"
+#include "base/error_internal.h"
+#include "format/seal.h"
+#include "format/snapshot.h"
+#include "engine/replay.h"
 
 static void sample(sc_snapshot *s, int watermarks) {
     memset(s, 0, sizeof *s);

@@ -29,10 +29,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
-#include "store_backends.h"
+#include "store/store_backends.h"
 
 #include "sc_test_assert.h"
 #include "sc_test_s3.h"

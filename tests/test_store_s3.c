@@ -4,7 +4,7 @@
  * test_store_conformance.c):
  *  - against gofakes3 (atomic conditional writes, no signature checks) and
  *    moto: ETags as S3 makes them, prefixes, >1000-key pagination through
- *    continuation tokens, multipart uploads;
+ *    continuation tokens;
  *  - against moto with IAM authentication on (AWS-shaped error bodies,
  *    SigV4 verified): error mapping, wrong credentials, secrets kept out of
  *    messages;
@@ -32,13 +32,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
-#include "store_backends.h"
+#include "store/store_backends.h"
 #include "snapcommit/table.h"
-#include "store_s3.h"
-#include "strategy_tracker.h"
+#include "s3/store_s3.h"
+#include "strategy/strategy_tracker.h"
 
 #include "sc_test_assert.h"
 #include "sc_test_s3.h"
@@ -217,80 +217,6 @@ S3_CASE(list_over_1000_keys) {
     /* page/01001..01049 without the multiples of 5 (40), then all 210 of page/sub/. */
     cr_assert_eq(page.count, 250, "after page/01000: %zu", page.count);
     sc_list_page_free(&page);
-}
-
-/* ==== multipart ==== */
-
-static char *write_temp_file(size_t size, uint32_t seed) {
-    char *path = strdup("/tmp/sc-s3-upload-XXXXXX");
-    int fd = mkstemp(path);
-    cr_assert_geq(fd, 0, "mkstemp: %s", strerror(errno));
-    uint8_t block[65536];
-    for (size_t done = 0; done < size;) {
-        size_t n = size - done < sizeof block ? size - done : sizeof block;
-        for (size_t i = 0; i < n; i++) block[i] = (uint8_t)((done + i) * 2654435761u >> 11 ^ seed);
-        cr_assert_eq(write(fd, block, n), (ssize_t)n);
-        done += n;
-    }
-    close(fd);
-    return path;
-}
-
-static void expect_file_content(sc_store *s, const char *key, const char *path, size_t size) {
-    uint8_t *want = malloc(size ? size : 1);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fread(want, 1, size, f), size);
-    fclose(f);
-    expect_content(s, key, want, size);
-    free(want);
-}
-
-static void *self_of(void) {
-    /* sc_s3_put_file takes the backend's self: open one next to the fixture. */
-    const sc_store_ops *ops;
-    void *self = NULL;
-    OK(sc_s3_store_create(&ops, &self, fx.location));
-    return self;
-}
-
-S3_CASE(multipart_12_mib_round_trip) {
-    size_t size = (size_t)12 << 20;
-    char *path = write_temp_file(size, 7);
-    void *self = self_of();
-    OK(sc_s3_put_file(self, "data/big.bin", path, SC_S3_PART_SIZE_MIN));
-    expect_file_content(s, "data/big.bin", path, size);
-    sc_object_info info;
-    OK(sc_store_head(s, &info, "data/big.bin"));
-    cr_assert_eq(info.size, size);
-    if (fx.which == TU_MOTO) /* moto computes the multipart ETag the AWS way */
-        cr_assert(strstr(info.etag, "-3\""), "etag %s is not a 3-part ETag", info.etag);
-    /* A file of one part goes up in one PUT; an empty file too. */
-    char *small = write_temp_file(1000, 9);
-    OK(sc_s3_put_file(self, "data/small.bin", small, 0));
-    expect_file_content(s, "data/small.bin", small, 1000);
-    OK(sc_store_head(s, &info, "data/small.bin"));
-    char *empty = write_temp_file(0, 0);
-    OK(sc_s3_put_file(self, "data/empty.bin", empty, 0));
-    expect_file_content(s, "data/empty.bin", empty, 0);
-    /* Refusals. */
-    FAILS(SC_EINVAL, sc_s3_put_file(self, "data/x", path, 1 << 20));
-    FAILS(SC_EINVAL, sc_s3_put_file(self, "/abs", path, 0));
-    FAILS(SC_EIO, sc_s3_put_file(self, "data/x", "/nonexistent/file", 0));
-    FAILS(SC_EINVAL, sc_s3_put_file(NULL, "data/x", path, 0));
-    int not_a_store = 42;
-    FAILS(SC_EINVAL, sc_s3_put_file(&not_a_store, "data/x", path, 0));
-    const sc_store_ops *ops;
-    void *other;
-    OK(sc_s3_store_create(&ops, &other, fx.location));
-    ops->close(other);
-    ops->close(self);
-    unlink(path);
-    unlink(small);
-    unlink(empty);
-    free(path);
-    free(small);
-    free(empty);
 }
 
 /* ==== moto: credentials and secrets ==== */

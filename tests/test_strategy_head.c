@@ -7,10 +7,10 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "head_record.h"
-#include "store_backends.h"
-#include "table_internal.h"
+#include "base/hash.h"
+#include "format/head_record.h"
+#include "store/store_backends.h"
+#include "strategy/strategy.h"
 
 #define HEAD_KEY "head/CURRENT"
 

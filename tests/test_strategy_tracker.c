@@ -6,11 +6,11 @@
 
 #include "sc_test_util.h"
 
-#include "error_internal.h"
-#include "hash.h"
-#include "store_backends.h"
-#include "strategy_tracker.h"
-#include "table_internal.h"
+#include "base/error_internal.h"
+#include "base/hash.h"
+#include "store/store_backends.h"
+#include "strategy/strategy_tracker.h"
+#include "strategy/strategy.h"
 
 /* Short TTL for tests that wait for staleness (fence = TTL / 2). */
 #define TEST_TTL_MS 300

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "snapcommit/error.h"
-#include "vec.h"
+#include "base/vec.h"
 
 /* Under AddressSanitizer a huge allocation must fail with NULL, as it does in production, not abort. */
 const char *__asan_default_options(void);

@@ -2,7 +2,7 @@
 #ifndef SC_SIM_NAIVE_H
 #define SC_SIM_NAIVE_H
 
-#include "table_internal.h"
+#include "strategy/strategy.h"
 
 /* Claims with a plain put: last writer wins. For the simulation only. */
 extern const sc_strategy sim_strategy_naive;

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "sim.h"
 
 #if defined(__SANITIZE_ADDRESS__)

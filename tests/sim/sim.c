@@ -27,11 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error_internal.h"
+#include "base/error_internal.h"
 #include "naive.h"
 #include "sim.h"
 #include "snapcommit/snapcommit.h"
-#include "table_internal.h"
+#include "strategy/strategy.h"
 
 #define SIM_STORE "sim"
 #define MAX_CLIENTS 4

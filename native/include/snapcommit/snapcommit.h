@@ -3,6 +3,8 @@
 #define SNAPCOMMIT_H
 
 #include "snapcommit/error.h"
+#include "snapcommit/types.h"
+#include "snapcommit/log.h"
 #include "snapcommit/backend.h"
 #include "snapcommit/store.h"
 #include "snapcommit/table.h"

@@ -18,59 +18,17 @@
 #include <stdint.h>
 
 #include "snapcommit/error.h"
+#include "snapcommit/log.h"
 #include "snapcommit/store.h"
+#include "snapcommit/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SC_FORMAT_VERSION 1
-
 typedef struct sc_table sc_table;
 
-typedef enum sc_commit_kind {
-    SC_KIND_APPEND = 0,
-    SC_KIND_COMPACT = 1,
-    SC_KIND_OVERWRITE = 2,
-} sc_commit_kind;
-
-/* "APPEND", "COMPACT", "OVERWRITE". Static storage; NULL for invalid kinds. */
-SC_API const char *sc_commit_kind_name(sc_commit_kind kind);
-/* Parse a kind name, case-insensitive. SC_EINVAL when unknown. */
-SC_API int sc_commit_kind_parse(sc_commit_kind *out, const char *name);
-
-/* How snapshot N+1 is claimed. */
-typedef enum sc_strategy_kind {
-    SC_STRATEGY_AUTO = 0,    /* pick from the store's capabilities at init */
-    SC_STRATEGY_RENAME,      /* atomic no-replace publish (POSIX) */
-    SC_STRATEGY_CONDITIONAL, /* conditional create (S3 If-None-Match) */
-    SC_STRATEGY_HEAD,        /* compare-and-swap of a fixed-size head record */
-    SC_STRATEGY_TRACKER,     /* list-based tracker protocol (PUT/GET/LIST only) */
-} sc_strategy_kind;
-
-SC_API const char *sc_strategy_name(sc_strategy_kind kind);
-SC_API int sc_strategy_parse(sc_strategy_kind *out, const char *name);
-
 /* ---- changes: the files one commit adds and deletes ---- */
-
-/* A byte string; data == NULL means absent (distinct from empty). */
-typedef struct sc_bytes {
-    const uint8_t *data;
-    size_t len;
-} sc_bytes;
-
-/* One data file as recorded in manifests (Paimon's DataFileMeta, reduced). */
-typedef struct sc_file_entry {
-    sc_bytes partition;     /* opaque, compared bytewise; may be empty */
-    int32_t bucket;         /* >= 0 */
-    int32_t total_buckets;  /* > 0, or 0 when unknown / not bucketed */
-    int32_t level;          /* LSM level, >= 0 */
-    const char *file;       /* relative to the table root; no "..", not absolute */
-    int64_t rows;           /* >= 0 */
-    int64_t size;           /* bytes, >= 0 */
-    sc_bytes min_key;       /* optional: both present or both absent */
-    sc_bytes max_key;
-} sc_file_entry;
 
 typedef struct sc_changes sc_changes;
 
@@ -97,16 +55,6 @@ SC_API size_t sc_changes_add_count(const sc_changes *changes);
 SC_API size_t sc_changes_delete_count(const sc_changes *changes);
 
 /* ---- opening ---- */
-
-typedef struct sc_retry_policy {
-    int max_retries;      /* default 10 */
-    int64_t min_wait_ms;  /* default 10 */
-    int64_t max_wait_ms;  /* default 10000 */
-    int64_t timeout_ms;   /* 0 = no timeout (default) */
-} sc_retry_policy;
-
-/* Paimon's defaults: 10 retries, 10 ms .. 10 s, no timeout. */
-SC_API void sc_retry_policy_default(sc_retry_policy *out);
 
 /*
  * Create a new, empty table in `store`. The location is checked first with
@@ -232,13 +180,6 @@ SC_API void sc_file_list_free(sc_file_list *list);
  */
 typedef void (*sc_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 SC_API int sc_table_fsck(sc_table *table, sc_progress_fn progress, void *ctx);
-
-/* ---- logging ---- */
-
-typedef enum sc_log_level { SC_LOG_DEBUG = 0, SC_LOG_INFO, SC_LOG_WARN, SC_LOG_ERROR } sc_log_level;
-typedef void (*sc_log_fn)(void *ctx, sc_log_level level, const char *message);
-/* Process-wide log sink (NULL = silent, the default). Set it before committing. */
-SC_API void sc_log_set_handler(sc_log_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

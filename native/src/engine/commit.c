@@ -1,0 +1,587 @@
+/*
+ * The commit engine (Paimon's semantics, BRIEF §4). commit_loop runs named
+ * steps, each returning a step_outcome, over one attempt_state:
+ *   read_base (latest N) → reconcile_earlier → check_replay (replay.h)
+ *   → check_conflicts → write_manifests → claim N+1 → [reconcile_claim]
+ *   → won: finish (hints) | lost or unknown: backoff, then a new attempt
+ *     that re-reads N and re-checks only what was committed since.
+ * An unknown claim outcome is reconciled (read back our commit UUID, or the
+ * watermark) before anything else happens; it is never assumed to have failed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/backoff.h"
+#include "engine/conflict.h"
+#include "base/error_internal.h"
+#include "base/fileset.h"
+#include "engine/replay.h"
+#include "engine/state.h"
+#include "strategy/strategy.h"
+
+/* Above this many manifests in a base list, the next commit rewrites them merged. */
+#define SC_MANIFEST_MERGE_THRESHOLD 32
+/* Entries per manifest when merged (keeps partition ranges tight and objects bounded). */
+#define SC_MANIFEST_MERGE_CHUNK 100000
+
+typedef struct commit_state {
+    sc_table *t;
+    const sc_commit_request *req;
+    char commit_uuid[SC_UUID_TEXT_LEN + 1];
+    sc_partition_set parts;
+    sc_entry_vec deletes; /* the live records removed, as stored (per attempt for OVERWRITE) */
+    /* Objects written by this commit, deleted again if it fails for sure. */
+    char **written;
+    size_t written_count;
+    /* The delta manifest list, written once (per attempt for OVERWRITE). */
+    sc_object_ref delta_list;
+    int64_t delta_rows;
+    int64_t delta_files;
+} commit_state;
+
+static int remember(commit_state *cs, const char *key) {
+    char **w = realloc(cs->written, (cs->written_count + 1) * sizeof *w);
+    if (!w) return sc_error_set(SC_ENOMEM, "out of memory");
+    cs->written = w;
+    if (!(w[cs->written_count] = strdup(key))) return sc_error_set(SC_ENOMEM, "out of memory");
+    cs->written_count++;
+    return 0;
+}
+
+/* Write an immutable object under a fresh unique name. */
+static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
+    char uuid[SC_UUID_TEXT_LEN + 1], key[128];
+    int rc = sc_uuid_text(uuid);
+    if (rc) return rc;
+    snprintf(key, sizeof key, "manifest/%s-%s", prefix, uuid);
+    rc = sc_store_put(cs->t->store, NULL, key, body->data, body->len);
+    if (rc) return sc_error_wrap(rc, "writing %s", key);
+    if ((rc = remember(cs, key)) != 0) return rc;
+    out->name = strdup(key);
+    if (!out->name) return sc_error_set(SC_ENOMEM, "out of memory");
+    sc_sha256(out->sha256, body->data, body->len);
+    out->length = body->len;
+    return 0;
+}
+
+static void describe_range(sc_manifest_meta *m, const sc_entry_vec *v, size_t from, size_t to) {
+    sc_bytes min = v->items[from].file.partition, max = min;
+    for (size_t i = from; i < to; i++) {
+        sc_bytes p = v->items[i].file.partition;
+        if (sc_bytes_compare(p, min) < 0) min = p;
+        if (sc_bytes_compare(p, max) > 0) max = p;
+        if (v->items[i].kind == SC_ENTRY_ADD) m->added++;
+        else m->deleted++;
+    }
+    m->min_partition = (uint8_t *)min.data;
+    m->min_partition_len = min.len;
+    m->max_partition = (uint8_t *)max.data;
+    m->max_partition_len = max.len;
+}
+
+/* Write entries [from, to) of v as one manifest and add its meta to `list`. */
+static int write_manifest(commit_state *cs, sc_meta_vec *list, const sc_entry_vec *v, size_t from,
+                          size_t to) {
+    sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
+    sc_buf body = SC_BUF_INIT;
+    sc_object_ref ref = {0};
+    int rc = sc_manifest_encode(&body, &part);
+    if (!rc) rc = put_unique(cs, &ref, "manifest", &body);
+    if (!rc) {
+        sc_manifest_meta m = {0};
+        m.name = ref.name;
+        memcpy(m.sha256, ref.sha256, SC_SHA256_LEN);
+        m.length = ref.length;
+        describe_range(&m, v, from, to);
+        rc = sc_meta_vec_push(list, &m);
+    }
+    free(ref.name);
+    sc_buf_free(&body);
+    return rc;
+}
+
+static int write_list(commit_state *cs, sc_object_ref *out, const sc_meta_vec *list) {
+    sc_buf body = SC_BUF_INIT;
+    int rc = sc_manifest_list_encode(&body, list);
+    if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
+    sc_buf_free(&body);
+    return rc;
+}
+
+static void ref_clear(sc_object_ref *r) {
+    free(r->name);
+    memset(r, 0, sizeof *r);
+}
+
+/* The delta: deletes first, so a file moved between levels (delete + add) merges right. */
+static int write_delta(commit_state *cs) {
+    const sc_changes *c = cs->req->changes;
+    const sc_entry_vec *deletes = &cs->deletes;
+    sc_entry_vec all = {0};
+    sc_meta_vec list = {0};
+    int rc = 0;
+    cs->delta_rows = 0;
+    cs->delta_files = 0;
+    for (size_t i = 0; !rc && i < deletes->count; i++) {
+        rc = sc_entry_vec_push(&all, SC_ENTRY_DELETE, &deletes->items[i].file);
+        if (!rc && __builtin_sub_overflow(cs->delta_rows, deletes->items[i].file.rows, &cs->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the deleted files overflow a 64-bit count");
+        cs->delta_files--;
+    }
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        rc = sc_entry_vec_push(&all, SC_ENTRY_ADD, &c->adds.items[i].file);
+        if (!rc && __builtin_add_overflow(cs->delta_rows, c->adds.items[i].file.rows, &cs->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
+                              c->adds.items[i].file.file, c->adds.items[i].file.rows);
+        cs->delta_files++;
+    }
+    if (!rc && all.count) rc = write_manifest(cs, &list, &all, 0, all.count);
+    ref_clear(&cs->delta_list);
+    if (!rc) rc = write_list(cs, &cs->delta_list, &list);
+    sc_meta_vec_free(&list);
+    sc_entry_vec_free(&all);
+    return rc;
+}
+
+static int by_partition(const void *pa, const void *pb) {
+    const sc_manifest_entry *a = pa, *b = pb;
+    int c = sc_bytes_compare(a->file.partition, b->file.partition);
+    if (c) return c;
+    return a->file.bucket < b->file.bucket ? -1 : a->file.bucket > b->file.bucket;
+}
+
+/*
+ * The base list of snapshot N+1 is everything N held: N's base and delta
+ * manifests. When that grows past the threshold, merge it into a few
+ * manifests of live files sorted by partition — an occasional O(table) read
+ * that keeps every later read short.
+ */
+static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *latest) {
+    sc_meta_vec list = {0};
+    int rc = 0;
+    if (latest) {
+        rc = sc_state_load_list(&list, cs->t, &latest->base_manifest_list);
+        if (!rc) rc = sc_state_load_list(&list, cs->t, &latest->delta_manifest_list);
+    }
+    if (!rc && list.count > SC_MANIFEST_MERGE_THRESHOLD) {
+        sc_entry_vec live = {0};
+        sc_meta_vec merged = {0};
+        rc = sc_state_live_files(&live, cs->t, latest, NULL);
+        if (!rc && live.count) qsort(live.items, live.count, sizeof *live.items, by_partition);
+        for (size_t from = 0; !rc && from < live.count; from += SC_MANIFEST_MERGE_CHUNK) {
+            size_t to = from + SC_MANIFEST_MERGE_CHUNK < live.count ? from + SC_MANIFEST_MERGE_CHUNK : live.count;
+            rc = write_manifest(cs, &merged, &live, from, to);
+        }
+        if (!rc) {
+            sc_meta_vec_free(&list);
+            list = merged;
+            memset(&merged, 0, sizeof merged);
+            sc_log(SC_LOG_INFO, "merged the manifests of snapshot %" PRIu64 " into %zu", latest->id, list.count);
+        }
+        sc_meta_vec_free(&merged);
+        sc_entry_vec_free(&live);
+    }
+    if (!rc) rc = write_list(cs, out, &list);
+    sc_meta_vec_free(&list);
+    return rc;
+}
+
+static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *latest,
+                          const uint8_t latest_hash[SC_SHA256_LEN], const sc_object_ref *base) {
+    const sc_commit_request *req = cs->req;
+    sc_snapshot s = {0};
+    s.id = latest ? latest->id + 1 : 1;
+    memcpy(s.table_uuid, cs->t->meta.table_uuid, sizeof s.table_uuid);
+    memcpy(s.commit_uuid, cs->commit_uuid, sizeof s.commit_uuid);
+    s.commit_user = (char *)req->commit_user;
+    s.commit_identifier = req->identifier;
+    s.commit_kind = req->kind;
+    s.time_millis = sc_now_ms();
+    s.delta_record_count = cs->delta_rows;
+    /* A count the reader would reject must never be written: it would make the table unreadable. */
+    if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->delta_rows, &s.total_record_count) ||
+        s.total_record_count < 0)
+        return sc_error_set(SC_EINVAL, "the table's record count would leave 0..%" PRId64 " (snapshot %" PRIu64
+                                       " holds %" PRId64 ", this commit adds %" PRId64 ")",
+                            INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->delta_rows);
+    s.file_count = (uint64_t)((int64_t)(latest ? latest->file_count : 0) + cs->delta_files);
+    if (latest) {
+        s.has_parent = 1;
+        memcpy(s.parent_hash, latest_hash, SC_SHA256_LEN);
+    }
+    s.base_manifest_list = *base;
+    s.delta_manifest_list = cs->delta_list;
+    /* The watermark table is the replay module's: this commit's identifier goes in with it. */
+    int rc = sc_replay_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
+    if (!rc) rc = sc_snapshot_encode(out, &s);
+    for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
+    free(s.watermarks);
+    return rc;
+}
+
+static int validate_request(const sc_commit_request *req) {
+    if (!req || !req->changes) return sc_error_set(SC_EINVAL, "commit request and its changes are required");
+    if (!req->commit_user || !*req->commit_user)
+        return sc_error_set(SC_EINVAL, "commit user must be non-empty");
+    if (strlen(req->commit_user) > SC_USER_MAX_LEN)
+        return sc_error_set(SC_EINVAL, "commit user is longer than %d bytes", SC_USER_MAX_LEN);
+    if (!sc_utf8_valid(req->commit_user))
+        return sc_error_set(SC_EINVAL, "commit user is not valid UTF-8");
+    int rc = sc_name_check("commit user", (const uint8_t *)req->commit_user, strlen(req->commit_user));
+    if (rc) return rc;
+    if (req->identifier < 0)
+        return sc_error_set(SC_EINVAL, "identifier %" PRId64 " is negative", req->identifier);
+    if (!sc_commit_kind_name(req->kind)) return sc_error_set(SC_EINVAL, "unknown commit kind %d", (int)req->kind);
+    return 0;
+}
+
+enum { LANDED_NONE = 0, LANDED_OURS = 1, LANDED_OTHER = 2 };
+
+/* Whose snapshot is at `id`: LANDED_* by our commit UUID, or a negative read error. */
+static int landed_at(commit_state *cs, uint64_t id) {
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, cs->t, id);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return LANDED_NONE;
+    }
+    if (rc) return rc;
+    int mine = strcmp(s.commit_uuid, cs->commit_uuid) == 0;
+    sc_snapshot_clear(&s);
+    return mine ? LANDED_OURS : LANDED_OTHER;
+}
+
+static void stats_diff(sc_store_stats *out, const sc_store_stats *before, const sc_store_stats *after) {
+    for (int i = 0; i < SC_OP_COUNT; i++) out->ops[i] = after->ops[i] - before->ops[i];
+    out->bytes_read = after->bytes_read - before->bytes_read;
+    out->bytes_written = after->bytes_written - before->bytes_written;
+}
+
+static void cleanup_written(commit_state *cs) {
+    for (size_t i = 0; i < cs->written_count; i++) {
+        if (sc_store_delete(cs->t->store, cs->written[i]) != 0)
+            sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cs->written[i]);
+    }
+}
+
+/* ---- the commit loop: named steps over one attempt state ---- */
+
+/* What a step tells the loop (see commit_loop for who goes where). */
+typedef enum step_outcome {
+    STEP_NEXT,    /* this step is done: take the next step of the attempt */
+    STEP_WON,     /* our snapshot is at a->landed, visible and durable: the commit succeeded */
+    STEP_LOST,    /* another writer holds the id we claimed: retry on top of it */
+    STEP_UNKNOWN, /* the claim's answer was lost (or ours is not yet durable): reconcile, retry */
+    STEP_RETRY,   /* backed off: a new attempt starts from the latest snapshot */
+    STEP_FAILED,  /* the commit ends with a->rc */
+} step_outcome;
+
+/* Everything the loop knows: what is carried from attempt to attempt, and what one attempt holds. */
+typedef struct attempt_state {
+    /* Carried between attempts. */
+    int number;          /* 0 for the first attempt */
+    int64_t started;     /* monotonic ms at the start, for the retry timeout */
+    int validated_any;   /* the changes passed the conflict check at least once ... */
+    uint64_t validated;  /* ... against snapshot `validated` (0 = the empty table) */
+    int delta_written;   /* cs->delta_list is written and matches cs->deletes */
+    uint64_t unknown_id; /* the last claim whose answer was lost, until reconciled (0 = none) */
+    int had_unknown;     /* any claim of this commit had an unknown outcome */
+    /* This attempt only; attempt_end releases them. */
+    uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
+    sc_snapshot latest;
+    uint8_t latest_hash[SC_SHA256_LEN];
+    sc_object_ref base; /* the base manifest list of N+1 */
+    sc_buf doc;         /* the snapshot document N+1 that the claim publishes */
+    /* How it ended. */
+    uint64_t landed; /* STEP_WON: our snapshot */
+    int reconciled;  /* ... found by reconciling an earlier unknown claim */
+    int rc;          /* STEP_FAILED: the error */
+} attempt_state;
+
+static const sc_snapshot *base_of(const attempt_state *a) { return a->latest_id ? &a->latest : NULL; }
+
+static step_outcome fail_with(attempt_state *a, int rc) {
+    a->rc = rc;
+    return STEP_FAILED;
+}
+
+/* Read the base: the latest snapshot N. Its watermarks and live files decide this attempt. */
+static step_outcome read_base(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    int rc = t->strategy->latest(t, &a->latest_id);
+    if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/* Ours and visible is a success only once durable; if syncing fails the outcome stays unknown. */
+static step_outcome reconciled_ours(commit_state *cs, attempt_state *a, uint64_t id) {
+    if (sc_store_sync(cs->t->store) != 0)
+        return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
+                                          id));
+    a->landed = id;
+    a->reconciled = 1;
+    return STEP_WON;
+}
+
+/*
+ * After an unknown claim outcome, before anything else (BRIEF §4: never
+ * assume failure): is a claim of ours among the snapshots up to the new
+ * latest? The last undecided id is ours if its snapshot carries our commit
+ * UUID. An earlier claim of this commit may be the one that landed, at an id
+ * since passed: the user's watermark names our identifier there.
+ */
+static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
+    if (!a->had_unknown) return STEP_NEXT;
+    if (a->unknown_id && a->unknown_id <= a->latest_id) {
+        int who = landed_at(cs, a->unknown_id);
+        if (who < 0) return fail_with(a, who);
+        if (who == LANDED_OURS) return reconciled_ours(cs, a, a->unknown_id);
+        if (who == LANDED_OTHER) a->unknown_id = 0; /* that id is taken: our claim cannot land */
+    }
+    const sc_watermark *w = sc_replay_watermark(base_of(a), cs->req->commit_user);
+    if (w && w->identifier == cs->req->identifier) {
+        int who = landed_at(cs, w->snapshot_id);
+        if (who < 0) return fail_with(a, who);
+        if (who == LANDED_OURS) {
+            a->unknown_id = w->snapshot_id;
+            return reconciled_ours(cs, a, w->snapshot_id);
+        }
+    }
+    return STEP_NEXT;
+}
+
+/*
+ * Exactly-once (replay.h): an identifier at or below the user's watermark is
+ * already committed, and nothing is written. Checked on every attempt: while
+ * we backed off, a failed-over twin of this committer may have committed it.
+ */
+static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    int rc = sc_replay_check(&res->existing_snapshot, base_of(a), cs->req->commit_user, cs->req->identifier);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/*
+ * Conflicts (BRIEF §4; a real conflict fails the commit, never retried:
+ * retrying cannot bring a deleted file back). The first attempt checks the
+ * live files of the touched partitions (cached manifests make that cheap for
+ * a long-lived handle), even on an empty table and even when the caller
+ * names a base snapshot: a delta that deletes a file that is not live would
+ * make every later read fail, so it is never written on trust. When the
+ * caller planned against an older base, the snapshots since are checked
+ * first, for the message that names who changed what. Retries after a lost
+ * claim check only what was committed since. An OVERWRITE deletes what is
+ * live at this attempt's base, so its deletes (and delta) are redone each time.
+ */
+static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    if (req->base_snapshot > a->latest_id)
+        return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
+                                         req->base_snapshot, a->latest_id));
+    int rc = 0;
+    if (!a->validated_any && req->base_snapshot && req->base_snapshot < a->latest_id && req->kind != SC_KIND_OVERWRITE)
+        rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
+    if (!rc && (req->kind == SC_KIND_OVERWRITE || !a->validated_any)) {
+        sc_entry_vec_free(&cs->deletes);
+        rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+        a->delta_written = 0;
+    } else if (!rc && a->latest_id > a->validated) {
+        rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
+    }
+    if (rc) return fail_with(a, rc);
+    a->validated = a->latest_id;
+    a->validated_any = 1;
+    return STEP_NEXT;
+}
+
+/*
+ * Write the immutable objects N+1 needs before anything points at them
+ * (BRIEF §10.4: data first, then the pointer), and encode the document the
+ * claim publishes. The delta is written once per commit; the base list and
+ * the document name N, so they are per attempt.
+ */
+static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
+    int rc = 0;
+    if (!a->delta_written && (rc = write_delta(cs)) == 0) a->delta_written = 1;
+    if (!rc) rc = write_base(cs, &a->base, base_of(a));
+    if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base);
+    return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
+static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    uint64_t id = a->latest_id + 1;
+    res->attempts++;
+    int rc = t->strategy->claim(t, id, a->doc.data, a->doc.len);
+    if (rc == 0) {
+        a->landed = id;
+        return STEP_WON;
+    }
+    if (rc == SC_EEXISTS) {
+        /* Certainly lost: no snapshot can name this attempt's base list. */
+        if (!a->had_unknown && sc_store_delete(t->store, a->base.name) != 0) sc_error_clear();
+        return STEP_LOST;
+    }
+    if (rc == SC_EUNKNOWN) return STEP_UNKNOWN;
+    return fail_with(a, rc);
+}
+
+/* The claim's answer was lost: read back at once whose snapshot is at that id. */
+static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    const sc_commit_request *req = cs->req;
+    uint64_t id = a->latest_id + 1;
+    res->unknown_outcomes++;
+    a->unknown_id = id;
+    a->had_unknown = 1;
+    sc_log(SC_LOG_WARN, "claim of snapshot %" PRIu64 " by user %s (identifier %" PRId64 ") has an unknown outcome; reconciling",
+           id, req->commit_user, req->identifier);
+    int who = landed_at(cs, id);
+    if (who == LANDED_OURS) {
+        /* Visible is not yet durable: only a successful sync makes it a success. */
+        if (sc_store_sync(cs->t->store) != 0) return STEP_UNKNOWN;
+        a->landed = id;
+        return STEP_WON;
+    }
+    if (who == LANDED_OTHER) {
+        a->unknown_id = 0;
+        return STEP_LOST;
+    }
+    return STEP_UNKNOWN; /* absent or unreadable: decide on the next attempt */
+}
+
+/*
+ * A lost or undecided claim is retried after min(min_wait * 2^n, max_wait)
+ * plus jitter (BRIEF §4), within the retry limit and the optional timeout.
+ * Giving up while a claim is undecided says so: it may have landed.
+ */
+static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    if (why == STEP_LOST) res->lost_claims++;
+    sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d of %d",
+           why == STEP_LOST ? "lost" : "could not confirm", a->latest_id + 1, req->commit_user, req->identifier,
+           sc_commit_kind_name(req->kind), a->number + 1, t->retry.max_retries + 1);
+    if (a->number >= t->retry.max_retries) {
+        if (a->unknown_id)
+            return fail_with(a, sc_error_set(SC_EUNKNOWN, "claim of snapshot %" PRIu64 " could not be reconciled after %d attempts",
+                                             a->unknown_id, a->number + 1));
+        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
+                                         a->number + 1, req->commit_user, req->identifier));
+    }
+    uint32_t r = 0;
+    sc_random_bytes(&r, sizeof r);
+    int64_t wait = sc_backoff_wait_ms(&t->retry, a->number, r);
+    if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - a->started + wait > t->retry.timeout_ms) {
+        if (a->unknown_id)
+            return fail_with(a, sc_error_set(SC_EUNKNOWN,
+                                             "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
+                                             "the claim of snapshot %" PRIu64 " is unknown: it may have landed; check with last-committed",
+                                             t->retry.timeout_ms, a->number + 1, a->unknown_id));
+        return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
+                                         t->retry.timeout_ms, a->number + 1));
+    }
+    sc_sleep_ms(wait);
+    return STEP_RETRY;
+}
+
+static void attempt_end(attempt_state *a) {
+    ref_clear(&a->base);
+    sc_buf_free(&a->doc);
+    sc_snapshot_clear(&a->latest);
+    a->latest_id = 0;
+    memset(a->latest_hash, 0, sizeof a->latest_hash);
+}
+
+/* STEP_WON: hints, the history marker, and the log line. */
+static int finish(commit_state *cs, const attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    res->snapshot_id = a->landed;
+    t->strategy->after_commit(t, a->landed);
+    sc_table_note_history(t, a->landed); /* tells a lost history from a new table */
+    if (a->reconciled)
+        sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")", a->landed,
+               req->commit_user, req->identifier);
+    else
+        sc_log(SC_LOG_INFO, "committed snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s)", a->landed,
+               req->commit_user, req->identifier, sc_commit_kind_name(req->kind));
+    return 0;
+}
+
+/*
+ * STEP_FAILED. While a claim of ours is undecided the commit may have
+ * landed, so any error reads as SC_EUNKNOWN, never as "not committed" — but
+ * a replay rejection stands: it says exactly what is committed.
+ */
+static int failed(const attempt_state *a) {
+    if (!a->unknown_id || a->rc == SC_ECOMMITTED) return a->rc;
+    if (a->rc != SC_EUNKNOWN)
+        sc_error_wrap(SC_EUNKNOWN, "the outcome of the claim of snapshot %" PRIu64 " is unknown (it may have landed), and then",
+                      a->unknown_id);
+    return SC_EUNKNOWN;
+}
+
+/*
+ * One attempt walks the steps in order while each says STEP_NEXT:
+ *
+ *   read_base → reconcile_earlier → check_replay → check_conflicts
+ *             → write_manifests → claim ─UNKNOWN→ reconcile_claim
+ *
+ * WON ends the commit (finish), FAILED ends it with the error (failed);
+ * LOST and UNKNOWN go to backoff, whose RETRY starts the next attempt.
+ */
+static int commit_loop(commit_state *cs, sc_commit_result *res) {
+    attempt_state a = {.started = sc_monotonic_ms(), .doc = SC_BUF_INIT};
+    for (;; a.number++) {
+        step_outcome o = read_base(cs, &a);
+        if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
+        if (o == STEP_NEXT) o = check_replay(cs, &a, res);
+        if (o == STEP_NEXT) o = check_conflicts(cs, &a);
+        if (o == STEP_NEXT) o = write_manifests(cs, &a);
+        if (o == STEP_NEXT) o = claim(cs, &a, res);
+        if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
+        if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
+        attempt_end(&a);
+        if (o == STEP_WON) return finish(cs, &a, res);
+        if (o != STEP_RETRY) return failed(&a);
+    }
+}
+
+int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request *req) {
+    sc_commit_result local;
+    sc_commit_result *res = out ? out : &local;
+    memset(res, 0, sizeof *res);
+    if (!t) return sc_error_set(SC_EINVAL, "NULL table");
+    int rc = validate_request(req);
+    if (rc) return rc;
+    sc_error_clear();
+    commit_state cs = {0};
+    cs.t = t;
+    cs.req = req;
+    sc_store_stats before, after;
+    sc_store_stats_get(&before, t->store);
+    int64_t started = sc_monotonic_ms();
+    rc = sc_uuid_text(cs.commit_uuid);
+    if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
+    if (!rc) rc = commit_loop(&cs, res);
+    /* Objects of a commit that certainly did not land are garbage; with an
+     * unknown outcome they may be referenced, so they stay. */
+    if (rc && rc != SC_EUNKNOWN) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", sc_error_message());
+        cleanup_written(&cs);
+        sc_error_set(rc, "%s", message); /* the clean-up's own calls must not hide why we failed */
+    }
+    sc_store_stats_get(&after, t->store);
+    stats_diff(&res->stats, &before, &after);
+    res->elapsed_ms = sc_monotonic_ms() - started;
+    for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
+    free(cs.written);
+    ref_clear(&cs.delta_list);
+    sc_entry_vec_free(&cs.deletes);
+    sc_partition_set_free(&cs.parts);
+    return rc;
+}

@@ -1,0 +1,372 @@
+/* The four conflict kinds: deleted twice, re-added, LSM overlap, bucket count change. */
+#include "engine/conflict.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "base/fileset.h"
+
+/* "data/f1 (partition "dt=1", bucket 0, level 0)". Names are escaped: they
+ * may come from tables written before control characters were refused. */
+static void describe_file(char *out, size_t cap, const sc_file_entry *f) {
+    char part[128], name[320];
+    sc_bytes_describe(part, sizeof part, f->partition);
+    sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
+    snprintf(out, cap, "%s (partition \"%s\", bucket %d, level %d)", name, part, f->bucket,
+             f->level);
+}
+
+static void describe_user(char out[96], const char *user) {
+    sc_bytes_describe(out, 96, (sc_bytes){(const uint8_t *)user, strlen(user)});
+}
+
+static void describe_snapshot(char *out, size_t cap, const sc_snapshot *s) {
+    char user[96];
+    describe_user(user, s->commit_user);
+    snprintf(out, cap, "snapshot %" PRIu64 " (commit user \"%s\", identifier %" PRId64 ", %s)",
+             s->id, user, s->commit_identifier, sc_commit_kind_name(s->commit_kind));
+}
+
+/* ---- LSM overlap ---- */
+
+typedef struct lsm_item {
+    const sc_file_entry *f;
+    int ours;
+} lsm_item;
+
+static int lsm_order(const void *pa, const void *pb) {
+    const sc_file_entry *a = ((const lsm_item *)pa)->f, *b = ((const lsm_item *)pb)->f;
+    int c = sc_bytes_compare(a->partition, b->partition);
+    if (c) return c;
+    if (a->bucket != b->bucket) return a->bucket < b->bucket ? -1 : 1;
+    if (a->level != b->level) return a->level < b->level ? -1 : 1;
+    return sc_bytes_compare(a->min_key, b->min_key);
+}
+
+static int same_run(const sc_file_entry *a, const sc_file_entry *b) {
+    return a->bucket == b->bucket && a->level == b->level &&
+           sc_bytes_compare(a->partition, b->partition) == 0;
+}
+
+/* Files at level >= 1 with keys, in the (partition, bucket, level) runs our adds touch,
+ * must not overlap ours after sorting by min key: a.max >= b.min is a conflict. */
+static int check_lsm(const sc_entry_vec *others, const sc_fileset *removed, const sc_entry_vec *adds,
+                     const char *against) {
+    size_t n = 0;
+    lsm_item *items = calloc(others->count + adds->count + 1, sizeof *items);
+    if (!items) return sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < adds->count; i++) {
+        const sc_file_entry *f = &adds->items[i].file;
+        if (f->level >= 1 && f->min_key.data) items[n++] = (lsm_item){f, 1};
+    }
+    size_t ours = n;
+    for (size_t i = 0; ours && i < others->count; i++) {
+        const sc_file_entry *f = &others->items[i].file;
+        if (others->items[i].kind != SC_ENTRY_ADD || f->level < 1 || !f->min_key.data) continue;
+        if (removed && sc_fileset_get(removed, f, NULL) == 0) continue;
+        items[n++] = (lsm_item){f, 0};
+    }
+    qsort(items, n, sizeof *items, lsm_order);
+    int rc = 0;
+    size_t run_max = 0; /* item with the largest max key so far in this run */
+    for (size_t i = 1; !rc && i < n; i++) {
+        if (!same_run(items[i - 1].f, items[i].f)) {
+            run_max = i;
+            continue;
+        }
+        const lsm_item *a = &items[run_max], *b = &items[i];
+        if ((a->ours || b->ours) && sc_bytes_compare(a->f->max_key, b->f->min_key) >= 0) {
+            char fa[512], fb[512], ka[64], kb[64], kc[64], kd[64];
+            describe_file(fa, sizeof fa, a->f);
+            describe_file(fb, sizeof fb, b->f);
+            sc_bytes_describe(ka, sizeof ka, a->f->min_key);
+            sc_bytes_describe(kb, sizeof kb, a->f->max_key);
+            sc_bytes_describe(kc, sizeof kc, b->f->min_key);
+            sc_bytes_describe(kd, sizeof kd, b->f->max_key);
+            rc = sc_error_set(SC_ECONFLICT,
+                              "LSM conflict: key ranges overlap at the same level: %s [%s..%s] "
+                              "and %s [%s..%s]; %s",
+                              fa, ka, kb, fb, kc, kd, against);
+        }
+        if (sc_bytes_compare(b->f->max_key, a->f->max_key) > 0) run_max = i;
+    }
+    free(items);
+    return rc;
+}
+
+/* ---- bucket counts ---- */
+
+/*
+ * Per partition, the first entry that declares a bucket count and the first
+ * that declares a different one. That is enough to tell, for any further
+ * declaration, whether some entry disagrees with it and which one came first:
+ * if it differs from `first`, `first`; otherwise `other` (when present).
+ * Lookups go through one hash map keyed by the partition, so checking n
+ * declarations against m costs O(n + m), not O(n * m).
+ */
+typedef struct bucket_decl {
+    const sc_file_entry *first, *other;
+} bucket_decl;
+
+typedef struct bucket_index {
+    sc_fileset *by_partition; /* partition -> index into decls */
+    bucket_decl *decls;
+    size_t count;
+} bucket_index;
+
+/* The map is keyed by file identity; a partition alone is the identity of a
+ * nameless file in bucket 0, which no real file can have. */
+static sc_file_entry partition_key(sc_bytes partition) {
+    sc_file_entry k = {0};
+    k.partition = partition;
+    k.file = "";
+    return k;
+}
+
+static void bucket_index_free(bucket_index *ix) {
+    sc_fileset_free(ix->by_partition);
+    free(ix->decls);
+}
+
+static int bucket_index_init(bucket_index *ix, size_t capacity) {
+    memset(ix, 0, sizeof *ix);
+    ix->decls = calloc(capacity ? capacity : 1, sizeof *ix->decls);
+    if (!ix->decls) return sc_error_set(SC_ENOMEM, "out of memory");
+    return sc_fileset_new(&ix->by_partition);
+}
+
+/* The entry an entry with f's partition and bucket count disagrees with, or NULL. */
+static const sc_file_entry *bucket_index_disagree(const bucket_index *ix, const sc_file_entry *f) {
+    sc_file_entry key = partition_key(f->partition);
+    size_t at;
+    if (sc_fileset_get(ix->by_partition, &key, &at) != 0) return NULL;
+    const bucket_decl *d = &ix->decls[at];
+    if (d->first->total_buckets != f->total_buckets) return d->first;
+    return d->other;
+}
+
+/* Record f's declaration (capacity: one decl per recorded entry). */
+static int bucket_index_add(bucket_index *ix, const sc_file_entry *f) {
+    sc_file_entry key = partition_key(f->partition);
+    size_t at;
+    int rc = sc_fileset_put(ix->by_partition, &key, ix->count, &at);
+    if (rc == 0) {
+        ix->decls[ix->count++] = (bucket_decl){f, NULL};
+        return 0;
+    }
+    if (rc != SC_EEXISTS) return rc;
+    bucket_decl *d = &ix->decls[at];
+    if (!d->other && d->first->total_buckets != f->total_buckets) d->other = f;
+    return 0;
+}
+
+static int check_buckets(const sc_entry_vec *others, const sc_entry_vec *adds, const char *against) {
+    bucket_index ix;
+    int rc = bucket_index_init(&ix, others->count);
+    for (size_t j = 0; !rc && j < others->count; j++) {
+        const sc_file_entry *o = &others->items[j].file;
+        if (others->items[j].kind == SC_ENTRY_ADD && o->total_buckets > 0) rc = bucket_index_add(&ix, o);
+    }
+    for (size_t i = 0; !rc && i < adds->count; i++) {
+        const sc_file_entry *a = &adds->items[i].file;
+        if (a->total_buckets <= 0) continue;
+        const sc_file_entry *o = bucket_index_disagree(&ix, a);
+        if (!o) continue;
+        char part[128], fa[512], fo[320];
+        sc_bytes_describe(part, sizeof part, a->partition);
+        sc_bytes_describe(fo, sizeof fo, (sc_bytes){(const uint8_t *)o->file, strlen(o->file)});
+        describe_file(fa, sizeof fa, a);
+        rc = sc_error_set(SC_ECONFLICT,
+                          "Bucket count conflict: partition \"%s\" has %d total buckets (%s) "
+                          "but %s declares %d; change bucket counts only with OVERWRITE; %s",
+                          part, o->total_buckets, fo, fa, a->total_buckets, against);
+    }
+    bucket_index_free(&ix);
+    return rc;
+}
+
+/* Our own change set must not add or delete one file twice, nor disagree on
+ * bucket counts. Hash maps keep this linear in the size of the change set. */
+static int check_self(const sc_changes *c, sc_fileset *deleted) {
+    sc_fileset *added = NULL;
+    bucket_index ix = {0};
+    char name[320];
+    int rc = sc_fileset_new(&added);
+    for (size_t i = 0; !rc && i < c->deletes.count; i++) {
+        const sc_file_entry *d = &c->deletes.items[i].file;
+        rc = sc_fileset_put(deleted, d, i, NULL);
+        if (rc == SC_EEXISTS) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)d->file, strlen(d->file)});
+            rc = sc_error_set(SC_EINVAL, "changes delete %s twice", name);
+        }
+    }
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *a = &c->adds.items[i].file;
+        rc = sc_fileset_put(added, a, i, NULL);
+        if (rc == SC_EEXISTS) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)a->file, strlen(a->file)});
+            rc = sc_error_set(SC_EINVAL, "changes add %s twice", name);
+        }
+    }
+    if (!rc) rc = bucket_index_init(&ix, c->adds.count);
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *b = &c->adds.items[i].file;
+        if (b->total_buckets <= 0) continue;
+        const sc_file_entry *a = bucket_index_disagree(&ix, b);
+        if (a) {
+            sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)b->file, strlen(b->file)});
+            rc = sc_error_set(SC_EINVAL, "changes declare %d and %d total buckets for the partition of %s",
+                              a->total_buckets, b->total_buckets, name);
+        } else {
+            rc = bucket_index_add(&ix, b);
+        }
+    }
+    bucket_index_free(&ix);
+    sc_fileset_free(added);
+    return rc;
+}
+
+int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
+                           const sc_snapshot *latest, const sc_changes *c, sc_commit_kind kind,
+                           const sc_partition_set *parts) {
+    sc_entry_vec live = {0};
+    sc_fileset *live_set = NULL, *deleted = NULL;
+    char against[512] = "the table is empty";
+    if (latest) {
+        describe_snapshot(against, sizeof against, latest);
+        strncat(against, " is the base", sizeof against - strlen(against) - 1);
+    }
+    int rc = sc_fileset_new(&deleted);
+    if (!rc) rc = check_self(c, deleted);
+    if (!rc && latest) rc = sc_state_live_files(&live, t, latest, parts);
+    if (!rc) rc = sc_fileset_new(&live_set);
+    for (size_t i = 0; !rc && i < live.count; i++) rc = sc_fileset_put(live_set, &live.items[i].file, i, NULL);
+
+    if (!rc && kind == SC_KIND_OVERWRITE) {
+        /* Overwrite replaces whole partitions: every live file there goes. */
+        for (size_t i = 0; !rc && i < live.count; i++) {
+            rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &live.items[i].file);
+            if (!rc) {
+                rc = sc_fileset_put(deleted, &live.items[i].file, i, NULL);
+                if (rc == SC_EEXISTS) rc = 0;
+            }
+        }
+    } else {
+        for (size_t i = 0; !rc && i < c->deletes.count; i++) {
+            const sc_file_entry *d = &c->deletes.items[i].file;
+            size_t at;
+            if (sc_fileset_get(live_set, d, &at) == 0) {
+                rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &live.items[at].file);
+                continue;
+            }
+            char fd[512];
+            describe_file(fd, sizeof fd, d);
+            rc = sc_error_set(SC_ECONFLICT,
+                              "File deletion conflict: %s is not live (another commit removed it "
+                              "or it was never added); %s; give up committing",
+                              fd, against);
+        }
+    }
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *a = &c->adds.items[i].file;
+        if (sc_fileset_get(live_set, a, NULL) != 0 || sc_fileset_get(deleted, a, NULL) == 0) continue;
+        char fa[512];
+        describe_file(fa, sizeof fa, a);
+        rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
+    }
+    if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(&live, &c->adds, against);
+    if (!rc) rc = check_lsm(&live, deleted, &c->adds, against);
+    sc_fileset_free(deleted);
+    sc_fileset_free(live_set);
+    sc_entry_vec_free(&live);
+    return rc;
+}
+
+int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *latest,
+                            const sc_changes *c, sc_commit_kind kind, const sc_partition_set *parts) {
+    sc_entry_vec records = {0};
+    uint64_t *record_snapshot = NULL; /* snapshot id of each record, for messages */
+    size_t record_snapshot_cap = 0;
+    sc_fileset *ours_deleted = NULL, *their_deleted = NULL, *their_added = NULL;
+    int rc = sc_fileset_new(&ours_deleted);
+    if (!rc) rc = sc_fileset_new(&their_deleted);
+    if (!rc) rc = sc_fileset_new(&their_added);
+    if (!rc) rc = check_self(c, ours_deleted);
+    char against[512] = "", latest_user[96];
+    describe_user(latest_user, latest->commit_user);
+    for (uint64_t id = validated + 1; !rc && id <= latest->id; id++) {
+        sc_snapshot s;
+        sc_snapshot *snap = &s;
+        if (id == latest->id) snap = (sc_snapshot *)latest;
+        else if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
+        size_t first = records.count;
+        rc = sc_state_delta_records(&records, t, snap, parts);
+        if (!rc && records.count > record_snapshot_cap) {
+            uint64_t *grown = realloc(record_snapshot, records.count * 2 * sizeof *grown);
+            if (!grown) rc = sc_error_set(SC_ENOMEM, "out of memory");
+            else {
+                record_snapshot = grown;
+                record_snapshot_cap = records.count * 2;
+            }
+        }
+        /* Per file, only its last record counts: the value is that record's index. */
+        for (size_t i = first; !rc && i < records.count; i++) {
+            const sc_file_entry *f = &records.items[i].file;
+            record_snapshot[i] = id;
+            sc_fileset_remove(their_deleted, f, NULL);
+            sc_fileset_remove(their_added, f, NULL);
+            rc = sc_fileset_put(records.items[i].kind == SC_ENTRY_ADD ? their_added : their_deleted, f, i, NULL);
+        }
+        if (snap != latest) sc_snapshot_clear(&s);
+    }
+    size_t by;
+    for (size_t i = 0; !rc && kind != SC_KIND_OVERWRITE && i < c->deletes.count; i++) {
+        const sc_file_entry *d = &c->deletes.items[i].file;
+        if (sc_fileset_get(their_deleted, d, &by) != 0) continue;
+        by = (size_t)record_snapshot[by];
+        char fd[512];
+        describe_file(fd, sizeof fd, d);
+        rc = sc_error_set(SC_ECONFLICT,
+                          "File deletion conflict: %s was already deleted by snapshot %zu; "
+                          "latest is snapshot %" PRIu64 " (commit user \"%s\"); give up committing",
+                          fd, by, latest->id, latest_user);
+    }
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *a = &c->adds.items[i].file;
+        if (sc_fileset_get(their_added, a, &by) != 0) continue;
+        by = (size_t)record_snapshot[by];
+        char fa[512];
+        describe_file(fa, sizeof fa, a);
+        rc = sc_error_set(SC_ECONFLICT,
+                          "File addition conflict: %s was already added by snapshot %zu; latest "
+                          "is snapshot %" PRIu64 " (commit user \"%s\")",
+                          fa, by, latest->id, latest_user);
+    }
+    if (!rc) {
+        snprintf(against, sizeof against,
+                 "snapshots %" PRIu64 "..%" PRIu64 " were committed since the base (latest by "
+                 "commit user \"%s\")",
+                 validated + 1, latest->id, latest_user);
+        /* Their files as they stand now: the last record of each, if it is an ADD. Stale
+         * records of a file moved twice, or deleted later, must not count. */
+        sc_entry_vec survivors = {0};
+        size_t last;
+        for (size_t i = 0; !rc && i < records.count; i++) {
+            const sc_file_entry *f = &records.items[i].file;
+            if (records.items[i].kind == SC_ENTRY_ADD && sc_fileset_get(their_added, f, &last) == 0 && last == i)
+                rc = sc_entry_vec_push(&survivors, SC_ENTRY_ADD, f);
+        }
+        if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(&survivors, &c->adds, against);
+        if (!rc) rc = check_lsm(&survivors, ours_deleted, &c->adds, against);
+        sc_entry_vec_free(&survivors);
+    }
+    sc_fileset_free(ours_deleted);
+    sc_fileset_free(their_deleted);
+    sc_fileset_free(their_added);
+    sc_entry_vec_free(&records);
+    free(record_snapshot);
+    return rc;
+}

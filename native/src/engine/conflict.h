@@ -1,0 +1,33 @@
+/*
+ * Conflict detection (internal): the four real conflicts of BRIEF §4, never
+ * retried. Cost follows the touched partitions (full check against the live
+ * files there) or, once a commit has been validated against snapshot M, only
+ * the delta manifests of the snapshots committed after M.
+ */
+#ifndef SC_CONFLICT_H
+#define SC_CONFLICT_H
+
+#include "format/changes.h"
+#include "engine/state.h"
+
+/*
+ * Check `changes` against the live files of `latest` (NULL = empty table) in
+ * `parts`. Appends to `out_deletes` the live records the commit removes —
+ * the stored entries, not the caller's copies, so that row counts and levels
+ * in the delta come from the table itself; for OVERWRITE, every live file of
+ * `parts`. 0, SC_EINVAL (the change set contradicts itself) or SC_ECONFLICT
+ * (message names the files, `latest`'s id and its commit user).
+ */
+int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
+                           const sc_snapshot *latest, const sc_changes *changes,
+                           sc_commit_kind kind, const sc_partition_set *parts);
+
+/*
+ * Check `changes`, already valid at snapshot `validated`, against what the
+ * snapshots validated+1 .. latest->id changed in `parts`.
+ */
+int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *latest,
+                            const sc_changes *changes, sc_commit_kind kind,
+                            const sc_partition_set *parts);
+
+#endif

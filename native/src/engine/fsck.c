@@ -1,0 +1,241 @@
+/*
+ * fsck: verify table metadata, the snapshot hash chain, manifest lists and
+ * manifests. Stops at the first damage with SC_ECORRUPT naming the object.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "engine/state.h"
+#include "strategy/strategy.h"
+
+
+/* Every manifest of a list must exist with the pinned hash, length and partition range. */
+static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds, uint64_t *out_deletes) {
+    sc_meta_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, ref);
+    for (size_t i = 0; !rc && i < metas.count; i++) {
+        const sc_manifest_meta *m = &metas.items[i];
+        sc_entry_vec records = {0};
+        rc = sc_state_load_manifest(&records, t, m);
+        uint64_t adds = 0, dels = 0;
+        for (size_t j = 0; !rc && j < records.count; j++) {
+            if (records.items[j].kind == SC_ENTRY_ADD) adds++;
+            else dels++;
+            sc_bytes p = records.items[j].file.partition;
+            sc_bytes min = {m->min_partition ? m->min_partition : (const uint8_t *)"", m->min_partition_len};
+            sc_bytes max = {m->max_partition ? m->max_partition : (const uint8_t *)"", m->max_partition_len};
+            if (sc_bytes_compare(p, min) < 0 || sc_bytes_compare(p, max) > 0)
+                rc = sc_error_set(SC_ECORRUPT, "%s: record %zu lies outside the partition range its list declares",
+                                  m->name, j);
+        }
+        if (!rc && (adds != m->added || dels != m->deleted))
+            rc = sc_error_set(SC_ECORRUPT, "%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRIu64 " and %" PRIu64,
+                              m->name, adds, dels, m->added, m->deleted);
+        if (out_adds) *out_adds += adds;
+        if (out_deletes) *out_deletes += dels;
+        sc_entry_vec_free(&records);
+    }
+    sc_meta_vec_free(&metas);
+    return rc;
+}
+
+/*
+ * Read hint `key` strictly: *out 0 when absent; SC_ECORRUPT when present but
+ * not a decimal snapshot id (discovery ignores such a hint; fsck reports it).
+ */
+static int fsck_hint(uint64_t *out, sc_table *t, const char *key) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    *out = 0;
+    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "reading %s", key);
+    if (sc_hint_parse(out, data, len) != 0) {
+        char shown[48] = "";
+        size_t n = 0;
+        for (size_t i = 0; i < len && n + 5 < sizeof shown; i++) /* printable, bounded */
+            n += (size_t)snprintf(shown + n, sizeof shown - n, data[i] >= 0x20 && data[i] < 0x7f && data[i] != '"' ? "%c" : "\\x%02x", data[i]);
+        rc = sc_error_set(SC_ECORRUPT, "%s: damaged hint \"%s%s\" (a hint is a decimal snapshot id >= 1)", key, shown,
+                          len > 16 ? "..." : "");
+    }
+    free(data);
+    return rc;
+}
+
+/* How often fsck looks again at a chain whose shape is wrong before it calls
+ * it damage: commits (and expiration) running concurrently change the chain
+ * between the hints, the LIST and the HEADs, and a directory read need not
+ * show entries added while it runs. Damage stays; a race does not. */
+#define FSCK_RECHECKS 3
+
+/* 1 when snapshot `id` exists now; an odd object there is an error. */
+static int snapshot_present(int *out, sc_table *t, uint64_t id) {
+    char key[64];
+    sc_object_info info;
+    sc_snapshot_key(key, id);
+    int rc = sc_store_head(t->store, &info, key);
+    *out = rc == 0;
+    if (rc == SC_ENOTFOUND) sc_error_clear();
+    return rc == SC_ENOTFOUND ? 0 : rc;
+}
+
+/*
+ * One look at a snapshot-file chain: hints, then every snapshot key. 0 with
+ * *out_earliest, *out_latest when its shape is sound; SC_ECORRUPT naming the
+ * damage otherwise, with *out_retry set when a later look may see it sound
+ * (a snapshot it missed exists now).
+ */
+static int fsck_file_look(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest, uint64_t *out_expirable,
+                          int *out_retry) {
+    uint64_t earliest = 0, latest = 0, hint = 0, start = 0, below = 0, gap = 0, gap_next = 0;
+    sc_list_page page = {0};
+    *out_retry = 0;
+    int rc = fsck_hint(&hint, t, SC_LATEST_HINT_KEY);
+    if (!rc) rc = fsck_hint(&start, t, SC_EARLIEST_HINT_KEY);
+    if (rc) return rc;
+    uint64_t floor = start ? start : 1; /* without EARLIEST, retained history starts at 1 */
+    if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) return sc_error_wrap(rc, "listing snapshots");
+    /* Every snapshot from EARLIEST to the last listed must be there; those
+     * below EARLIEST are left by an expiration in progress: allowed, expirable. */
+    for (size_t i = 0; !rc && i < page.count; i++) {
+        uint64_t id;
+        if (sc_snapshot_key_parse(&id, page.keys[i]) != 0) {
+            rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<20 digits>)", page.keys[i]);
+            break;
+        }
+        if (id < floor) {
+            below++;
+            continue;
+        }
+        if (!earliest) earliest = id;
+        else if (id != latest + 1 && !gap) {
+            gap = latest + 1;
+            gap_next = id;
+        }
+        latest = id;
+    }
+    sc_list_page_free(&page);
+    if (rc) return rc;
+    int present = 0;
+    if (gap) {
+        if ((rc = snapshot_present(&present, t, gap)) != 0) return rc;
+        *out_retry = present;
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps from %" PRIu64 " to %" PRIu64,
+                            gap, gap - 1, gap_next);
+    }
+    if (!latest) {
+        /* No snapshot from EARLIEST on: a new table, unless something says there were some. */
+        if (hint || start) {
+            uint64_t named = hint ? hint : start;
+            if ((rc = snapshot_present(&present, t, named)) != 0) return rc;
+            *out_retry = present;
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing, and no snapshot is left (history lost)",
+                                named, hint ? SC_LATEST_HINT_KEY : SC_EARLIEST_HINT_KEY);
+        }
+        if (below == 0) {
+            int marked;
+            if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
+            if (marked) {
+                *out_retry = 1; /* the first commit may have landed since the LIST */
+                return sc_table_no_history_error();
+            }
+        }
+    }
+    if (latest && earliest != floor) {
+        if ((rc = snapshot_present(&present, t, floor)) != 0) return rc;
+        *out_retry = 1; /* present now, or EARLIEST moved meanwhile: look again */
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: retained history starts there (%s) but the oldest snapshot is %" PRIu64,
+                            floor, start ? "named by snapshot/EARLIEST" : "no snapshot/EARLIEST: history starts at 1", earliest);
+    }
+    /* A hint may lag; one ahead of the chain means snapshots were lost or rolled
+     * back, unless it was written after the LIST (then its snapshot exists). */
+    if (hint > latest && hint >= floor) {
+        if ((rc = snapshot_present(&present, t, hint)) != 0) return rc;
+        *out_retry = present;
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by %s is missing (lost or rolled back): the last snapshot is %" PRIu64,
+                            hint, SC_LATEST_HINT_KEY, latest);
+    }
+    /* Something the store refuses where the next snapshot goes would block
+     * every commit. A regular snapshot there was committed since the LIST:
+     * not damage, and the chain checked ends at `latest`. */
+    if ((rc = snapshot_present(&present, t, latest + 1)) != 0) return rc;
+    *out_earliest = earliest;
+    *out_latest = latest;
+    *out_expirable = below;
+    return 0;
+}
+
+/* Snapshot-file tables: list every snapshot and check the chain's shape. */
+static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest) {
+    for (int attempt = 0;; attempt++) {
+        int retry;
+        uint64_t expirable = 0;
+        int rc = fsck_file_look(t, out_earliest, out_latest, &expirable, &retry);
+        if (rc == SC_ECORRUPT && retry && attempt < FSCK_RECHECKS) {
+            sc_log(SC_LOG_DEBUG, "fsck: %s; looking again (a commit may have run meanwhile)", sc_error_message());
+            sc_error_clear();
+            continue;
+        }
+        if (!rc && expirable)
+            sc_log(SC_LOG_INFO, "fsck: %" PRIu64 " snapshot(s) below %s remain (an expiration in progress): ignored by reads, expirable",
+                   expirable, SC_EARLIEST_HINT_KEY);
+        return rc;
+    }
+}
+
+int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
+    uint64_t earliest = 0, latest = 0;
+    int rc = 0;
+    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) {
+        /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
+        rc = t->strategy->earliest(t, &earliest);
+        if (!rc) rc = t->strategy->latest(t, &latest);
+        if (rc) return sc_error_wrap(rc, "finding the snapshots");
+    } else if ((rc = fsck_file_chain(t, &earliest, &latest)) != 0) {
+        return rc;
+    }
+    if (latest && (rc = sc_table_fsck_history(t)) != 0) return rc;
+
+    uint8_t prev_hash[SC_SHA256_LEN];
+    uint64_t prev_files = 0;
+    int64_t prev_records = 0;
+    for (uint64_t id = earliest; !rc && id && id <= latest; id++) {
+        sc_snapshot s;
+        uint8_t hash[SC_SHA256_LEN];
+        if ((rc = sc_table_read_snapshot(&s, hash, t, id)) != 0) {
+            if (rc == SC_ENOTFOUND) rc = sc_error_wrap(SC_ECORRUPT, "snapshot %" PRIu64 " is missing", id);
+            break;
+        }
+        if (id > earliest && memcmp(s.parent_hash, prev_hash, SC_SHA256_LEN) != 0)
+            rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": parent hash does not match snapshot %" PRIu64 " (rewritten or replaced)",
+                              id, id - 1);
+        uint64_t adds = 0, dels = 0;
+        if (!rc) rc = check_list(t, &s.base_manifest_list, NULL, NULL);
+        if (!rc) rc = check_list(t, &s.delta_manifest_list, &adds, &dels);
+        if (!rc && id > earliest && s.file_count != prev_files + adds - dels)
+            rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": fileCount %" PRIu64 " does not follow from snapshot %" PRIu64 " and its delta",
+                              id, s.file_count, id - 1);
+        if (!rc && id > earliest && s.total_record_count != prev_records + s.delta_record_count)
+            rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": totalRecordCount does not follow from snapshot %" PRIu64, id, id - 1);
+        memcpy(prev_hash, hash, sizeof hash);
+        prev_files = s.file_count;
+        prev_records = s.total_record_count;
+        if (!rc && id == latest) {
+            /* The live state must merge cleanly and match the declared count. */
+            sc_entry_vec live = {0};
+            rc = sc_state_live_files(&live, t, &s, NULL);
+            if (!rc && live.count != s.file_count)
+                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": %zu live files, fileCount says %" PRIu64, id, live.count, s.file_count);
+            sc_entry_vec_free(&live);
+        }
+        sc_snapshot_clear(&s);
+        if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
+    }
+    return rc;
+}

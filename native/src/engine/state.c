@@ -1,0 +1,237 @@
+/* Live-file state of a snapshot, merged from its pinned manifests. */
+#include "engine/state.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cache.h"
+#include "base/error_internal.h"
+#include "base/fileset.h"
+
+static int bytes_cmp_qsort(const void *a, const void *b) {
+    return sc_bytes_compare(*(const sc_bytes *)a, *(const sc_bytes *)b);
+}
+
+static int add_partitions(sc_bytes **items, size_t *n, const sc_entry_vec *v) {
+    if (!v || v->count == 0) return 0;
+    sc_bytes *p = realloc(*items, (*n + v->count) * sizeof *p);
+    if (!p) return sc_error_set(SC_ENOMEM, "out of memory");
+    *items = p;
+    for (size_t i = 0; i < v->count; i++) p[(*n)++] = v->items[i].file.partition;
+    return 0;
+}
+
+int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b) {
+    out->items = NULL;
+    out->count = 0;
+    int rc = add_partitions(&out->items, &out->count, a);
+    if (!rc) rc = add_partitions(&out->items, &out->count, b);
+    if (rc) {
+        sc_partition_set_free(out);
+        return rc;
+    }
+    if (out->count == 0) return 0;
+    qsort(out->items, out->count, sizeof *out->items, bytes_cmp_qsort);
+    size_t w = 1;
+    for (size_t r = 1; r < out->count; r++)
+        if (sc_bytes_compare(out->items[r], out->items[w - 1]) != 0) out->items[w++] = out->items[r];
+    out->count = w;
+    return 0;
+}
+
+void sc_partition_set_free(sc_partition_set *set) {
+    free(set->items);
+    set->items = NULL;
+    set->count = 0;
+}
+
+/* Index of the first member >= key. */
+static size_t lower_bound(const sc_partition_set *s, sc_bytes key) {
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sc_bytes_compare(s->items[mid], key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+int sc_partition_set_contains(const sc_partition_set *s, sc_bytes p) {
+    size_t i = lower_bound(s, p);
+    return i < s->count && sc_bytes_compare(s->items[i], p) == 0;
+}
+
+int sc_partition_set_overlaps(const sc_partition_set *s, sc_bytes min, sc_bytes max) {
+    size_t i = lower_bound(s, min);
+    return i < s->count && sc_bytes_compare(s->items[i], max) <= 0;
+}
+
+int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
+                          const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = sc_store_get(t->store, &data, &len, NULL, name);
+    if (rc == SC_ENOTFOUND)
+        return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage",
+                            name);
+    if (rc) return sc_error_wrap(rc, "reading %s", name);
+    uint8_t got[SC_SHA256_LEN];
+    sc_sha256(got, data, len);
+    if (len != length) {
+        free(data);
+        return sc_error_set(SC_ECORRUPT, "%s: length %zu, expected %" PRIu64 " (truncated or replaced)",
+                            name, len, length);
+    }
+    if (memcmp(got, sha256, SC_SHA256_LEN) != 0) {
+        free(data);
+        return sc_error_set(SC_ECORRUPT, "%s: SHA-256 does not match the snapshot's reference", name);
+    }
+    *out_data = data;
+    *out_len = len;
+    return 0;
+}
+
+/*
+ * The two kinds of pinned metadata: how to decode one, copy it out and free
+ * it. Both go through one cached loader, since they are immutable and named
+ * by their hash.
+ */
+typedef struct pinned_kind {
+    size_t size; /* of the decoded vector */
+    int (*decode)(void *vec, const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *name);
+    size_t (*count)(const void *vec);
+    int (*append)(void *out, const void *vec); /* deep copies of every item */
+    void (*free)(void *vec);                   /* the vector and its items */
+} pinned_kind;
+
+static int list_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
+    return sc_manifest_list_decode(v, d, n, l, name);
+}
+static size_t list_count(const void *v) { return ((const sc_meta_vec *)v)->count; }
+static int list_append(void *out, const void *v) {
+    const sc_meta_vec *in = v;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_meta_vec_push(out, &in->items[i]);
+    return rc;
+}
+static void list_free(void *v) {
+    sc_meta_vec_free(v);
+    free(v);
+}
+
+static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
+    return sc_manifest_decode(v, d, n, l, name);
+}
+static size_t manifest_count(const void *v) { return ((const sc_entry_vec *)v)->count; }
+static int manifest_append(void *out, const void *v) {
+    const sc_entry_vec *in = v;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_entry_vec_push(out, in->items[i].kind, &in->items[i].file);
+    return rc;
+}
+static void manifest_free(void *v) {
+    sc_entry_vec_free(v);
+    free(v);
+}
+
+static const pinned_kind list_kind = {sizeof(sc_meta_vec), list_decode, list_count, list_append, list_free};
+static const pinned_kind manifest_kind = {sizeof(sc_entry_vec), manifest_decode, manifest_count, manifest_append,
+                                          manifest_free};
+
+/* Append the decoded contents of a pinned object to `out`, from the cache when there. */
+static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const char *name,
+                       const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
+    void *cached = sc_cache_get(t->cache, name, sha256);
+    void *fresh = NULL;
+    int rc = 0;
+    if (!cached) {
+        uint8_t *data;
+        size_t len;
+        if ((rc = sc_state_fetch_pinned(&data, &len, t, name, sha256, length)) != 0) return rc;
+        fresh = calloc(1, kind->size);
+        rc = fresh ? kind->decode(fresh, data, len, &t->limits, name) : sc_error_set(SC_ENOMEM, "out of memory");
+        free(data);
+        cached = fresh;
+    }
+    if (!rc) rc = kind->append(out, cached);
+    if (fresh && !rc) sc_cache_put(t->cache, name, sha256, fresh, kind->count(fresh) + 1, kind->free);
+    else if (fresh) kind->free(fresh);
+    return rc;
+}
+
+int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
+    return load_pinned(out, t, &list_kind, ref->name, ref->sha256, ref->length);
+}
+
+int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta) {
+    return load_pinned(out, t, &manifest_kind, meta->name, meta->sha256, meta->length);
+}
+
+static int meta_in_filter(const sc_manifest_meta *m, const sc_partition_set *filter) {
+    if (!filter) return 1;
+    sc_bytes min = {m->min_partition ? m->min_partition : (const uint8_t *)"", m->min_partition_len};
+    sc_bytes max = {m->max_partition ? m->max_partition : (const uint8_t *)"", m->max_partition_len};
+    return sc_partition_set_overlaps(filter, min, max);
+}
+
+/* Records of every manifest in the list `ref` that may hold `filter`'s partitions. */
+static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref,
+                        const sc_partition_set *filter) {
+    sc_meta_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, ref);
+    for (size_t i = 0; !rc && i < metas.count; i++) {
+        if (!meta_in_filter(&metas.items[i], filter)) continue;
+        sc_entry_vec records = {0};
+        rc = sc_state_load_manifest(&records, t, &metas.items[i]);
+        for (size_t j = 0; !rc && j < records.count; j++) {
+            const sc_manifest_entry *e = &records.items[j];
+            if (filter && !sc_partition_set_contains(filter, e->file.partition)) continue;
+            rc = sc_entry_vec_push(out, e->kind, &e->file);
+        }
+        sc_entry_vec_free(&records);
+    }
+    sc_meta_vec_free(&metas);
+    return rc;
+}
+
+int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
+                           const sc_partition_set *filter) {
+    return load_records(out, t, &snap->delta_manifest_list, filter);
+}
+
+int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
+                        const sc_partition_set *filter) {
+    sc_entry_vec records = {0};
+    sc_fileset *live = NULL;
+    char *alive = NULL;
+    int rc = load_records(&records, t, &snap->base_manifest_list, filter);
+    if (!rc) rc = load_records(&records, t, &snap->delta_manifest_list, filter);
+    if (!rc) rc = sc_fileset_new(&live);
+    if (!rc && records.count && !(alive = calloc(records.count, 1)))
+        rc = sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < records.count; i++) {
+        const sc_manifest_entry *e = &records.items[i];
+        size_t prev;
+        if (e->kind == SC_ENTRY_ADD) {
+            rc = sc_fileset_put(live, &e->file, i, NULL);
+            if (rc == SC_EEXISTS)
+                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice",
+                                  snap->id, e->file.file);
+            else if (!rc) alive[i] = 1;
+        } else {
+            rc = sc_fileset_remove(live, &e->file, &prev);
+            if (rc == SC_ENOTFOUND)
+                rc = sc_error_set(SC_ECORRUPT,
+                                  "snapshot %" PRIu64 ": manifests delete %s, which is not live",
+                                  snap->id, e->file.file);
+            else if (!rc) alive[prev] = 0;
+        }
+    }
+    for (size_t i = 0; !rc && i < records.count; i++)
+        if (alive[i]) rc = sc_entry_vec_push(out, SC_ENTRY_ADD, &records.items[i].file);
+    free(alive);
+    sc_fileset_free(live);
+    sc_entry_vec_free(&records);
+    return rc;
+}

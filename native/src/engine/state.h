@@ -1,0 +1,45 @@
+/*
+ * Reading table state (internal): manifest lists and manifests pinned by
+ * hash and length, merged into the live files of a snapshot, optionally
+ * restricted to a set of partitions so that cost follows what a commit touches.
+ */
+#ifndef SC_STATE_H
+#define SC_STATE_H
+
+#include "format/manifest.h"
+#include "format/snapshot.h"
+#include "strategy/strategy.h"
+
+/* A sorted, de-duplicated set of partitions (borrowed bytes). */
+typedef struct sc_partition_set {
+    sc_bytes *items;
+    size_t count;
+} sc_partition_set;
+
+/* Partitions named by `a` and `b` (either may be NULL). */
+int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b);
+void sc_partition_set_free(sc_partition_set *set);
+int sc_partition_set_contains(const sc_partition_set *set, sc_bytes partition);
+/* 1 when some member lies within [min, max]. */
+int sc_partition_set_overlaps(const sc_partition_set *set, sc_bytes min, sc_bytes max);
+
+/* Fetch an object and check its length and SHA-256 against the reference. */
+int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
+                          const uint8_t sha256[SC_SHA256_LEN], uint64_t length);
+int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref);
+int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta);
+
+/*
+ * Append to `out` the ADD records of the files live in `snap`, in the
+ * partitions of `filter` (NULL = every partition). Manifests whose partition
+ * range misses the filter are not read. Records that delete a file that is
+ * not live, or add one twice, are SC_ECORRUPT.
+ */
+int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
+                        const sc_partition_set *filter);
+
+/* Append every record of the delta manifests of snapshot `snap` (in `filter`). */
+int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
+                           const sc_partition_set *filter);
+
+#endif

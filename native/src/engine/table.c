@@ -1,0 +1,248 @@
+/* Table handles: create, open, and the read-side queries. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cache.h"
+#include "base/error_internal.h"
+#include "engine/state.h"
+#include "strategy/strategy.h"
+
+static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t caps) {
+    const sc_strategy *s = sc_strategy_get(kind);
+    if (!s)
+        return sc_error_set(SC_EUNSUPPORTED, "strategy \"%s\" is not available in this build",
+                            sc_strategy_name(kind) ? sc_strategy_name(kind) : "?");
+    uint32_t missing = s->required_caps & ~caps;
+    if (missing) {
+        static const struct { uint32_t cap; const char *what; } names[] = {
+            {SC_CAP_ATOMIC_NOREPLACE, "an atomic no-replace publish"}, {SC_CAP_CONDITIONAL_CREATE, "conditional creation"},
+            {SC_CAP_COMPARE_AND_SWAP, "compare-and-swap"}, {SC_CAP_LIST_AFTER_WRITE, "list-after-write"},
+            {SC_CAP_DURABLE, "durable writes"}};
+        char what[192] = "";
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            size_t n = strlen(what);
+            if (missing & names[i].cap) snprintf(what + n, sizeof what - n, "%s%s", n ? " and " : "", names[i].what);
+        }
+        return sc_error_set(SC_EUNSUPPORTED, "strategy \"%s\" needs %s, which this store does not offer",
+                            sc_strategy_name(kind), what);
+    }
+    *out = s;
+    return 0;
+}
+
+int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
+    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    /* The location must exist before anything is written: a server that creates a
+     * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
+    int rc = sc_store_check(store);
+    if (rc) return sc_error_wrap(rc, "checking the location before creating a table");
+    /* A strategy the store does not even declare what it needs for is refused
+     * before the probe writes anything (no probe directory left behind). */
+    const sc_strategy *s;
+    if (strategy != SC_STRATEGY_AUTO && (rc = strategy_for(&s, strategy, sc_store_caps(store))) != 0) return rc;
+    /* Choose from what the store demonstrably honours, not from what it declares. */
+    uint32_t caps;
+    rc = sc_strategy_probe(&caps, store);
+    if (rc) return rc;
+    sc_strategy_kind chosen = strategy == SC_STRATEGY_AUTO ? sc_strategy_choose(caps) : strategy;
+    rc = strategy_for(&s, chosen, caps);
+    if (rc && sc_strategy_get(chosen) &&
+        (sc_store_caps(store) & sc_strategy_get(chosen)->required_caps) == sc_strategy_get(chosen)->required_caps)
+        return sc_error_wrap(rc, "the %s store declares what strategy \"%s\" needs, but the probe showed it does not honour it",
+                             sc_store_backend_name(store), sc_strategy_name(chosen));
+    if (rc) return rc;
+    sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_now_ms()};
+    if ((rc = sc_uuid_text(meta.table_uuid)) != 0) return rc;
+    sc_buf buf = SC_BUF_INIT;
+    rc = sc_table_meta_encode(&buf, &meta);
+    /* Conditional create: two concurrent inits cannot both succeed, and an
+     * existing table is never touched. */
+    if (!rc) rc = sc_store_put_if_absent(store, NULL, SC_TABLE_META_KEY, buf.data, buf.len);
+    sc_buf_free(&buf);
+    if (rc == SC_EEXISTS)
+        return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)",
+                            SC_TABLE_META_KEY);
+    if (rc) return sc_error_wrap(rc, "creating %s", SC_TABLE_META_KEY);
+    return 0;
+}
+
+int sc_table_open(sc_table **out, sc_store *store) {
+    *out = NULL;
+    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = sc_store_get(store, &data, &len, NULL, SC_TABLE_META_KEY);
+    if (rc == SC_ENOTFOUND) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", sc_error_message());
+        return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+    }
+    if (rc) return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
+    sc_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        free(data);
+        return sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    rc = sc_table_meta_decode(&t->meta, data, len);
+    free(data);
+    if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    t->store = store;
+    sc_retry_policy_default(&t->retry);
+    sc_decode_limits_default(&t->limits);
+    if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
+        free(t);
+        return rc;
+    }
+    /* Up to a million cached records; without memory for it, work uncached. */
+    if (sc_cache_new(&t->cache, 1u << 20, 4096) != 0) t->cache = NULL;
+    *out = t;
+    return 0;
+}
+
+int sc_table_open_location(sc_table **out, const char *location) {
+    return sc_table_open_location_with_config(out, location, NULL);
+}
+
+int sc_table_open_location_with_config(sc_table **out, const char *location,
+                                       const sc_store_config *config) {
+    *out = NULL;
+    sc_store *store;
+    int rc = sc_store_open_with_config(&store, location, config);
+    if (rc) return rc;
+    rc = sc_table_open(out, store);
+    if (rc) {
+        sc_store_free(store);
+        return rc;
+    }
+    (*out)->owns_store = 1;
+    return 0;
+}
+
+void sc_table_free(sc_table *t) {
+    if (!t) return;
+    if (t->strategy->close) t->strategy->close(t->strategy_state);
+    if (t->owns_store) sc_store_free(t->store);
+    sc_cache_free(t->cache);
+    free(t);
+}
+
+void sc_table_set_retry_policy(sc_table *t, const sc_retry_policy *p) { t->retry = *p; }
+sc_strategy_kind sc_table_strategy(const sc_table *t) { return t->meta.strategy; }
+const char *sc_table_uuid(const sc_table *t) { return t->meta.table_uuid; }
+sc_store *sc_table_store(sc_table *t) { return t->store; }
+
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    char key[64];
+    sc_snapshot_key(key, id);
+    int rc = t->strategy->read(t, &data, &len, id);
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "snapshot %" PRIu64 " does not exist", id);
+    if (rc) return sc_error_wrap(rc, "reading snapshot %" PRIu64, id);
+    if (out_hash) sc_sha256(out_hash, data, len);
+    rc = sc_snapshot_decode(out, data, len, key);
+    free(data);
+    if (rc) return rc;
+    if (out->id != id) {
+        uint64_t recorded = out->id;
+        sc_snapshot_clear(out);
+        return sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is %" PRIu64 ", not %" PRIu64 " (a snapshot copied or moved under another name)",
+                            key, recorded, id);
+    }
+    if (strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
+        sc_snapshot_clear(out);
+        return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s)", key,
+                            out->table_uuid, t->meta.table_uuid);
+    }
+    return 0;
+}
+
+int sc_table_latest_id(uint64_t *out, sc_table *t) { return t->strategy->latest(t, out); }
+int sc_table_earliest_id(uint64_t *out, sc_table *t) { return t->strategy->earliest(t, out); }
+
+int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *t, uint64_t id) {
+    *out = NULL;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    sc_snapshot_info *i = calloc(1, sizeof *i);
+    if (!i) {
+        sc_snapshot_clear(&s);
+        return sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    i->id = s.id;
+    i->commit_user = s.commit_user;
+    s.commit_user = NULL;
+    i->commit_identifier = s.commit_identifier;
+    i->commit_kind = s.commit_kind;
+    i->time_millis = s.time_millis;
+    i->total_record_count = s.total_record_count;
+    i->delta_record_count = s.delta_record_count;
+    i->file_count = s.file_count;
+    if (s.has_parent) sc_hex_encode(i->parent_hash, s.parent_hash, SC_SHA256_LEN);
+    sc_snapshot_clear(&s);
+    *out = i;
+    return 0;
+}
+
+void sc_snapshot_info_free(sc_snapshot_info *i) {
+    if (!i) return;
+    free(i->commit_user);
+    free(i);
+}
+
+int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
+    *out = NULL;
+    int rc = 0;
+    if (id == 0 && (rc = sc_table_latest_id(&id, t)) != 0) return rc;
+    sc_file_list *list = calloc(1, sizeof *list);
+    if (!list) return sc_error_set(SC_ENOMEM, "out of memory");
+    if (id == 0) {
+        *out = list;
+        return 0;
+    }
+    sc_snapshot s;
+    if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) {
+        free(list);
+        return rc;
+    }
+    sc_entry_vec live = {0};
+    rc = sc_state_live_files(&live, t, &s, NULL);
+    sc_snapshot_clear(&s);
+    if (rc) {
+        free(list);
+        sc_entry_vec_free(&live);
+        return rc;
+    }
+    /* Hand the vector's storage over: entries are laid out as sc_manifest_entry. */
+    list->entries = calloc(live.count ? live.count : 1, sizeof *list->entries);
+    if (!list->entries) {
+        free(list);
+        sc_entry_vec_free(&live);
+        return sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < live.count; i++) list->entries[i] = live.items[i].file;
+    list->count = live.count;
+    free(live.items); /* the field buffers now belong to list->entries */
+    *out = list;
+    return 0;
+}
+
+void sc_file_list_free(sc_file_list *list) {
+    if (!list) return;
+    sc_entry_vec v = {calloc(list->count ? list->count : 1, sizeof(sc_manifest_entry)), list->count,
+                      list->count};
+    if (v.items) {
+        for (size_t i = 0; i < list->count; i++) v.items[i].file = list->entries[i];
+        sc_entry_vec_free(&v);
+    }
+    free(list->entries);
+    free(list);
+}

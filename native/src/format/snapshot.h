@@ -1,0 +1,85 @@
+/*
+ * Snapshot documents and table metadata (internal): JSON via jansson, see
+ * docs/format.md. Decoders are bounded by (pointer, length, limits) and fail
+ * with SC_ECORRUPT naming the object and field.
+ */
+#ifndef SC_SNAPSHOT_H
+#define SC_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/hash.h"
+#include "format/head_record.h"
+#include "snapcommit/types.h"
+
+/* A snapshot holds at most this many watermarks (the decoder's bound;
+ * engine/replay.c decides whom to forget to stay within it). */
+#define SC_WATERMARK_MAX_USERS 1024
+
+/* Reference from a snapshot to a manifest list, pinned by hash and length. */
+typedef struct sc_object_ref {
+    char *name;
+    uint8_t sha256[SC_SHA256_LEN];
+    uint64_t length;
+} sc_object_ref;
+
+/* Last identifier a commit user committed, and where. */
+typedef struct sc_watermark {
+    char *user;
+    int64_t identifier;
+    uint64_t snapshot_id;
+} sc_watermark;
+
+typedef struct sc_snapshot {
+    uint64_t id;
+    int64_t schema_id;
+    char table_uuid[SC_UUID_TEXT_LEN + 1];
+    char commit_uuid[SC_UUID_TEXT_LEN + 1]; /* one per logical commit, kept across retries */
+    char *commit_user;
+    int64_t commit_identifier;
+    sc_commit_kind commit_kind;
+    int64_t time_millis;
+    int64_t total_record_count;
+    int64_t delta_record_count;
+    uint64_t file_count;
+    int has_parent;
+    uint8_t parent_hash[SC_SHA256_LEN];
+    sc_object_ref base_manifest_list;
+    sc_object_ref delta_manifest_list;
+    sc_watermark *watermarks; /* sorted by user */
+    size_t watermark_count;
+} sc_snapshot;
+
+/* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user). */
+int sc_snapshot_encode(sc_buf *out, const sc_snapshot *snap);
+/* Decode exactly `len` bytes. `object` names the object in messages. */
+int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const char *object);
+void sc_snapshot_clear(sc_snapshot *snap);
+
+/* The user's watermark entry, or NULL (a search of the sorted table; what it
+ * means and how the table is updated is replay.h's). */
+const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *user);
+
+/* 1 when the NUL-terminated string is valid UTF-8 (JSON strings must be). */
+int sc_utf8_valid(const char *s);
+
+/* Store key of snapshot `id`: "snapshot/snapshot-" + 20 digits. */
+void sc_snapshot_key(char out[64], uint64_t id);
+/* Parse such a key; 0 on success. */
+int sc_snapshot_key_parse(uint64_t *out_id, const char *key);
+
+/* Table metadata: metadata/table.json */
+#define SC_TABLE_META_KEY "metadata/table.json"
+typedef struct sc_table_meta {
+    int format_version;
+    char table_uuid[SC_UUID_TEXT_LEN + 1];
+    sc_strategy_kind strategy;
+    int64_t created_millis;
+} sc_table_meta;
+
+int sc_table_meta_encode(sc_buf *out, const sc_table_meta *meta);
+int sc_table_meta_decode(sc_table_meta *out, const uint8_t *data, size_t len);
+
+#endif

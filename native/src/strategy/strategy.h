@@ -1,0 +1,128 @@
+/* The table handle and the claim-strategy interface (internal). */
+#ifndef SC_TABLE_INTERNAL_H
+#define SC_TABLE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "format/manifest.h"
+#include "format/snapshot.h"
+#include "base/log.h"
+#include "snapcommit/table.h"
+
+typedef struct sc_strategy sc_strategy;
+
+struct sc_table {
+    sc_store *store;
+    int owns_store;
+    sc_table_meta meta;
+    const sc_strategy *strategy;
+    sc_retry_policy retry;
+    sc_decode_limits limits;
+    struct sc_cache *cache; /* decoded manifests and lists; NULL = no caching */
+    /* What strategy->open made for this handle (head: the last head record
+     * and its ETag; tracker: TTL and decided versions); NULL for a strategy
+     * without open. Only the strategy reads it; strategy->close frees it. */
+    void *strategy_state;
+    /* Snapshot-file strategies: the last discovery met a snapshot/LATEST that
+     * does not parse. Reads go on without it; a claim refuses (strategy_file.c). */
+    int latest_hint_damaged;
+    /* metadata/history is known to exist (written or seen by this handle). */
+    int history_marked;
+};
+
+/*
+ * How snapshot N+1 is claimed and how the latest snapshot is found.
+ * claim returns 0 (won), SC_EEXISTS (another writer holds that id),
+ * SC_EUNKNOWN (answer lost: the caller reconciles) or a store error.
+ */
+struct sc_strategy {
+    sc_strategy_kind kind;
+    /* capability bits the store must have (all of them) */
+    uint32_t required_caps;
+    /* Latest snapshot id (0 = none). */
+    int (*latest)(sc_table *t, uint64_t *out_id);
+    /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
+    int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
+    int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);
+    /* Best-effort hints after a successful claim. */
+    void (*after_commit)(sc_table *t, uint64_t id);
+    /* Earliest retained id (0 = none). */
+    int (*earliest)(sc_table *t, uint64_t *out_id);
+    /*
+     * Optional (NULL: the strategy keeps nothing per handle). open makes the
+     * per-handle state when the table is opened, with the store and
+     * t->meta already set; the table stores it in t->strategy_state and
+     * hands it to close (which accepts NULL) when the handle is freed.
+     * open's errors fail sc_table_open.
+     */
+    int (*open)(sc_table *t, void **out_state);
+    void (*close)(void *state);
+};
+
+/* Strategy implementations (one file each). */
+extern const sc_strategy sc_strategy_rename;      /* strategy_file.c */
+extern const sc_strategy sc_strategy_conditional; /* strategy_file.c */
+extern const sc_strategy sc_strategy_head;        /* strategy_head.c */
+extern const sc_strategy sc_strategy_tracker;     /* strategy_tracker.c */
+
+/* The strategy implementing `kind`, or NULL when this build has none. */
+const sc_strategy *sc_strategy_get(sc_strategy_kind kind);
+/* Choose a strategy from capability bits (auto). */
+sc_strategy_kind sc_strategy_choose(uint32_t caps);
+/*
+ * Exercise `store` under metadata/probe-<uuid>/ (put_if_absent twice,
+ * put_if_match with a stale and a current ETag, a LIST; cleaned up after)
+ * and set *out_caps to the capabilities observed AND declared.
+ * Errors: the store's own codes when it cannot be probed at all.
+ */
+int sc_strategy_probe(uint32_t *out_caps, sc_store *store); /* strategy_probe.c */
+
+/* Read and decode snapshot `id`; also returns the raw bytes' SHA-256 when
+ * `out_hash` is non-NULL. */
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id);
+
+/* Hints of the snapshot-file strategies and the history marker (docs/format.md). */
+#define SC_LATEST_HINT_KEY "snapshot/LATEST"
+#define SC_EARLIEST_HINT_KEY "snapshot/EARLIEST"
+#define SC_HISTORY_MARKER_KEY "metadata/history"
+
+/*
+ * Parse a hint: a decimal snapshot id >= 1 (at most 20 digits, no sign or
+ * blanks), optionally followed by one newline. SC_EINVAL for anything else.
+ */
+int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strategy_file.c */
+
+/*
+ * Write the history marker metadata/history (best effort, logged at WARN):
+ * called after snapshot 1 is committed. Its presence means "this table has
+ * had snapshots", outside the strategy's own keys (snapshot/, head/,
+ * tracker/), so that losing those is told apart from a new empty table.
+ */
+int sc_table_mark_history(sc_table *t); /* history.c; returns the store's code */
+/*
+ * After snapshot `id` was committed: make sure the history marker exists.
+ * Snapshot 1 writes it; a later commit on a handle that has not seen it
+ * checks once (one HEAD per handle) and writes it when missing — tables
+ * from before the marker, or whose marker write failed, are then protected
+ * too. Best effort (logged at WARN): the commit has already succeeded.
+ */
+void sc_table_note_history(sc_table *t, uint64_t id); /* history.c */
+/*
+ * fsck's check of the marker on a table with snapshots: SC_ECORRUPT for an
+ * object the store refuses (a FIFO, a directory); a missing marker is
+ * written and reported at WARN.
+ */
+int sc_table_fsck_history(sc_table *t); /* history.c */
+/*
+ * For a strategy's discovery that found no snapshot at all: *out 1 when the
+ * history marker exists. The marker is written after snapshot 1, so a
+ * discovery that saw no snapshot and then sees the marker may have raced
+ * the first commit: it must look again, and only a second empty look after
+ * seeing the marker is damage (sc_table_no_history_error()).
+ */
+int sc_table_history_marked(int *out, sc_table *t); /* history.c */
+/* Record and return SC_ECORRUPT: no snapshot, but the marker says there were some. */
+int sc_table_no_history_error(void); /* history.c */
+
+#endif
