@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "clock.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
 #include "store_backends.h"

@@ -30,6 +30,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
+#include "env_internal.h"
 #include "hash.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"

@@ -7,7 +7,8 @@
 #include "sc_test_util.h"
 
 #include "error_internal.h"
-#include "hash.h"
+#include "clock.h"
+#include "env_internal.h"
 #include "store_backends.h"
 #include "strategy_tracker.h"
 #include "table_internal.h"
@@ -533,7 +534,7 @@ static void seed_init(seed_client *c, const char *store, int64_t skew_ms) {
     char loc[64];
     snprintf(loc, sizeof loc, "mem://%s", store);
     cr_assert_eq(sc_store_open(&c->s, loc), 0);
-    cr_assert_eq(sc_uuid_text(c->id), 0);
+    cr_assert_eq(sc_env_uuid_text(sc_env_default(), c->id), 0);
     c->skew_ms = skew_ms;
 }
 

@@ -13,6 +13,7 @@
 
 #include "backoff.h"
 #include "conflict.h"
+#include "env_internal.h"
 #include "error_internal.h"
 #include "fileset.h"
 #include "state.h"
@@ -50,7 +51,7 @@ static int remember(commit_state *cs, const char *key) {
 /* Write an immutable object under a fresh unique name. */
 static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
     char uuid[SC_UUID_TEXT_LEN + 1], key[128];
-    int rc = sc_uuid_text(uuid);
+    int rc = sc_env_uuid_text(&cs->t->env, uuid);
     if (rc) return rc;
     snprintf(key, sizeof key, "manifest/%s-%s", prefix, uuid);
     rc = sc_store_put(cs->t->store, NULL, key, body->data, body->len);
@@ -195,7 +196,7 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_user = (char *)req->commit_user;
     s.commit_identifier = req->identifier;
     s.commit_kind = req->kind;
-    s.time_millis = sc_now_ms();
+    s.time_millis = sc_env_now_ms(&cs->t->env);
     s.delta_record_count = cs->delta_rows;
     /* A count the reader would reject must never be written: it would make the table unreadable. */
     if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->delta_rows, &s.total_record_count) ||
@@ -265,7 +266,7 @@ static void cleanup_written(commit_state *cs) {
 static int commit_loop(commit_state *cs, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
-    int64_t started = sc_monotonic_ms();
+    int64_t started = sc_env_monotonic_ms(&t->env);
     /* Snapshot through which the changes are known valid against the live files. */
     uint64_t validated = 0;
     int have_validated = 0;
@@ -405,9 +406,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
                                 attempt + 1, req->commit_user, req->identifier);
         }
         uint32_t r = 0;
-        sc_random_bytes(&r, sizeof r);
+        sc_env_random(&t->env, &r, sizeof r);
         int64_t wait = sc_backoff_wait_ms(&t->retry, attempt, r);
-        if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - started + wait > t->retry.timeout_ms) {
+        if (t->retry.timeout_ms > 0 && sc_env_monotonic_ms(&t->env) - started + wait > t->retry.timeout_ms) {
             if (unknown_id)
                 return sc_error_set(SC_EUNKNOWN,
                                     "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
@@ -416,7 +417,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             return sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
                                 t->retry.timeout_ms, attempt + 1);
         }
-        sc_sleep_ms(wait);
+        sc_env_sleep_ms(&t->env, wait);
         continue;
     reconciled:
         if (sc_store_sync(t->store) != 0) {
@@ -458,8 +459,8 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     cs.req = req;
     sc_store_stats before, after;
     sc_store_stats_get(&before, t->store);
-    int64_t started = sc_monotonic_ms();
-    rc = sc_uuid_text(cs.commit_uuid);
+    int64_t started = sc_env_monotonic_ms(&t->env);
+    rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
@@ -472,7 +473,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     }
     sc_store_stats_get(&after, t->store);
     stats_diff(&res->stats, &before, &after);
-    res->elapsed_ms = sc_monotonic_ms() - started;
+    res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
     for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
     free(cs.written);
     ref_clear(&cs.delta_list);
