@@ -4,6 +4,7 @@
 
 #include "snapcommit/error.h"
 #include "snapcommit/backend.h"
+#include "snapcommit/env.h"
 #include "snapcommit/store.h"
 #include "snapcommit/table.h"
 
