@@ -33,6 +33,8 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/clock.h"
+#include "base/env_internal.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
 #include "store/store_backends.h"

@@ -11,6 +11,8 @@
 #include "store/store_backends.h"
 #include "strategy/strategy_tracker.h"
 #include "strategy/strategy.h"
+#include "base/clock.h"
+#include "base/env_internal.h"
 
 /* Short TTL for tests that wait for staleness (fence = TTL / 2). */
 #define TEST_TTL_MS 300
@@ -488,7 +490,7 @@ static void seed_init(seed_client *c, const char *store, int64_t skew_ms) {
     char loc[64];
     snprintf(loc, sizeof loc, "mem://%s", store);
     cr_assert_eq(sc_store_open(&c->s, loc), 0);
-    cr_assert_eq(sc_uuid_text(c->id), 0);
+    cr_assert_eq(sc_env_uuid_text(sc_env_default(), c->id), 0);
     c->skew_ms = skew_ms;
 }
 

@@ -11,12 +11,14 @@
  * every store operation, and backoff sleeps), and the choice of the next
  * client comes from a PRNG seeded by the schedule seed.
  *
- * The library's clock, sleep and randomness functions are replaced at link
- * time (ld --wrap, see CMakeLists.txt): wall-clock time is the virtual clock
- * plus the running client's skew, sleeping is virtual (the client is not
- * scheduled until its wake-up time), and UUIDs and jitter come from a PRNG
- * seeded by the schedule seed. So a seed determines every byte written.
- * clock_gettime is wrapped as well, for code that reads clocks directly.
+ * The library reads time and randomness through its environment seam
+ * (snapcommit/env.h); the simulation installs two environments. The
+ * clients' (sim_client_env): wall-clock time is the virtual clock plus the
+ * running client's skew, elapsed time is the virtual clock, sleeping is
+ * virtual (the client is not scheduled until its wake-up time), and UUIDs and
+ * jitter come from a PRNG seeded by the schedule seed. The storage's
+ * (sim_storage_env, on the mem store): mtimes are the virtual clock without
+ * skew. So a seed determines every byte written.
  *
  * One consequence of coroutines: the library's per-thread error message is
  * shared by all clients, so a message may be overwritten by another client
@@ -25,11 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <ucontext.h>
 
-#include "base/hash.h"
 #include "sim.h"
+#include "snapcommit/env.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
@@ -225,23 +226,25 @@ int64_t sim_now_ms(void) { return S.now_ms; }
 sim_rng *sim_sched_rng(void) { return &S.rng; }
 uint64_t sim_steps(void) { return S.steps; }
 
-/* ---- the library's clock, sleep and randomness, replaced at link time ---- */
+/* ---- the library's environment: virtual time, seeded randomness ---- */
 
-int64_t __wrap_sc_now_ms(void);
-int64_t __wrap_sc_monotonic_ms(void);
-void __wrap_sc_sleep_ms(int64_t ms);
-int __wrap_sc_random_bytes(void *out, size_t len);
-int __wrap_sc_uuid_text(char out[SC_UUID_TEXT_LEN + 1]);
-
-int64_t __wrap_sc_now_ms(void) {
+static int64_t client_now(void *ctx) {
+    (void)ctx;
     return S.now_ms + (S.current >= 0 ? S.tasks[S.current].skew_ms : 0);
 }
 
-int64_t __wrap_sc_monotonic_ms(void) { return S.now_ms; }
+static int64_t storage_now(void *ctx) {
+    (void)ctx;
+    return S.now_ms;
+}
 
-void __wrap_sc_sleep_ms(int64_t ms) { sim_sleep(ms); }
+static void virtual_sleep(void *ctx, int64_t ms) {
+    (void)ctx;
+    sim_sleep(ms);
+}
 
-int __wrap_sc_random_bytes(void *out, size_t len) {
+static int seeded_random(void *ctx, void *out, size_t len) {
+    (void)ctx;
     unsigned char *p = out;
     while (len) {
         uint64_t r = sim_rng_next(&S.data_rng);
@@ -253,26 +256,21 @@ int __wrap_sc_random_bytes(void *out, size_t len) {
     return 0;
 }
 
-int __wrap_sc_uuid_text(char out[SC_UUID_TEXT_LEN + 1]) {
-    uint8_t u[16];
-    __wrap_sc_random_bytes(u, sizeof u);
-    u[6] = (u[6] & 0x0f) | 0x40;
-    u[8] = (u[8] & 0x3f) | 0x80;
-    snprintf(out, SC_UUID_TEXT_LEN + 1,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-             u[15]);
-    return 0;
-}
+static const sc_env client_env = {
+    .version = SC_ENV_VERSION,
+    .now_ms = client_now,
+    .monotonic_ms = storage_now, /* elapsed time has no skew */
+    .sleep_ms = virtual_sleep,
+    .random_bytes = seeded_random,
+};
 
-/* Code that reads the clock directly (e.g. an elapsed-time clock of its own)
- * gets virtual time too: every clock is the virtual clock, and the realtime
- * clock carries the running client's skew. The simulation measures its own
- * run time with __real_clock_gettime. */
-int __wrap_clock_gettime(clockid_t clock, struct timespec *ts);
-int __wrap_clock_gettime(clockid_t clock, struct timespec *ts) {
-    int64_t ms = clock == CLOCK_REALTIME ? __wrap_sc_now_ms() : S.now_ms;
-    ts->tv_sec = (time_t)(ms / 1000);
-    ts->tv_nsec = (long)(ms % 1000) * 1000000L;
-    return 0;
-}
+static const sc_env storage_env = {
+    .version = SC_ENV_VERSION,
+    .now_ms = storage_now,
+    .monotonic_ms = storage_now,
+    .sleep_ms = virtual_sleep,
+    .random_bytes = seeded_random,
+};
+
+const sc_env *sim_client_env(void) { return &client_env; }
+const sc_env *sim_storage_env(void) { return &storage_env; }

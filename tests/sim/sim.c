@@ -361,6 +361,7 @@ static int open_store(sc_store **out, actor *a) {
         return rc;
     }
     sc_store_set_fault_hook(*out, fault_hook, a);
+    sc_store_set_env(*out, sim_client_env()); /* the tables opened on it inherit it */
     return 0;
 }
 
@@ -674,7 +675,8 @@ static void diagnose_invisible(sc_table *t, const ack *a, const char *user) {
 static void check_world(void) {
     sc_store *st = NULL;
     sc_table *t = NULL;
-    if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_table_open(&t, st) != 0) {
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_store_set_env(st, sim_client_env()) != 0 ||
+        sc_table_open(&t, st) != 0) {
         violate("the table cannot be opened at the end: %s", sc_error_message());
         sc_store_free(st);
         return;
@@ -821,11 +823,6 @@ out:
 
 /* ---- one schedule ---- */
 
-static int64_t store_clock(void *ctx) {
-    (void)ctx;
-    return sim_now_ms();
-}
-
 static void plan_schedule(sim_rng *r) {
     W.nclients = W.cfg->clients ? W.cfg->clients : 2 + (int)sim_rng_below(r, 3);
     for (int c = 0; c < W.nclients; c++) {
@@ -927,7 +924,9 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
         violate("opening the store: %s", sc_error_message());
         return 1;
     }
-    sc_mem_store_set_clock(SIM_STORE, store_clock, NULL);
+    /* Virtual time for the storage (mtimes) and for the table's creation (its UUID, the probe's). */
+    sc_mem_store_set_env(SIM_STORE, sim_storage_env());
+    sc_store_set_env(st, sim_client_env());
     sc_strategy_kind kind = cfg->strategy == SIM_STRATEGY_NAIVE ? SC_STRATEGY_CONDITIONAL
                                                                 : (sc_strategy_kind)cfg->strategy;
     if (sc_table_create(st, kind) != 0) {
@@ -1064,12 +1063,10 @@ static void usage(void) {
     exit(2);
 }
 
-int __real_clock_gettime(clockid_t clock, struct timespec *ts);
-
-/* Real time, for the report: clock_gettime itself is virtual (sched.c). */
+/* Real time, for the report (the library's time is virtual: sched.c). */
 static double now_seconds(void) {
     struct timespec ts;
-    __real_clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -6,8 +6,8 @@
  *          yield point (every store operation, every backoff sleep). Which
  *          client runs next, and every injected fault, comes from one PRNG
  *          seeded by the schedule seed, so a seed fully determines the run.
- *          It also owns the virtual clock and the linker-wrapped clock,
- *          sleep and randomness functions of the library.
+ *          It also owns the virtual clock and the environments (clock,
+ *          sleep, randomness) it installs in the library.
  * sim.c    workloads, fault injection, invariants, command line.
  * naive.c  a deliberately broken claim strategy (plain put, last writer wins)
  *          that the simulation must catch.
@@ -88,5 +88,14 @@ int64_t sim_now_ms(void);
 sim_rng *sim_sched_rng(void);
 /* Scheduling decisions taken so far in this schedule. */
 uint64_t sim_steps(void);
+
+/* The library's environments (snapcommit/env.h), for the whole run. A client's
+ * (store handles, tables): wall clock = virtual time + the running task's
+ * skew, elapsed clock = virtual time, virtual sleeps, randomness from the
+ * schedule's data PRNG. The storage's (the mem store): wall clock = virtual
+ * time, virtual sleeps for stalls. */
+struct sc_env;
+const struct sc_env *sim_client_env(void);
+const struct sc_env *sim_storage_env(void);
 
 #endif

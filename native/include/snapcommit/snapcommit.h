@@ -6,6 +6,7 @@
 #include "snapcommit/types.h"
 #include "snapcommit/log.h"
 #include "snapcommit/backend.h"
+#include "snapcommit/env.h"
 #include "snapcommit/store.h"
 #include "snapcommit/table.h"
 

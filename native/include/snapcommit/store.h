@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "snapcommit/backend.h"
+#include "snapcommit/env.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -145,6 +146,16 @@ SC_API void sc_store_stats_reset(sc_store *store);
 typedef int (*sc_fault_fn)(void *ctx, sc_store_op op, const char *key, uint64_t call_index);
 SC_API void sc_store_set_fault_hook(sc_store *store, sc_fault_fn fn, void *ctx);
 
+/*
+ * Time and randomness for the code working through this handle (env.h):
+ * sc_table_create on it, and every table opened on it afterwards (which can
+ * still change its own with sc_table_set_env). *env is copied; NULL restores
+ * the real environment. The backend's own I/O is unaffected (a mem store's
+ * clock is sc_mem_store_set_env).
+ * Errors: SC_EINVAL (NULL store, env not initialised with sc_env_init).
+ */
+SC_API int sc_store_set_env(sc_store *store, const sc_env *env);
+
 /* The wrapped operations; semantics as in backend.h. Keys are validated
  * (SC_EINVAL for empty, absolute, "."/".." segments or "//"). */
 SC_API int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
@@ -190,13 +201,14 @@ SC_API int sc_mem_store_arm_fault(const char *name, uint32_t op_mask, uint64_t n
 SC_API void sc_mem_store_reset(const char *name);
 
 /*
- * Take the modification times of mem store NAME from now_ms(ctx) instead of
- * the wall clock (deterministic simulation: the simulation's virtual clock).
- * now_ms NULL restores the wall clock. The clock survives
- * sc_mem_store_reset(). Returns SC_EINVAL when NAME is not a mem store.
+ * The storage's own environment for mem store NAME, shared by every handle on
+ * it: env->now_ms stamps modification times, env->sleep_ms serves injected
+ * stalls (deterministic simulation: the virtual clock, as the storage sees
+ * it). *env is copied; NULL restores the real environment. It survives
+ * sc_mem_store_reset().
+ * Errors: SC_EINVAL (NAME is not a mem store, env not initialised with sc_env_init).
  */
-typedef int64_t (*sc_mem_clock_fn)(void *ctx);
-SC_API int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx);
+SC_API int sc_mem_store_set_env(const char *name, const sc_env *env);
 
 #ifdef __cplusplus
 }

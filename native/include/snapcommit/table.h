@@ -82,6 +82,14 @@ SC_API int sc_table_open_location_with_config(sc_table **out, const char *locati
 SC_API void sc_table_free(sc_table *table);
 
 SC_API void sc_table_set_retry_policy(sc_table *table, const sc_retry_policy *policy);
+/*
+ * Time and randomness of this handle (snapcommit/env.h): backoff waits and
+ * jitter, timeouts, snapshot times, UUIDs, the tracker's fences. A handle
+ * starts with its store's (sc_store_set_env). *env is copied; NULL restores
+ * the real environment.
+ * Errors: SC_EINVAL (NULL table, env not initialised with sc_env_init).
+ */
+SC_API int sc_table_set_env(sc_table *table, const sc_env *env);
 SC_API sc_strategy_kind sc_table_strategy(const sc_table *table);
 /* Table UUID as 36-character text. Owned by the table. */
 SC_API const char *sc_table_uuid(const sc_table *table);

@@ -1,10 +1,7 @@
-/* SHA-256 (OpenSSL), hex, UUIDs, clocks. */
+/* SHA-256 (OpenSSL) and hex. */
 #include "base/hash.h"
 
 #include <openssl/evp.h>
-#include <openssl/rand.h>
-#include <stdio.h>
-#include <time.h>
 
 #include "base/error_internal.h"
 
@@ -37,42 +34,4 @@ int sc_hex_decode(uint8_t *out, size_t len, const char *hex) {
         out[i] = (uint8_t)(hi << 4 | lo);
     }
     return hex[2 * len] == '\0' ? 0 : SC_EINVAL;
-}
-
-int sc_random_bytes(void *out, size_t len) {
-    if (RAND_bytes(out, (int)len) != 1)
-        return sc_error_set(SC_EIO, "the system random generator failed");
-    return 0;
-}
-
-int sc_uuid_text(char out[SC_UUID_TEXT_LEN + 1]) {
-    uint8_t u[16];
-    int rc = sc_random_bytes(u, sizeof u);
-    if (rc) return rc;
-    u[6] = (u[6] & 0x0f) | 0x40;
-    u[8] = (u[8] & 0x3f) | 0x80;
-    snprintf(out, SC_UUID_TEXT_LEN + 1,
-             "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-             u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-             u[15]);
-    return 0;
-}
-
-int64_t sc_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t sc_monotonic_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-void sc_sleep_ms(int64_t ms) {
-    if (ms <= 0) return;
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
 }

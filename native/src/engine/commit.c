@@ -15,6 +15,7 @@
 
 #include "base/backoff.h"
 #include "engine/conflict.h"
+#include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "engine/replay.h"
@@ -53,7 +54,7 @@ static int remember(commit_state *cs, const char *key) {
 /* Write an immutable object under a fresh unique name. */
 static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
     char uuid[SC_UUID_TEXT_LEN + 1], key[128];
-    int rc = sc_uuid_text(uuid);
+    int rc = sc_env_uuid_text(&cs->t->env, uuid);
     if (rc) return rc;
     snprintf(key, sizeof key, "manifest/%s-%s", prefix, uuid);
     rc = sc_store_put(cs->t->store, NULL, key, body->data, body->len);
@@ -198,7 +199,7 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_user = (char *)req->commit_user;
     s.commit_identifier = req->identifier;
     s.commit_kind = req->kind;
-    s.time_millis = sc_now_ms();
+    s.time_millis = sc_env_now_ms(&cs->t->env);
     s.delta_record_count = cs->delta_rows;
     /* A count the reader would reject must never be written: it would make the table unreadable. */
     if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->delta_rows, &s.total_record_count) ||
@@ -472,9 +473,9 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
                                          a->number + 1, req->commit_user, req->identifier));
     }
     uint32_t r = 0;
-    sc_random_bytes(&r, sizeof r);
+    sc_env_random(&t->env, &r, sizeof r);
     int64_t wait = sc_backoff_wait_ms(&t->retry, a->number, r);
-    if (t->retry.timeout_ms > 0 && sc_monotonic_ms() - a->started + wait > t->retry.timeout_ms) {
+    if (t->retry.timeout_ms > 0 && sc_env_monotonic_ms(&t->env) - a->started + wait > t->retry.timeout_ms) {
         if (a->unknown_id)
             return fail_with(a, sc_error_set(SC_EUNKNOWN,
                                              "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
@@ -483,7 +484,7 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
         return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
                                          t->retry.timeout_ms, a->number + 1));
     }
-    sc_sleep_ms(wait);
+    sc_env_sleep_ms(&t->env, wait);
     return STEP_RETRY;
 }
 
@@ -534,7 +535,7 @@ static int failed(const attempt_state *a) {
  * LOST and UNKNOWN go to backoff, whose RETRY starts the next attempt.
  */
 static int commit_loop(commit_state *cs, sc_commit_result *res) {
-    attempt_state a = {.started = sc_monotonic_ms(), .doc = SC_BUF_INIT};
+    attempt_state a = {.started = sc_env_monotonic_ms(&cs->t->env), .doc = SC_BUF_INIT};
     for (;; a.number++) {
         step_outcome o = read_base(cs, &a);
         if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
@@ -563,8 +564,8 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     cs.req = req;
     sc_store_stats before, after;
     sc_store_stats_get(&before, t->store);
-    int64_t started = sc_monotonic_ms();
-    rc = sc_uuid_text(cs.commit_uuid);
+    int64_t started = sc_env_monotonic_ms(&t->env);
+    rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
@@ -577,7 +578,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     }
     sc_store_stats_get(&after, t->store);
     stats_diff(&res->stats, &before, &after);
-    res->elapsed_ms = sc_monotonic_ms() - started;
+    res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
     for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
     free(cs.written);
     ref_clear(&cs.delta_list);

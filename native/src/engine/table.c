@@ -7,7 +7,9 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "store/store_internal.h"
 #include "strategy/strategy.h"
+#include "base/env_internal.h"
 
 static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t caps) {
     const sc_strategy *s = sc_strategy_get(kind);
@@ -53,8 +55,9 @@ int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
         return sc_error_wrap(rc, "the %s store declares what strategy \"%s\" needs, but the probe showed it does not honour it",
                              sc_store_backend_name(store), sc_strategy_name(chosen));
     if (rc) return rc;
-    sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_now_ms()};
-    if ((rc = sc_uuid_text(meta.table_uuid)) != 0) return rc;
+    const sc_env *env = sc_store_env(store);
+    sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_env_now_ms(env)};
+    if ((rc = sc_env_uuid_text(env, meta.table_uuid)) != 0) return rc;
     sc_buf buf = SC_BUF_INIT;
     rc = sc_table_meta_encode(&buf, &meta);
     /* Conditional create: two concurrent inits cannot both succeed, and an
@@ -93,6 +96,7 @@ int sc_table_open(sc_table **out, sc_store *store) {
         return rc;
     }
     t->store = store;
+    t->env = *sc_store_env(store);
     sc_retry_policy_default(&t->retry);
     sc_decode_limits_default(&t->limits);
     if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
@@ -133,6 +137,10 @@ void sc_table_free(sc_table *t) {
 }
 
 void sc_table_set_retry_policy(sc_table *t, const sc_retry_policy *p) { t->retry = *p; }
+int sc_table_set_env(sc_table *t, const sc_env *env) {
+    if (!t) return sc_error_set(SC_EINVAL, "NULL table");
+    return sc_env_install(&t->env, env);
+}
 sc_strategy_kind sc_table_strategy(const sc_table *t) { return t->meta.strategy; }
 const char *sc_table_uuid(const sc_table *t) { return t->meta.table_uuid; }
 sc_store *sc_table_store(sc_table *t) { return t->store; }

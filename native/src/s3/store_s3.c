@@ -13,9 +13,11 @@
 
 #include "base/buf.h"
 #include "base/error_internal.h"
+#include "base/clock.h"
 #include "base/hash.h"
 #include "s3/s3_config.h"
 #include "s3/s3_transport.h"
+#include "base/vec.h"
 #include "s3/s3_xml.h"
 #include "snapcommit/store.h"
 
@@ -165,7 +167,7 @@ static int put_object(sc_s3_store *s, sc_object_info *out_info, const char *obje
                              "PUT s3://%s/%s: concurrent conditional requests kept conflicting "
                              "(409 %s); nothing was written",
                              s->bucket, object, resp.err.code);
-            sc_sleep_ms((int64_t)SC_S3_BACKOFF_MS << send);
+            sc_sleep_ms((int64_t)SC_S3_BACKOFF_MS << send); /* sc-env-exempt: a real server's throttling */
             continue;
         }
         if (mode == PUT_IF_MATCH && (resp.status == 412 || resp.status == 409)) {

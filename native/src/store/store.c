@@ -9,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "base/store_contract.h"
+#include "base/env_internal.h"
 #include "snapcommit/store.h"
 #include "store/store_backends.h"
 #include "store/store_internal.h"
@@ -27,8 +28,11 @@ struct sc_store {
     /* 0-based index of the next call on this handle, handed to the fault hook;
      * it counts every call that passed validation and is not reset with the stats. */
     uint64_t next_call;
-    /* sc_store_config.tracker_ttl_ms; 0 = unset (the tracker reads its environment default). */
+    /* sc_store_config.tracker_ttl_ms; 0 = unset (then SNAPCOMMIT_TRACKER_TTL_MS, see
+     * sc_store_tracker_ttl). */
     int64_t tracker_ttl_ms;
+    /* Time and randomness of the code working through this handle (complete: no NULL member). */
+    sc_env env;
 };
 
 /*
@@ -263,6 +267,7 @@ int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
     if (!store) return sc_error_set(SC_ENOMEM, "out of memory for a store handle");
     store->ops = ops;
     store->self = self;
+    store->env = *sc_env_default();
     *out = store;
     return 0;
 }
@@ -346,7 +351,26 @@ int sc_store_check(sc_store *store) {
     return 0;
 }
 
-int64_t sc_store_tracker_ttl_ms(const sc_store *store) { return store->tracker_ttl_ms; }
+int sc_store_tracker_ttl(int64_t *out, const sc_store *store) {
+    *out = store->tracker_ttl_ms; /* > 1 when set: checked at open */
+    if (*out) return 0;
+    /* The variable is only the documented default of the configuration field. */
+    const char *v = getenv("SNAPCOMMIT_TRACKER_TTL_MS"); /* sc-env-exempt: a config default */
+    if (!v || !*v) return 0;
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (*end != '\0' || n <= 1)
+        return sc_error_set(SC_EINVAL, "SNAPCOMMIT_TRACKER_TTL_MS=%.40s (not an integer > 1)", v);
+    *out = n;
+    return 0;
+}
+
+int sc_store_set_env(sc_store *store, const sc_env *env) {
+    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    return sc_env_install(&store->env, env);
+}
+
+const sc_env *sc_store_env(const sc_store *store) { return &store->env; }
 
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }
 

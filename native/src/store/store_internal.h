@@ -6,7 +6,16 @@
 
 #include "snapcommit/store.h"
 
-/* sc_store_config.tracker_ttl_ms of the open call, 0 when unset. */
-int64_t sc_store_tracker_ttl_ms(const sc_store *store);
+/*
+ * The tracker TTL configured for this store: sc_store_config.tracker_ttl_ms
+ * of the open call, else SNAPCOMMIT_TRACKER_TTL_MS (its documented default);
+ * *out 0 when neither is set (the tracker then uses its own default).
+ * Errors: SC_EINVAL naming the variable when it is not an integer > 1 (*out 0).
+ */
+int sc_store_tracker_ttl(int64_t *out, const sc_store *store);
+
+/* The handle's environment (sc_store_set_env; the real one by default). Owned by the handle. */
+struct sc_env;
+const struct sc_env *sc_store_env(const sc_store *store);
 
 #endif

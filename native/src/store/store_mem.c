@@ -16,6 +16,7 @@
 
 #include "base/error_internal.h"
 #include "base/hash.h"
+#include "base/env_internal.h"
 #include "snapcommit/store.h"
 #include "store/store_backends.h"
 #include "base/vec.h"
@@ -46,8 +47,7 @@ typedef struct mem_store {
     mem_fault faults[MEM_FAULTS_MAX];
     size_t fault_count;
     struct mem_store *next; /* registry chain */
-    sc_mem_clock_fn clock;  /* source of mtimes; NULL = the wall clock */
-    void *clock_ctx;
+    sc_env env;             /* the storage's clock (mtimes) and stalls' sleep; complete */
 } mem_store;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -137,8 +137,9 @@ static sc_mem_fault mem_enter(mem_store *m, sc_store_op op) {
     pthread_mutex_lock(&m->lock);
     sc_mem_fault fault = faults_take(m, &stall_ms, op);
     if (stall_ms) {
+        sc_env env = m->env; /* read under the lock: sc_mem_store_set_env may run concurrently */
         pthread_mutex_unlock(&m->lock);
-        sc_sleep_ms(stall_ms);
+        sc_env_sleep_ms(&env, stall_ms);
         pthread_mutex_lock(&m->lock);
     }
     return fault;
@@ -235,7 +236,7 @@ static int mem_store_object(mem_store *m, sc_object_info *out_info, const char *
     o->data = copy;
     o->len = len;
     o->version = atomic_fetch_add(&last_version, 1) + 1;
-    o->mtime_ms = m->clock ? m->clock(m->clock_ctx) : sc_now_ms();
+    o->mtime_ms = sc_env_now_ms(&m->env);
     info_of(out_info, o);
     return 0;
 oom:
@@ -359,6 +360,7 @@ int sc_mem_store_create(const sc_store_ops **ops, void **self, const char *name)
             m = NULL;
         } else {
             pthread_mutex_init(&m->lock, NULL);
+            m->env = *sc_env_default();
             m->next = registry;
             registry = m;
         }
@@ -408,12 +410,14 @@ int sc_mem_store_keys(sc_list_page *out, const char *name) {
     return rc;
 }
 
-int sc_mem_store_set_clock(const char *name, sc_mem_clock_fn now_ms, void *ctx) {
+int sc_mem_store_set_env(const char *name, const sc_env *env) {
     mem_store *m = name ? registry_find(name) : NULL;
     if (!m) return sc_error_set(SC_EINVAL, "no mem store named %s", name ? name : "(null)");
+    sc_env e;
+    int rc = sc_env_install(&e, env);
+    if (rc) return rc;
     pthread_mutex_lock(&m->lock);
-    m->clock = now_ms;
-    m->clock_ctx = ctx;
+    m->env = e;
     pthread_mutex_unlock(&m->lock);
     return 0;
 }

@@ -17,6 +17,7 @@ struct sc_table {
     sc_table_meta meta;
     const sc_strategy *strategy;
     sc_retry_policy retry;
+    sc_env env; /* time and randomness (complete: no NULL member); the store's at open */
     sc_decode_limits limits;
     struct sc_cache *cache; /* decoded manifests and lists; NULL = no caching */
     /* What strategy->open made for this handle (head: the last head record

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "store/store_internal.h"
 #include "strategy/strategy.h"
+#include "base/env_internal.h"
 
 #define PROBE_KEYS 3
 
@@ -139,7 +141,7 @@ int sc_strategy_probe(uint32_t *out_caps, sc_store *store) {
     uint32_t declared = sc_store_caps(store);
     uint32_t observed = declared & SC_CAP_DURABLE;
     char uuid[SC_UUID_TEXT_LEN + 1];
-    int rc = sc_uuid_text(uuid);
+    int rc = sc_env_uuid_text(sc_store_env(store), uuid);
     if (rc) return rc;
     probe p;
     memset(&p, 0, sizeof p);

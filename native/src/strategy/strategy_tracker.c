@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/error_internal.h"
 #include "base/hash.h"
@@ -41,6 +40,7 @@
 #include "store/store_internal.h"
 #include "strategy/strategy_tracker.h"
 #include "strategy/strategy.h"
+#include "base/env_internal.h"
 
 #define TRACKER_PREFIX "tracker/"
 #define ARCHIVE_PREFIX "archive/"
@@ -79,17 +79,11 @@ typedef struct tracker_state {
     uint64_t hint_pending_sub;
     /* Storage-time anchor: a put's mtime and the elapsed-clock readings around it. */
     int64_t anchor_mtime, anchor_sent, anchor_returned;
+    const sc_env *env; /* the table's (it outlives this state) */
 } tracker_state;
 
-/* Elapsed time that keeps counting while the machine is suspended. */
-static int64_t elapsed_ms(void) {
-    struct timespec ts;
-#ifdef CLOCK_BOOTTIME
-    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
-#endif
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* Elapsed time that keeps counting while the machine is suspended (sc_env.monotonic_ms). */
+static int64_t elapsed_ms(const tracker_state *st) { return sc_env_monotonic_ms(st->env); }
 
 static void tracker_close(void *p) {
     tracker_state *st = p;
@@ -103,16 +97,15 @@ static int tracker_open(sc_table *t, void **out_state) {
     tracker_state *st = calloc(1, sizeof *st);
     *out_state = st;
     if (!st) return sc_error_set(SC_ENOMEM, "out of memory opening the tracker strategy");
+    st->env = &t->env;
     st->ttl_ms = SC_TRACKER_DEFAULT_TTL_MS;
-    /* The store's configuration wins; the environment is only the default. */
-    int64_t configured = sc_store_tracker_ttl_ms(t->store);
-    const char *env = configured > 0 ? NULL : getenv("SNAPCOMMIT_TRACKER_TTL_MS");
-    if (configured > 0) st->ttl_ms = configured; /* > 1: checked at open */
-    if (env && *env) {
-        char *end;
-        long long v = strtoll(env, &end, 10);
-        if (*end == '\0' && v > 1) st->ttl_ms = v;
-        else sc_log(SC_LOG_WARN, "ignoring SNAPCOMMIT_TRACKER_TTL_MS=%s (not an integer > 1)", env);
+    /* The store's configuration (its environment variable included) decides; a bad value is ignored. */
+    int64_t configured = 0;
+    if (sc_store_tracker_ttl(&configured, t->store) != 0) {
+        sc_log(SC_LOG_WARN, "ignoring %s", sc_error_message());
+        sc_error_clear();
+    } else if (configured > 0) {
+        st->ttl_ms = configured;
     }
     st->fence_ms = st->ttl_ms / 2;
     return 0;
@@ -141,7 +134,7 @@ static void anchor(tracker_state *st, int64_t mtime, int64_t sent) {
     if (mtime <= 0) return;
     st->anchor_mtime = mtime;
     st->anchor_sent = sent;
-    st->anchor_returned = elapsed_ms();
+    st->anchor_returned = elapsed_ms(st);
 }
 
 /* ---- keys ---- */
@@ -458,14 +451,14 @@ static int tracker_earliest(sc_table *t, uint64_t *out_id) {
  * the storage stamped it between sending and the answer, so now lies in
  * [mtime + (now - returned), mtime + (now - sent)] on the elapsed clock.
  */
-static int64_t now_lower(const tracker_state *st) { return st->anchor_mtime + (elapsed_ms() - st->anchor_returned); }
-static int64_t now_upper(const tracker_state *st) { return st->anchor_mtime + (elapsed_ms() - st->anchor_sent); }
+static int64_t now_lower(const tracker_state *st) { return st->anchor_mtime + (elapsed_ms(st) - st->anchor_returned); }
+static int64_t now_upper(const tracker_state *st) { return st->anchor_mtime + (elapsed_ms(st) - st->anchor_sent); }
 
 /* Write the probe object: its mtime becomes the anchor. */
 static int probe(tracker_state *st, sc_table *t) {
     static const uint8_t body[] = "clock probe\n";
     sc_object_info info;
-    int64_t sent = elapsed_ms();
+    int64_t sent = elapsed_ms(st);
     int rc = sc_store_put(t->store, &info, CLOCK_KEY, body, sizeof body - 1);
     /* Stores whose put answers carry no mtime (S3): a HEAD after it. Another client's
      * newer probe there is still a storage time between our put and our listing. */
@@ -608,7 +601,7 @@ static int analyze(tracker_state *st, sc_table *t, int *out, uint64_t v, uint64_
 /* Withdraw our PRE_COMMIT after a lost check, but only within the fence: a
  * deletion landing later could make an expired directory look claimable. */
 static void withdraw(tracker_state *st, sc_table *t, const char *pre_key, int64_t pre_sent) {
-    if (elapsed_ms() - pre_sent >= st->fence_ms) return;
+    if (elapsed_ms(st) - pre_sent >= st->fence_ms) return;
     if (sc_store_delete(t->store, pre_key) != 0) sc_error_clear();
 }
 
@@ -619,7 +612,7 @@ static int ensure_tracker(tracker_state *st, sc_table *t, uint64_t v) {
     tracker_key(key, v);
     int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
     sc_object_info info;
-    int64_t sent = elapsed_ms();
+    int64_t sent = elapsed_ms(st);
     int rc = sc_store_put(t->store, &info, key, (const uint8_t *)text, (size_t)n);
     if (rc == SC_EUNKNOWN) {
         int found;
@@ -711,14 +704,14 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
     if (rc) return rc;
 
     char uuid[SC_UUID_TEXT_LEN + 1], pre_key[KEY_CAP], file_key[KEY_CAP], prefix[KEY_CAP];
-    if ((rc = sc_uuid_text(uuid)) != 0) return rc;
+    if ((rc = sc_env_uuid_text(&t->env, uuid)) != 0) return rc;
     in_sub(pre_key, v, s, PRE_NAME, uuid);
     in_sub(file_key, v, s, FILE_NAME, uuid);
     sub_prefix(prefix, v, s);
 
     /* Phase 1: intent. */
     sc_object_info info;
-    int64_t pre_sent = elapsed_ms();
+    int64_t pre_sent = elapsed_ms(st);
     rc = sc_store_put(t->store, &info, pre_key, (const uint8_t *)uuid, SC_UUID_TEXT_LEN);
     if (rc == SC_EUNKNOWN || (rc == 0 && info.mtime_ms <= 0)) {
         /* A lost answer, or a store whose put answers carry no mtime (S3): look. */
@@ -755,7 +748,7 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
         return lost("another writer is in the same sub-version", v);
     }
     /* Self-fence: do not write a commit file that could land after others may expire us. */
-    if (elapsed_ms() - pre_sent >= st->fence_ms)
+    if (elapsed_ms(st) - pre_sent >= st->fence_ms)
         return lost("stalled past the fence after PRE_COMMIT; abandoned", v);
 
     /* Phase 2: the commit file (the snapshot document). */
@@ -819,7 +812,7 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
     for (int tries = 1; rc && rc != SC_EMODIFIED && tries < 4; tries++) {
         sc_log(SC_LOG_WARN, "tracker: won version %" PRIu64 " but could not write its " HINT_NAME " (%s); retrying",
                v, sc_error_message());
-        sc_sleep_ms(10 << tries);
+        sc_env_sleep_ms(&t->env, 10 << tries);
         rc = write_hint(st, t, v, uuid, s);
     }
     if (rc == SC_EMODIFIED) return sc_error_wrap(SC_EUNKNOWN, "tracker: version %" PRIu64, v);
