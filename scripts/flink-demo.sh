@@ -17,7 +17,7 @@ flink_build_native
 profile=${FLINK_PROFILE:-flink-1.20}
 line=${profile#flink-}
 echo "== connector and demo (Flink $line) =="
-mvn "${MVN_FLAGS[@]}" -q -f java/pom.xml -P"$profile" -DskipTests package
+mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" -DskipTests package
 
 table=""
 args=("$@")
@@ -29,7 +29,7 @@ if [ -z "$table" ]; then
   args+=(--table "$table")
 fi
 
-target=java/integration/target/flink-$line
+target=integration/target/flink-$line
 echo "== DemoJob =="
 set +e
 java "${FLINK_JAVA_OPTS[@]}" -cp "$target/snapcommit-flink-integration-0.1.0-SNAPSHOT.jar:$(cat "$target/demo.classpath")" \

@@ -3,7 +3,8 @@
 # starts the S3 test servers (scripts/s3-servers.sh, for S3ITCase on gofakes3) if
 # they are not running, then runs `mvn verify` (connector unit tests + MiniCluster
 # integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
-# Then tests/java_packaging.sh (the build fails without the JNI library) once, counted as one test.
+# Then tests/java_packaging.sh (the build fails without the JNI library; `mvn install` publishes an
+# artifact a separate consumer pom resolves offline) once per line, each counted as one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -15,7 +16,7 @@ flink_build_native || exit 1
 
 # S3ITCase runs against gofakes3 (scripts/s3-servers.sh): before each Maven run, start the S3 test
 # servers unless they run already (start is idempotent) and hand their env (SC_GOFAKES3_*,
-# SC_S3_BUCKET, AWS_* of gofakes3) to Maven, whose Surefire passes it on (java/integration/pom.xml).
+# SC_S3_BUCKET, AWS_* of gofakes3) to Maven, whose Surefire passes it on (integration/pom.xml).
 # Checked per profile because another user of the shared servers (scripts/test.sh stops them
 # when it exits) may have stopped them meanwhile; SC_S3_STATE=/other/dir gives this run servers
 # of its own. They are left running (scripts/s3-servers.sh stop). If they cannot be started,
@@ -35,13 +36,13 @@ total_pass=0; total_fail=0; status=0
 for profile in $profiles; do
   line=${profile#flink-}
   echo "== Flink $line (mvn verify -P$profile) =="
-  # the connector of this line (java/connector/flink-<line>) and the integration tests
-  connector=java/connector/flink-"$line"/target/flink-"$line"
-  integration=java/integration/target/flink-"$line"
+  # the connector of this line (java-shim/flink-<line>) and the integration tests (integration/)
+  connector=java-shim/flink-"$line"/target/flink-"$line"
+  integration=integration/target/flink-"$line"
   rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports
   s3_servers
   start=$(date +%s)
-  mvn "${MVN_FLAGS[@]}" -q -f java/pom.xml -P"$profile" verify
+  mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" verify
   rc=$?
   secs=$(( $(date +%s) - start ))
   pass=0; fail=0
@@ -68,13 +69,15 @@ for profile in $profiles; do
   total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
   [ "$rc" -eq 0 ] || status=1
 done
-# The connector build must refuse to package a jar without libsnapcommit_jni.so (tests/java_packaging.sh:
-# offline, connector only, -DskipTests; ~/.m2 holds every plugin after the runs above).
-first_profile=${profiles%% *}
-if tests/java_packaging.sh "$first_profile"; then
-  total_pass=$((total_pass + 1))
-else
-  total_fail=$((total_fail + 1)); status=1
-fi
+# The connector build must refuse to package a jar without libsnapcommit_jni.so, and `mvn install`
+# must publish an artifact a consumer resolves (tests/java_packaging.sh: offline, -DskipTests; ~/.m2
+# holds every plugin after the runs above).
+for profile in $profiles; do
+  if tests/java_packaging.sh "$profile"; then
+    total_pass=$((total_pass + 1))
+  else
+    total_fail=$((total_fail + 1)); status=1
+  fi
+done
 echo "flink: $total_pass passed, $total_fail failed"
 exit $status

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# PaimonTool (java/paimon-compat/): Apache Paimon's own Java reader, writer and committer behind a
-# command line, the reference for the Paimon-format checks. Builds the jar once (Maven, cached in
-# java/paimon-compat/target; rebuilt when a source or the pom is newer) and runs it.
+# PaimonTool (integration/paimon-compat/; standalone, not in the Maven reactor of pom.xml): Apache
+# Paimon's own Java reader, writer and committer behind a command line, the reference for the
+# Paimon-format checks. Builds the jar once (Maven, cached in integration/paimon-compat/target;
+# rebuilt when a source or the pom is newer) and runs it.
 #   scripts/paimon-tool.sh read /path/to/table [--snapshot N]
 #   scripts/paimon-tool.sh --build-only
-# Commands and output: java/paimon-compat/src/main/java/io/snapcommit/paimon/PaimonTool.java.
+# Commands and output: integration/paimon-compat/src/main/java/io/snapcommit/paimon/PaimonTool.java.
 # SNAPCOMMIT_MVN_OFFLINE=1: no network (after a first build).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mod=$root/java/paimon-compat
+mod=$root/integration/paimon-compat
 jar=$mod/target/paimon-compat.jar
 
 stale() {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * ErrorCode is the Java copy of error.h's SC_ERROR_TABLE: this test reads the header (its path
- * comes from the build, java/connector/pom.xml) and requires the same codes, names and one-line
+ * comes from the build, java-shim/pom.xml) and requires the same codes, names and one-line
  * messages, so a code added, renumbered or reworded on one side only fails the build. It also pins
  * the one code -> class mapping (SnapcommitException.fromNative).
  */
@@ -28,7 +28,7 @@ class ErrorCodeTableTest {
 
     private static Map<String, String[]> headerTable() throws IOException {
         String where = System.getProperty("snapcommit.error.header");
-        assertNotNull(where, "system property snapcommit.error.header not set (java/connector/pom.xml)");
+        assertNotNull(where, "system property snapcommit.error.header not set (java-shim/pom.xml)");
         Path header = Paths.get(where);
         assertTrue(Files.isRegularFile(header), "error.h not found at " + header.toAbsolutePath());
         String text = Files.readString(header, StandardCharsets.UTF_8);

@@ -65,10 +65,13 @@ class CheckpointCommitITCase extends ITBase {
             .sinkTo(generate(env, "m", Long.MAX_VALUE, 200));
         JobClient job = env.executeAsync(testName);
         JobID id = job.getJobID();
-        try (NativeStore store = NativeStore.openStore(table)) {
+        try {
+            // A fresh store per poll: a posix store opened before its root exists keeps seeing an
+            // empty table (opening creates nothing; only its own first write would), and the job
+            // creates the table after this test starts.
             waitUntil("data files", 60_000, () -> {
                 try {
-                    return store.listKeys("data/").size() >= 5;
+                    return dataFileCount(table) >= 5;
                 } catch (RuntimeException e) {
                     return false;
                 }
@@ -91,10 +94,16 @@ class CheckpointCommitITCase extends ITBase {
                 assertTrue(cp2 > cp1);
                 assertTrue(t.snapshot(2).totalRecordCount() > t.snapshot(1).totalRecordCount());
                 summary("manual checkpoints " + cp1 + ", " + cp2 + " -> snapshots 1, 2 with those identifiers; "
-                        + store.listKeys("data/").size() + " data files, 0 snapshots before the first checkpoint");
+                        + dataFileCount(table) + " data files, 0 snapshots before the first checkpoint");
             }
         } finally {
             job.cancel().get();
+        }
+    }
+
+    private static int dataFileCount(String table) {
+        try (NativeStore store = NativeStore.openStore(table)) {
+            return store.listKeys("data/").size();
         }
     }
 
