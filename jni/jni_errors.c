@@ -15,21 +15,21 @@
 
 static jmethodID from_native;
 
-/* A global ref to class `name`; NULL with NoClassDefFoundError pending. */
-static jclass global_class(JNIEnv *env, const char *name) {
+jclass scj_global_class(JNIEnv *env, const char *name) {
     jclass local = (*env)->FindClass(env, name);
-    if (!local) return NULL;
+    if (!local) return NULL; /* NoClassDefFoundError pending */
     jclass global = (*env)->NewGlobalRef(env, local);
     (*env)->DeleteLocalRef(env, local);
-    if (!global) scj_throw(env, scj.out_of_memory, "NewGlobalRef");
+    /* OutOfMemoryError itself may be the class that failed: then there is nothing to throw with. */
+    if (!global && scj.out_of_memory) scj_throw(env, scj.out_of_memory, "NewGlobalRef");
     return global;
 }
 
 int scj_errors_init(JNIEnv *env) {
-    if (!(scj.out_of_memory = global_class(env, "java/lang/OutOfMemoryError"))) return -1;
-    if (!(scj.illegal_argument = global_class(env, "java/lang/IllegalArgumentException"))) return -1;
-    if (!(scj.illegal_state = global_class(env, "java/lang/IllegalStateException"))) return -1;
-    if (!(scj.snapcommit_exception = global_class(env, SCJ_PKG "SnapcommitException"))) return -1;
+    if (!(scj.out_of_memory = scj_global_class(env, "java/lang/OutOfMemoryError"))) return -1;
+    if (!(scj.illegal_argument = scj_global_class(env, "java/lang/IllegalArgumentException"))) return -1;
+    if (!(scj.illegal_state = scj_global_class(env, "java/lang/IllegalStateException"))) return -1;
+    if (!(scj.snapcommit_exception = scj_global_class(env, SCJ_PKG "SnapcommitException"))) return -1;
     from_native = (*env)->GetStaticMethodID(env, scj.snapcommit_exception, "fromNative", FROM_NATIVE_SIG);
     return from_native ? 0 : -1;
 }
@@ -55,8 +55,13 @@ void scj_throw_code(JNIEnv *env, int code, int64_t detail) {
     if ((*env)->ExceptionCheck(env)) return; /* keep the first failure */
     /* Thread-local and valid until the next snapcommit call on this thread: JNI calls make none. */
     const char *text = sc_error_message();
-    jbyteArray bytes = scj_new_bytes(env, text, strlen(text));
+    /* Made here, not with scj_new_bytes: marshalling reports its failures through this
+     * file, so this file does not call back into it (jni_internal.h). A message is
+     * at most 1023 bytes, far below a Java array's limit. */
+    jsize len = (jsize)strlen(text);
+    jbyteArray bytes = (*env)->NewByteArray(env, len);
     if (!bytes) return; /* OutOfMemoryError pending */
+    (*env)->SetByteArrayRegion(env, bytes, 0, len, (const jbyte *)text);
     jthrowable ex = (jthrowable)(*env)->CallStaticObjectMethod(env, scj.snapcommit_exception, from_native,
                                                                (jint)code, bytes, (jlong)detail);
     int failed = (*env)->ExceptionCheck(env); /* the factory's own failure stays pending */

@@ -39,11 +39,24 @@ typedef struct scj_cache {
     jclass byte_array;                /* byte[] */
 } scj_cache;
 
-extern scj_cache scj;
+/*
+ * Who may call whom (jni/check_cycles.sh keeps it so): the cache (jni_cache.c)
+ * depends on nothing; errors (jni_errors.c) only on the cache; marshalling
+ * (jni_marshal.c) reports through errors; the entry points (jni_changes,
+ * jni_config, jni_enums, jni_log, jni_store, jni_table) use all three;
+ * jni_onload.c sets them up and tears them down. Nothing below calls up.
+ */
+extern scj_cache scj; /* jni_cache.c */
 
 /* Resolve the exception classes and the factory (JNI_OnLoad); 0 on success, with a Java error pending otherwise. */
 int scj_errors_init(JNIEnv *env);
 void scj_errors_release(JNIEnv *env);
+
+/* A global reference to class `name` (FindClass + NewGlobalRef); NULL with a Java error pending. */
+jclass scj_global_class(JNIEnv *env, const char *name);
+
+/* Uninstall the Java log handler, if installed (jni_log.c; JNI_OnUnload). */
+void scj_log_release(void);
 
 /*
  * Throw SnapcommitException.fromNative(code, message, detail) -- the one place

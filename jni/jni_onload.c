@@ -1,23 +1,12 @@
 /*
  * JNI_OnLoad / JNI_OnUnload: resolve and cache (as global references) every
  * class and method id the library uses, so that no entry point looks a class
- * up by name and so that callbacks on any thread can reach them.
+ * up by name and so that callbacks on any thread can reach them (the cache
+ * itself is defined in jni_cache.c).
  */
 #include <string.h>
 
 #include "jni_internal.h"
-
-scj_cache scj;
-
-void scj_log_release(void);
-
-static jclass global_class(JNIEnv *env, const char *name) {
-    jclass local = (*env)->FindClass(env, name);
-    if (!local) return NULL;
-    jclass global = (*env)->NewGlobalRef(env, local);
-    (*env)->DeleteLocalRef(env, local);
-    return global;
-}
 
 static void release_all(JNIEnv *env) {
     jclass *refs[] = {&scj.file_entry, &scj.snapshot_info, &scj.native_log, &scj.byte_array};
@@ -35,21 +24,21 @@ SCJ_EXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     memset(&scj, 0, sizeof scj);
     scj.vm = vm;
     if (scj_errors_init(env) != 0) goto fail;
-    if (!(scj.file_entry = global_class(env, SCJ_PKG "FileEntry"))) goto fail;
+    if (!(scj.file_entry = scj_global_class(env, SCJ_PKG "FileEntry"))) goto fail;
     /* (byte[] partition, int bucket, int totalBuckets, int level, byte[] file, long rows,
      *  long size, byte[] minKey, byte[] maxKey) */
     scj.file_entry_ctor = (*env)->GetMethodID(env, scj.file_entry, "<init>", "([BIII[BJJ[B[B)V");
     if (!scj.file_entry_ctor) goto fail;
-    if (!(scj.snapshot_info = global_class(env, SCJ_PKG "SnapshotInfo"))) goto fail;
+    if (!(scj.snapshot_info = scj_global_class(env, SCJ_PKG "SnapshotInfo"))) goto fail;
     /* (long id, byte[] user, long identifier, int kind (sc_commit_kind), long timeMillis,
      *  long totalRecords, long deltaRecords, long fileCount, String parentHash) */
     scj.snapshot_info_ctor = (*env)->GetMethodID(env, scj.snapshot_info, "<init>",
                                                  "(J[BJIJJJJLjava/lang/String;)V");
     if (!scj.snapshot_info_ctor) goto fail;
-    if (!(scj.native_log = global_class(env, SCJ_PKG "NativeLog"))) goto fail;
+    if (!(scj.native_log = scj_global_class(env, SCJ_PKG "NativeLog"))) goto fail;
     scj.native_log_emit = (*env)->GetStaticMethodID(env, scj.native_log, "emit", "(I[B)V");
     if (!scj.native_log_emit) goto fail;
-    if (!(scj.byte_array = global_class(env, "[B"))) goto fail;
+    if (!(scj.byte_array = scj_global_class(env, "[B"))) goto fail;
     return SCJ_JNI_VERSION;
 fail:
     /* Leave the Java error (NoClassDefFoundError, NoSuchMethodError) for System.load to report. */

@@ -34,6 +34,12 @@ int64_t sc_tracker_ttl_ms(sc_table *t);
  * never find an old sub-version empty again. Not on the claim path.
  * *out_archived (may be NULL) receives the number of versions archived.
  * Errors: SC_EINVAL (not a tracker table), store errors.
+ *
+ * No production caller yet, on purpose: it is kept for the table upkeep of
+ * issue 12 (snapshot expiration), which decides when `keep` versions are
+ * enough and will call it off the claim path, next to moving EARLIEST. Until
+ * then test_strategy_tracker (tracker/cleanup_archives_without_breaking_readers)
+ * keeps it honest.
  */
 int sc_tracker_cleanup(sc_table *t, uint64_t keep, uint64_t *out_archived);
 
