@@ -33,7 +33,7 @@ import io.snapcommit.jni.SnapshotInfo;
 /**
  * Jobs the sink cannot serve correctly are refused before they are submitted, with a message naming
  * the setting to change (checkpointing off with an unbounded source, at-least-once checkpoints, a
- * relative path); valid configurations run and commit.
+ * relative path, a strategy the scheme cannot honour); valid configurations run and commit.
  */
 class GuardRailsITCase extends ITBase {
 
@@ -78,14 +78,15 @@ class GuardRailsITCase extends ITBase {
         for (String p : parts) assertTrue(text.contains(p), "expected \"" + p + "\" in: " + text);
     }
 
+    /** A DataStream job is checked when execute() builds the job graph, before anything is submitted. */
     @Test
     void dataStreamWithoutCheckpointingOnAnUnboundedSourceIsRefused() {
         String table = table("no-checkpoints");
         StreamExecutionEnvironment env = env(null, Map.of());
-        DataStream<String> in = unboundedGenerate(env, "n", 100, 1000);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                                                  () -> sink(table).uidPrefix("nc").build().sinkTo(in));
-        assertContains(e.getMessage(), "checkpointing is disabled", "execution.checkpointing.interval", table);
+        sink(table).uidPrefix("nc").build().sinkTo(unboundedGenerate(env, "n", 100, 1000));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> env.execute(testName));
+        assertContains(e.getMessage(), "checkpointing is disabled", "execution.checkpointing.interval",
+                       "before env.execute()", table);
         assertFalse(Files.exists(Paths.get(table)), "nothing may be created for a refused job");
     }
 
@@ -93,10 +94,47 @@ class GuardRailsITCase extends ITBase {
     void dataStreamWithAtLeastOnceCheckpointsIsRefused() {
         String table = table("at-least-once");
         StreamExecutionEnvironment env = env("200 ms", Map.of("execution.checkpointing.mode", "AT_LEAST_ONCE"));
-        DataStream<String> in = unboundedGenerate(env, "a", 100, 1000);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                                                  () -> sink(table).uidPrefix("alo").build().sinkTo(in));
+        sink(table).uidPrefix("alo").build().sinkTo(unboundedGenerate(env, "a", 100, 1000));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> env.execute(testName));
         assertContains(e.getMessage(), "AT_LEAST_ONCE", "execution.checkpointing.mode = EXACTLY_ONCE");
+        assertFalse(Files.exists(Paths.get(table)), "nothing may be created for a refused job");
+    }
+
+    /** Flink accepts checkpointing enabled after the sinks are added; the sink does too, and commits. */
+    @Test
+    void dataStreamCheckpointingEnabledAfterSinkToRunsAndCommits() throws Exception {
+        String table = table("late-checkpointing");
+        StreamExecutionEnvironment env = env(null, Map.of());
+        sink(table).uidPrefix("late").build().sinkTo(unboundedGenerate(env, "late", 400, 1000));
+        env.enableCheckpointing(200);
+        env.execute(testName);
+        assertExactlyOnce(table, "late", 400);
+        assertFalse(TableContents.log(table).isEmpty());
+    }
+
+    /**
+     * The strategy must suit the scheme, checked when the statement is planned (no native I/O): a
+     * local table refuses conditional and head (they need S3 conditional writes), names the option
+     * and the values allowed; an allowed pair (tracker on a local path) runs and commits.
+     */
+    @Test
+    void sqlStrategyThatTheSchemeCannotHonourFailsAtPlanning() throws Exception {
+        StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
+        for (String strategy : new String[] {"conditional", "head"}) {
+            String table = table("sql-" + strategy);
+            t.executeSql("CREATE TABLE s_" + strategy + " (id BIGINT) WITH ('connector' = 'snapcommit', 'path' = '"
+                         + table + "', 'commit.strategy' = '" + strategy + "')");
+            ValidationException e = assertThrows(ValidationException.class,
+                                                 () -> t.executeSql("INSERT INTO s_" + strategy + " VALUES (1)"));
+            assertContains(messages(e), "Invalid options for snapcommit table", "commit.strategy " + strategy,
+                           "needs S3 conditional writes", "use auto, rename or tracker", table);
+            assertFalse(Files.exists(Paths.get(table)), "nothing may be created for a refused statement");
+        }
+        String table = table("sql-tracker");
+        t.executeSql("CREATE TABLE s_tracker (id BIGINT) WITH ('connector' = 'snapcommit', 'path' = '" + table
+                     + "', 'commit.strategy' = 'tracker')");
+        t.executeSql("INSERT INTO s_tracker VALUES (1), (2)").await();
+        assertEquals(2, TableContents.liveRows(table).size());
     }
 
     @Test

@@ -7,7 +7,11 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.snapcommit.jni.ErrorCode;
+import io.snapcommit.jni.NativeLoader;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.SnapcommitException;
 import io.snapcommit.jni.StoreConfig;
@@ -20,6 +24,7 @@ import io.snapcommit.jni.Strategy;
  */
 public final class SinkConfig implements Serializable {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(SinkConfig.class);
 
     private final String location;
     private final Strategy strategy;
@@ -39,10 +44,8 @@ public final class SinkConfig implements Serializable {
                StoreConfig storeConfig, CommitListener commitListener) {
         this.location = normalizeLocation(location);
         this.strategy = strategy == null ? Strategy.AUTO : strategy;
-        if (isS3() && this.strategy == Strategy.RENAME)
-            throw new IllegalArgumentException("commit.strategy rename needs a file system with an atomic no-replace "
-                                               + "rename, and S3 has no rename: use auto, conditional, head or tracker "
-                                               + "for " + this.location);
+        this.storeConfig = storeConfig == null ? StoreConfig.DEFAULTS : storeConfig;
+        checkStrategy(this.location, this.strategy, this.storeConfig);
         this.commitUser = commitUser == null || commitUser.isEmpty() ? null : commitUser;
         if (this.commitUser != null && this.commitUser.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255)
             throw new IllegalArgumentException("commit.user is longer than 255 bytes");
@@ -58,7 +61,6 @@ public final class SinkConfig implements Serializable {
         this.fileExtension = fileExtension;
         if (buckets < 0) throw new IllegalArgumentException("bucket must be >= 0");
         this.buckets = buckets;
-        this.storeConfig = storeConfig == null ? StoreConfig.DEFAULTS : storeConfig;
         this.commitListener = commitListener;
     }
 
@@ -91,6 +93,42 @@ public final class SinkConfig implements Serializable {
         return Paths.get(l).normalize().toString();
     }
 
+    /**
+     * The strategy must be one the location's store can honour, checked here from the scheme alone (no
+     * native call, no I/O) so that a mismatch fails the job submission instead of failing every
+     * commit with SC_EUNSUPPORTED in a restart loop. What each store offers (native/src/store,
+     * native/src/s3/store_s3.c) and what each strategy needs (native/src/strategy):
+     * <ul>
+     *   <li>local paths and file:// (POSIX): atomic no-replace rename, listing; no conditional writes.
+     *       rename and tracker work, conditional and head do not; auto picks rename.</li>
+     *   <li>s3://: conditional create and compare-and-swap, listing; no rename. conditional, head and
+     *       tracker work; auto picks conditional. With conditional writes switched off in this
+     *       table's configuration only tracker is left (and auto picks it). When they are switched off
+     *       through the TaskManagers' environment (SNAPCOMMIT_S3_CONDITIONAL_WRITES=0) the client
+     *       cannot see it, and conditional/head fail at the first commit.</li>
+     *   <li>mem:// (tests): every strategy.</li>
+     * </ul>
+     */
+    static void checkStrategy(String location, Strategy strategy, StoreConfig storeConfig) {
+        String l = location.toLowerCase(Locale.ROOT);
+        if (l.startsWith("mem://") || strategy == Strategy.AUTO || strategy == Strategy.TRACKER) return;
+        if (l.startsWith("s3://")) {
+            if (strategy == Strategy.RENAME)
+                throw new IllegalArgumentException("commit.strategy rename needs a file system with an atomic "
+                    + "no-replace rename, and S3 has no rename: for " + location + " use "
+                    + (Boolean.FALSE.equals(storeConfig.conditionalWrites()) ? "auto or tracker"
+                                                                            : "auto, conditional, head or tracker"));
+            if (Boolean.FALSE.equals(storeConfig.conditionalWrites()))
+                throw new IllegalArgumentException("commit.strategy " + strategy + " needs S3 conditional writes, "
+                    + "which this table's configuration switches off: for " + location + " use auto or tracker");
+            return;
+        }
+        if (strategy == Strategy.CONDITIONAL || strategy == Strategy.HEAD)
+            throw new IllegalArgumentException("commit.strategy " + strategy + " needs S3 conditional writes "
+                + "(If-None-Match / If-Match), which a local file system does not offer: for " + location
+                + " use auto, rename or tracker");
+    }
+
     public String location() { return location; }
     /** The claim strategy for a new table; AUTO accepts an existing table's, any other must match it. */
     public Strategy strategy() { return strategy; }
@@ -120,10 +158,36 @@ public final class SinkConfig implements Serializable {
      * a missing bucket fails the job submission with a clear message instead of restarting the
      * job forever. Local paths are not checked here (the planner may run on another machine).
      *
+     * <p>The check runs libsnapcommit on the client, which may be unable to load it (a macOS laptop,
+     * another architecture, missing system libraries) although the TaskManagers can. When
+     * {@code required} is false (the check was left at its default) such a client skips the check
+     * with a WARN naming why, and the TaskManagers make the same request when they open the table;
+     * the job stays submittable. When {@code required} is true (the user asked for the check) the
+     * load failure is an error that says how to turn the check off.
+     *
+     * @param required whether the user asked for the check explicitly
+     * @return true when the storage was checked, false when it is not s3:// or the check was skipped
      * @throws IllegalArgumentException naming the location and the cause; secrets are masked
      */
-    public void checkStorage() {
-        if (!isS3()) return;
+    public boolean checkStorage(boolean required) {
+        if (!isS3()) return false;
+        try {
+            // Load first: NativeLoader rethrows its cached failure with the full list of attempts,
+            // where a second touch of NativeStore would only say "Could not initialize class".
+            NativeLoader.load();
+        } catch (LinkageError e) {
+            if (required)
+                throw new IllegalArgumentException("cannot check " + location + " at planning time: this client "
+                    + "cannot load libsnapcommit_jni (" + e.getMessage() + "). Run the client where the library "
+                    + "loads, or turn the check off: 's3.check-on-plan' = 'false' (SQL) or "
+                    + "SnapcommitSink.Builder.checkStorage(false) (DataStream); the TaskManagers check the "
+                    + "storage when they open the table", null);
+            LOG.warn("snapcommit: skipping the planning-time storage check of {}: this client cannot load "
+                     + "libsnapcommit_jni ({}). The TaskManagers check the storage when they open the table; "
+                     + "set 's3.check-on-plan' = 'false' (SQL) or checkStorage(false) (DataStream) to silence "
+                     + "this warning", location, e.getMessage());
+            return false;
+        }
         try (NativeStore store = NativeStore.openStore(location, storeConfig)) {
             store.check();
         } catch (SnapcommitException e) {
@@ -134,6 +198,12 @@ public final class SinkConfig implements Serializable {
                                                    null);
             throw new IllegalArgumentException("cannot use " + location + ": " + mask(e.getMessage()), null);
         }
+        return true;
+    }
+
+    /** {@link #checkStorage(boolean) checkStorage(false)}: the default, best-effort check. */
+    public boolean checkStorage() {
+        return checkStorage(false);
     }
 
     /** Belt and braces: the native messages are already scrubbed of the secret and the token. */

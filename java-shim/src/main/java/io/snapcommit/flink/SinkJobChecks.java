@@ -29,9 +29,10 @@ import org.apache.flink.streaming.api.transformations.WithBoundedness;
  * </ul>
  * Only the public API common to Flink 1.20 and 2.x is used: {@link CheckpointConfig#isCheckpointingEnabled()},
  * {@link CheckpointConfig#getCheckpointingConsistencyMode()}, {@link ExecutionOptions#RUNTIME_MODE},
- * {@link WithBoundedness}. The environment is read when the sink is added: a DataStream job must
- * configure checkpointing before calling {@code sinkTo}; the table planner applies the session's
- * configuration to the environment before it translates a statement.
+ * {@link WithBoundedness}. When the environment is read: for a DataStream job when the job graph is
+ * built ({@code execute()}; {@link JobCheckingEndSink}), so checkpointing may be configured before or
+ * after {@code sinkTo}; for SQL when the planner translates the statement, after it has applied the
+ * session's configuration to the environment.
  */
 final class SinkJobChecks {
     static final String INTERVAL_KEY = CheckpointingOptions.CHECKPOINTING_INTERVAL.key();
@@ -54,7 +55,7 @@ final class SinkJobChecks {
                     "snapcommit sink " + location + ": checkpointing is disabled, but the sink commits a snapshot "
                     + "only when a checkpoint completes and this job reads an unbounded source, so nothing would "
                     + "ever be committed. Enable checkpointing: set " + INTERVAL_KEY + " (e.g. SET '" + INTERVAL_KEY
-                    + "' = '10 s', or env.enableCheckpointing(10000) before the sink is added), or run a bounded "
+                    + "' = '10 s', or env.enableCheckpointing(10000) before env.execute()), or run a bounded "
                     + "job (" + RUNTIME_MODE_KEY + " = batch), which commits once at end of input");
             }
             return; // bounded: the committer commits everything at end of input

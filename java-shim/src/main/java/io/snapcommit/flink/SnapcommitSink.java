@@ -62,22 +62,30 @@ public final class SnapcommitSink<T> {
 
     /**
      * Add writers and the committer behind input; returns the terminal sink of the topology.
-     * Throws IllegalArgumentException when the job's checkpointing cannot work with the sink
-     * (see {@link #attach}): enable checkpointing before calling this.
+     * The job's checkpointing is checked when the job graph is built ({@code env.execute()},
+     * {@code executeAsync()}, {@code getStreamGraph()}), so checkpointing may be configured before or
+     * after this call: a job that could not commit correctly (see {@link SinkJobChecks}) makes
+     * {@code execute()} throw IllegalArgumentException naming the setting, before anything is submitted.
      */
     public DataStreamSink<Void> sinkTo(DataStream<T> input) {
-        return attach(input, config, encoder, uidPrefix, writerParallelism);
+        return addTopology(input, config, encoder, uidPrefix, writerParallelism, false);
     }
 
     /**
-     * Shared by the DataStream builder and the table sink. Refuses (IllegalArgumentException naming the
-     * setting) a job that could not commit correctly: checkpointing off with an unbounded source, or
-     * checkpoints in at-least-once mode (see {@link SinkJobChecks}). The environment's configuration is
-     * read now, so configure checkpointing before adding the sink.
+     * For front ends that add the sink after the job's configuration is final (the table sink: the
+     * planner applies the session's configuration to the environment before it translates). Refuses
+     * (IllegalArgumentException naming the setting) a job that could not commit correctly, now:
+     * checkpointing off with an unbounded source, or checkpoints in at-least-once mode (see
+     * {@link SinkJobChecks}). DataStream programs use {@link #sinkTo}, which checks at execute().
      */
     public static <T> DataStreamSink<Void> attach(DataStream<T> input, SinkConfig config, RecordEncoder<T> encoder,
                                                   String uidPrefix, int writerParallelism) {
-        SinkJobChecks.check(input.getExecutionEnvironment(), input.getTransformation(), config.location());
+        return addTopology(input, config, encoder, uidPrefix, writerParallelism, true);
+    }
+
+    private static <T> DataStreamSink<Void> addTopology(DataStream<T> input, SinkConfig config, RecordEncoder<T> encoder,
+                                                        String uidPrefix, int writerParallelism, boolean checkNow) {
+        if (checkNow) SinkJobChecks.check(input.getExecutionEnvironment(), input.getTransformation(), config.location());
         SingleOutputStreamOperator<byte[]> written = input.transform(
             "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
             new SnapcommitWriterOperator<>(config, encoder));
@@ -88,7 +96,9 @@ public final class SnapcommitSink<T> {
             "snapcommit-committer: " + config.location(), Types.VOID, new SnapcommitCommitterOperator(config));
         committed.uid(uidPrefix + "-committer").setParallelism(1).setMaxParallelism(1);
 
-        DataStreamSink<Void> end = committed.sinkTo(new DiscardingSink<>());
+        // Checked already: a plain discarding end. Otherwise the end runs the checks at graph generation.
+        DataStreamSink<Void> end = committed.sinkTo(checkNow ? new DiscardingSink<>()
+                                                             : new JobCheckingEndSink<>(config.location()));
         end.uid(uidPrefix + "-end").name("snapcommit-end").setParallelism(1);
         return end;
     }
@@ -123,7 +133,7 @@ public final class SnapcommitSink<T> {
         private int buckets;
         private FieldExtractor<T> bucketKey;
         private final StoreConfig.Builder storage = StoreConfig.builder();
-        private boolean checkStorage = true;
+        private Boolean checkStorage; // null: the default, best effort (see SinkConfig#checkStorage)
         private SerializationSchema<T> schema;
         private Encoder<T> encoder;
         private RecordEncoder<T> recordEncoder;
@@ -175,7 +185,12 @@ public final class SnapcommitSink<T> {
         public Builder<T> s3RequestTimeout(Duration d) { storage.requestTimeout(d); return this; }
         /** false only for throwaway test servers with self-signed certificates. */
         public Builder<T> s3TlsVerify(boolean v) { storage.tlsVerify(v); return this; }
-        /** Check at build() that an s3:// table's bucket is reachable with its credentials (default true). */
+        /**
+         * Check at build() that an s3:// table's bucket is reachable with its credentials. By default the
+         * check is made when this client can load libsnapcommit_jni and skipped with a WARN when it cannot
+         * (the TaskManagers check at open). true: required, a client that cannot load the library fails
+         * build(); false: never checked.
+         */
         public Builder<T> checkStorage(boolean v) { this.checkStorage = v; return this; }
         /** Told about each snapshot the sink publishes (see {@link CommitListener}); none by default. */
         public Builder<T> commitListener(CommitListener l) { this.commitListener = l; return this; }
@@ -192,7 +207,7 @@ public final class SnapcommitSink<T> {
                 : new FunctionEncoder<>(schema, encoder, partitionNames, partitionFields, bucketKey);
             if (buckets > 0 && recordEncoder == null && bucketKey == null)
                 throw new IllegalArgumentException("buckets need a bucket key");
-            if (checkStorage) config.checkStorage();
+            if (checkStorage == null || checkStorage) config.checkStorage(checkStorage != null);
             return new SnapcommitSink<>(config, enc, uidPrefix != null ? uidPrefix : defaultUidPrefix(config.location()),
                                         writerParallelism);
         }

@@ -51,9 +51,9 @@ public final class StoreConfig implements Serializable {
         this.tlsVerify = b.tlsVerify;
         this.caBundle = blankToNull(b.caBundle);
         this.conditionalWrites = b.conditionalWrites;
-        this.connectTimeout = positive(b.connectTimeout, "s3.connect-timeout");
-        this.requestTimeout = positive(b.requestTimeout, "s3.request-timeout");
-        this.trackerTtl = positive(b.trackerTtl, "tracker TTL");
+        this.connectTimeout = millis(b.connectTimeout, "s3.connect-timeout", 1, MAX_TIMEOUT_MS);
+        this.requestTimeout = millis(b.requestTimeout, "s3.request-timeout", 1, MAX_TIMEOUT_MS);
+        this.trackerTtl = millis(b.trackerTtl, "tracker TTL (StoreConfig.trackerTtl)", MIN_TRACKER_TTL_MS, Long.MAX_VALUE);
         this.anonymous = b.anonymous;
         if ((accessKey == null) != (secretKey == null))
             throw new IllegalArgumentException(accessKey == null
@@ -67,9 +67,36 @@ public final class StoreConfig implements Serializable {
         return s == null || s.isEmpty() ? null : s;
     }
 
-    private static Duration positive(Duration d, String what) {
-        if (d == null || d.isZero()) return null;
-        if (d.isNegative()) throw new IllegalArgumentException(what + " must be positive");
+    /**
+     * The bounds libsnapcommit applies at open (native/src/s3/s3_config.c cfg_ms: connect and request
+     * timeouts 1..3600000 ms; native/src/store/store.c: a tracker TTL of 0 is unset, 1 is refused).
+     * Checked here, with the option's name, so that a bad value fails when the sink is built instead
+     * of at the first open on a TaskManager.
+     */
+    public static final long MAX_TIMEOUT_MS = 3_600_000L;
+    public static final long MIN_TRACKER_TTL_MS = 2L;
+
+    /**
+     * null stays unset. Everything else must be whole milliseconds within [min, max]: the native
+     * field is an integer count of milliseconds in which 0 means "unset", so a value under 1 ms
+     * (or 0) would silently fall back to the environment, and a fraction would be cut off.
+     */
+    private static Duration millis(Duration d, String what, long min, long max) {
+        if (d == null) return null;
+        String range = max == Long.MAX_VALUE ? "at least " + min + " ms" : min + " ms.." + max + " ms";
+        long ms;
+        try {
+            ms = d.toMillis();
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(what + " must be whole milliseconds, " + range + ": " + d
+                                               + " is too long");
+        }
+        if (d.isNegative() || d.isZero() || ms < min || ms > max)
+            throw new IllegalArgumentException(what + " must be whole milliseconds, " + range + ": " + d
+                                               + (d.isZero() ? " (leave it unset for the default)" : ""));
+        if (!Duration.ofMillis(ms).equals(d))
+            throw new IllegalArgumentException(what + " must be whole milliseconds, " + range + ": " + d
+                                               + " has a fraction of a millisecond");
         return d;
     }
 

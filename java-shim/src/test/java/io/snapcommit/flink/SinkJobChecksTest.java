@@ -65,49 +65,85 @@ class SinkJobChecksTest {
             .encoder(v -> v.toString().getBytes(StandardCharsets.UTF_8)).build().sinkTo(in);
     }
 
+    /**
+     * Add the sink, then build the job graph as execute() does: a DataStream job is checked then,
+     * with the environment's final configuration (JobCheckingEndSink).
+     */
+    private static void addSinkAndPlan(DataStream<Long> in) {
+        addSink(in);
+        in.getExecutionEnvironment().getStreamGraph();
+    }
+
     @Test
     void unboundedInputWithoutCheckpointingIsRefused() {
         for (String mode : new String[] {"STREAMING", "AUTOMATIC"}) {
             StreamExecutionEnvironment env = env("execution.runtime-mode", mode);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> addSink(input(env, true)));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                      () -> addSinkAndPlan(input(env, true)));
             assertTrue(e.getMessage().contains("checkpointing is disabled"), e.getMessage());
             assertTrue(e.getMessage().contains("execution.checkpointing.interval"), e.getMessage());
+            assertTrue(e.getMessage().contains("before env.execute()"), e.getMessage());
             assertTrue(e.getMessage().contains("/tmp/snapcommit-never-written"), e.getMessage());
         }
     }
 
+    /** Flink accepts checkpointing configured after the sinks are added; so does the sink. */
     @Test
-    void checkpointingEnabledAfterTheSinkIsAddedIsTooLate() {
+    void checkpointingEnabledAfterTheSinkIsAddedIsAccepted() {
         StreamExecutionEnvironment env = env();
         DataStream<Long> in = input(env, true);
-        assertThrows(IllegalArgumentException.class, () -> addSink(in));
+        addSink(in); // the environment says "no checkpointing" here: nothing is refused yet
         env.enableCheckpointing(1000);
-        addSink(in); // configured first: accepted
+        env.getStreamGraph(); // accepted: checked with the final configuration
+
+        StreamExecutionEnvironment later = env();
+        addSink(input(later, true));
+        later.getCheckpointConfig().setCheckpointingConsistencyMode(
+            org.apache.flink.core.execution.CheckpointingMode.AT_LEAST_ONCE);
+        later.enableCheckpointing(1000);
+        // ... and a mode switched to at-least-once after sinkTo is still seen and refused.
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, later::getStreamGraph);
+        assertTrue(e.getMessage().contains("AT_LEAST_ONCE"), e.getMessage());
     }
 
     @Test
     void atLeastOnceCheckpointsAreRefusedWhenStreaming() {
         StreamExecutionEnvironment env = env("execution.checkpointing.interval", "1 s",
                                              "execution.checkpointing.mode", "AT_LEAST_ONCE");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> addSink(input(env, true)));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                                                  () -> addSinkAndPlan(input(env, true)));
         assertTrue(e.getMessage().contains("AT_LEAST_ONCE"), e.getMessage());
         assertTrue(e.getMessage().contains("execution.checkpointing.mode = EXACTLY_ONCE"), e.getMessage());
         // Streaming over a bounded input still takes checkpoints: refused as well.
-        assertThrows(IllegalArgumentException.class, () -> addSink(input(env, false)));
+        StreamExecutionEnvironment env2 = env("execution.runtime-mode", "STREAMING",
+                                              "execution.checkpointing.interval", "1 s",
+                                              "execution.checkpointing.mode", "AT_LEAST_ONCE");
+        assertThrows(IllegalArgumentException.class, () -> addSinkAndPlan(input(env2, false)));
     }
 
     @Test
     void validJobsAreAccepted() {
         // Checkpointing on, exactly-once (the default mode).
-        addSink(input(env("execution.checkpointing.interval", "1 s"), true));
+        addSinkAndPlan(input(env("execution.checkpointing.interval", "1 s"), true));
         // Bounded input without checkpoints: committed at end of input.
-        addSink(input(env(), false));
+        addSinkAndPlan(input(env(), false));
         // Batch mode: no checkpoints, whatever the checkpointing settings say.
-        addSink(input(env("execution.runtime-mode", "BATCH"), false));
-        addSink(input(env("execution.runtime-mode", "BATCH", "execution.checkpointing.interval", "1 s",
-                          "execution.checkpointing.mode", "AT_LEAST_ONCE"), false));
+        addSinkAndPlan(input(env("execution.runtime-mode", "BATCH"), false));
+        addSinkAndPlan(input(env("execution.runtime-mode", "BATCH", "execution.checkpointing.interval", "1 s",
+                                 "execution.checkpointing.mode", "AT_LEAST_ONCE"), false));
         // AUTOMATIC with only bounded sources runs as a batch job.
-        addSink(input(env("execution.runtime-mode", "AUTOMATIC", "execution.checkpointing.interval", "1 s",
-                          "execution.checkpointing.mode", "AT_LEAST_ONCE"), false));
+        addSinkAndPlan(input(env("execution.runtime-mode", "AUTOMATIC", "execution.checkpointing.interval", "1 s",
+                                 "execution.checkpointing.mode", "AT_LEAST_ONCE"), false));
+    }
+
+    /** The table sink adds the topology after the configuration is final and checks at once. */
+    @Test
+    void attachChecksImmediately() {
+        StreamExecutionEnvironment env = env();
+        DataStream<Long> in = input(env, true);
+        SinkConfig config = SinkConfigs.of("/tmp/snapcommit-never-written", "auto", null, 1, java.time.Duration.ZERO,
+                                           java.time.Duration.ZERO, null, 1, "json", 0, null);
+        RecordEncoder<Long> enc = v -> v.toString().getBytes(StandardCharsets.UTF_8);
+        assertThrows(IllegalArgumentException.class, () -> SnapcommitSink.attach(in, config, enc, "a", -1));
     }
 }

@@ -137,9 +137,11 @@ class NativeTableTest {
         e = assertCode(ErrorCode.EINVAL, () -> NativeTable.openTable("s3://b/t", secret));
         assertTrue(e.getMessage().contains("the configured region"), e.getMessage());
         assertFalse(e.getMessage().contains("jni-secret-value") || e.getMessage().contains("jni-token-value"));
-        e = assertCode(ErrorCode.EINVAL, () -> NativeTable.createTable("s3://b/t", Strategy.AUTO,
-            StoreConfig.builder().connectTimeout(Duration.ofHours(2)).build()));
-        assertTrue(e.getMessage().contains("connect_timeout_ms"), e.getMessage());
+        // Out of libsnapcommit's bounds (1..3600000 ms): refused when the StoreConfig is built, naming
+        // the option, before anything reaches the native open (which would refuse it too).
+        IllegalArgumentException bounds = assertThrows(IllegalArgumentException.class,
+            () -> StoreConfig.builder().connectTimeout(Duration.ofHours(2)).build());
+        assertTrue(bounds.getMessage().contains("s3.connect-timeout"), bounds.getMessage());
         // Local stores take the configuration too (the tracker TTL applies to any backend).
         StoreConfig ttl = StoreConfig.builder().trackerTtl(Duration.ofSeconds(5)).build();
         assertTrue(NativeTable.createTable(table(), Strategy.TRACKER, ttl));

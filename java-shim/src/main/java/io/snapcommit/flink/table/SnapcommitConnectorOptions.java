@@ -92,5 +92,7 @@ public final class SnapcommitConnectorOptions {
         .defaultValue(true)
         .withDescription("At planning time, make one authenticated request (ListObjectsV2, max-keys=1) to check "
                          + "that the bucket exists and the credentials are accepted. Turn off only when the "
-                         + "client cannot reach the storage the TaskManagers use.");
+                         + "client cannot reach the storage the TaskManagers use. Left unset, a client that cannot "
+                         + "load libsnapcommit_jni (another OS or architecture, missing system libraries) skips "
+                         + "the check with a warning; set to true explicitly, such a client fails the statement.");
 }

@@ -114,7 +114,9 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
                                     options.getOptional(COMMIT_TIMEOUT).orElse(null),
                                     options.get(TARGET_FILE_SIZE).getBytes(), formatName, buckets, storage.build());
             // Planning-time S3 check: a wrong secret or a missing bucket fails here, not in a restart loop.
-            if (options.get(S3_CHECK_ON_PLAN)) config.checkStorage();
+            // Left at its default it is best effort (skipped with a WARN on a client that cannot load
+            // libsnapcommit_jni); set to true explicitly it is required.
+            if (options.get(S3_CHECK_ON_PLAN)) config.checkStorage(options.getOptional(S3_CHECK_ON_PLAN).isPresent());
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Invalid options for snapcommit table "
                                           + context.getObjectIdentifier().asSummaryString() + ": " + e.getMessage(), e);
