@@ -76,7 +76,7 @@ int sc_table_open(sc_table **out, sc_store *store) {
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(store, &data, &len, NULL, SC_TABLE_META_KEY);
+    int rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         char why[512];
         snprintf(why, sizeof why, "%s", sc_error_message());

@@ -93,6 +93,9 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
  * blanks), optionally followed by one newline. SC_EINVAL for anything else.
  */
 int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strategy_file.c */
+/* The largest hint object read (LATEST, EARLIEST): an id is at most 20 digits and a
+ * newline, so anything above this is damage, refused before it is read. */
+#define SC_HINT_MAX_BYTES 32
 
 /*
  * Write the history marker metadata/history (best effort, logged at WARN):

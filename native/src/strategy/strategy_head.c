@@ -136,7 +136,8 @@ static int fetch_head(sc_table *t, head_state *st) {
     uint8_t *data = NULL;
     size_t len = 0;
     sc_object_info info;
-    int rc = sc_store_get(t->store, &data, &len, &info, HEAD_KEY);
+    /* A head record has a fixed size: anything larger is refused unread. */
+    int rc = sc_store_get_bounded(t->store, &data, &len, &info, HEAD_KEY, SC_HEAD_RECORD_LEN);
     if (rc == SC_ENOTFOUND) {
         if (st->known && st->present)
             return sc_error_set(SC_ECORRUPT, "%s: missing, but this handle saw revision %" PRIu64
@@ -196,7 +197,7 @@ static int fetch_object(uint8_t **out_data, size_t *out_len, int *out_missing, s
     if (out_missing) *out_missing = 0;
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         if (out_missing) *out_missing = 1;
         return sc_error_set(SC_ECORRUPT, "%s: missing, but %s selects it", key, why);
@@ -366,7 +367,7 @@ static int install_object(int *created, sc_table *t, const uint8_t *data, size_t
         if (rc == SC_EEXISTS) {
             uint8_t *have;
             size_t have_len;
-            rc = sc_store_get(t->store, &have, &have_len, NULL, key);
+            rc = sc_store_get_bounded(t->store, &have, &have_len, NULL, key, len);
             if (rc) return sc_error_wrap(rc, "verifying the existing %s", key);
             int same = have_len == len && memcmp(have, data, len) == 0;
             free(have);
