@@ -35,6 +35,7 @@
 #include "base/env_internal.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
+#include "snapcommit/table.h"
 #include "store/store_backends.h"
 
 #include "sc_test_assert.h"
@@ -1053,6 +1054,58 @@ Test(store, posix_open_forms, .init = posix_init, .fini = fixture_fini) {
     write_file(location, "x");
     FAILS(SC_EIO, sc_store_open(&s, location));
     cr_assert_null(s);
+}
+
+/* A store opened before its root exists (a reader started before the table's first writer)
+ * must see the root once another process creates it, and still create nothing itself. */
+Test(store, posix_root_created_later_is_seen, .init = posix_init, .fini = fixture_fini) {
+    char location[512];
+    snprintf(location, sizeof location, "%s/later/table", the_fixture.root);
+    sc_store *early = NULL, *writer = NULL;
+    OK(sc_store_open(&early, location));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sc_object_info info;
+    FAILS(SC_ENOTFOUND, sc_store_get(early, &data, &len, NULL, "metadata/table.json"));
+    FAILS(SC_ENOTFOUND, sc_store_head(early, &info, "k"));
+    sc_list_page page;
+    OK(sc_store_list(early, &page, "", NULL, 10));
+    cr_assert_eq(page.count, 0);
+    sc_list_page_free(&page);
+    struct stat st;
+    snprintf(location, sizeof location, "%s/later", the_fixture.root);
+    cr_assert_neq(stat(location, &st), 0, "reads on a missing root created %s", location);
+    /* Another handle (as another process would) creates the root by writing. */
+    snprintf(location, sizeof location, "%s/later/table", the_fixture.root);
+    OK(sc_store_open(&writer, location));
+    put_text(writer, "metadata/table.json", "{}");
+    put_text(writer, "k", "v");
+    /* The early handle now sees it, by every operation. */
+    expect_text(early, "metadata/table.json", "{}");
+    OK(sc_store_head(early, &info, "k"));
+    cr_assert_eq(info.size, 1);
+    OK(sc_store_list(early, &page, "", NULL, 10));
+    cr_assert_eq(page.count, 2);
+    sc_list_page_free(&page);
+    OK(sc_store_delete(early, "k"));
+    FAILS(SC_ENOTFOUND, sc_store_get(writer, &data, &len, NULL, "k"));
+    sc_store_free(writer);
+    sc_store_free(early);
+
+    /* The same for a table (the Flink case: a reader polling before the first job commits). */
+    snprintf(location, sizeof location, "%s/later2/t", the_fixture.root);
+    OK(sc_store_open(&early, location));
+    sc_table *t = NULL;
+    FAILS(SC_ENOTABLE, sc_table_open(&t, early));
+    OK(sc_store_open(&writer, location));
+    OK(sc_table_create(writer, SC_STRATEGY_AUTO));
+    OK(sc_table_open(&t, early));
+    uint64_t latest = 99;
+    OK(sc_table_latest_id(&latest, t));
+    cr_assert_eq(latest, 0);
+    sc_table_free(t);
+    sc_store_free(writer);
+    sc_store_free(early);
 }
 
 /* ---- mem only: the built-in fault injector ---- */

@@ -47,7 +47,9 @@ typedef struct sc_store_stats {
  * Open a store from a location, configured from the environment (as
  * sc_store_open_with_config with every field unset):
  *   /abs/or/relative/dir, file:///abs/dir   posix backend rooted at the directory
- *                                           (created if missing)
+ *                                           (created by the first write, never by
+ *                                           open or a read; a handle opened before
+ *                                           it exists sees it once anyone creates it)
  *   mem://NAME                              process-wide in-memory store NAME
  *                                           (created on first use; tests only)
  *   s3://BUCKET[/PREFIX]                    S3 or an S3-compatible server

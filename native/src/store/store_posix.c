@@ -45,7 +45,8 @@
 #define MAX_PENDING_DIRS 8
 
 typedef struct posix_store {
-    int root_fd; /* -1 while the root does not exist: created by the first write */
+    int root_fd; /* -1 while the root does not exist: created by the first write, or by another
+                    process (root_appeared looks again on every operation until then) */
     char *root;  /* canonical root path (absolute, as given while it is missing), for messages */
     char pending[MAX_PENDING_DIRS][SC_STORE_KEY_MAX];
     int pending_count;
@@ -425,6 +426,28 @@ static int defer_sync(posix_store *s, const char *dir) {
     return 0;
 }
 
+/*
+ * While the root is missing, look for it again: another process (a writer's
+ * first commit, `snapcommit init`) may have created it since this store was
+ * opened, and a reader must then see what it wrote rather than "absent"
+ * forever. One open() per operation, only while the root is missing;
+ * nothing is created. 1 once the root is there, 0 while it is missing.
+ */
+static int root_appeared(posix_store *s) {
+    if (s->root_fd >= 0) return 1;
+    int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return 0; /* still missing (or unusable: the operation reports "absent" as before) */
+    char *canonical = realpath(s->root, NULL);
+    if (!canonical) {
+        close(fd);
+        return 0;
+    }
+    free(s->root);
+    s->root = canonical;
+    s->root_fd = fd;
+    return 1;
+}
+
 /* How a write is published: replacing, only if absent, or replacing without durability (hints). */
 enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
 
@@ -433,7 +456,7 @@ enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
  * reader given a mistyped path must not leave it (and its parents) behind.
  */
 static int ensure_root(posix_store *s) {
-    if (s->root_fd >= 0) return 0;
+    if (root_appeared(s)) return 0;
     int rc = mkdirs(AT_FDCWD, "", s->root);
     if (rc) return rc;
     int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
@@ -507,7 +530,7 @@ static int posix_get_bounded(void *self, uint8_t **out_data, size_t *out_len,
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     /* O_NONBLOCK: a FIFO planted at a key must be refused, not block the reader
      * forever; O_NOFOLLOW: a symbolic link is checked before it is followed. */
@@ -584,7 +607,7 @@ static int posix_head(void *self, sc_object_info *out_info, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     struct stat st;
     if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0) return lookup_error(s, errno, "inspecting", key);
@@ -605,7 +628,7 @@ static int posix_del(void *self, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     if (unlinkat(s->root_fd, key, 0) != 0) {
         if (errno == EISDIR) return not_found(s, key);
@@ -738,7 +761,7 @@ static int compare_keys(const void *a, const void *b) {
 
 static int posix_list(void *self, sc_list_page *out, const char *prefix, const char *start_after,
                       size_t max_keys) {
-    if (((posix_store *)self)->root_fd < 0) { /* no root yet: nothing stored */
+    if (!root_appeared(self)) { /* no root yet: nothing stored */
         memset(out, 0, sizeof *out);
         return 0;
     }
@@ -817,8 +840,8 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
     if (fd < 0 && errno == ENOENT) {
         /* Not created here: opening is also how readers start, and a mistyped
          * path must not appear on disk. The first write creates it (ensure_root);
-         * until then every key is absent. Made absolute now, so that a later
-         * chdir() cannot move it. */
+         * until it exists, by this store or another process (root_appeared), every
+         * key is absent. Made absolute now, so that a later chdir() cannot move it. */
         posix_store *s = calloc(1, sizeof *s);
         char cwd[PATH_MAX];
         if (!s) return sc_error_set(SC_ENOMEM, "out of memory");
