@@ -403,6 +403,10 @@ int sc_store_set_env(sc_store *store, const sc_env *env) {
 
 const sc_env *sc_store_env(const sc_store *store) { return &store->env; }
 
+void sc_store_remove_created_dirs(sc_store *store, const char *prefix) {
+    sc_posix_store_remove_created_dirs(store->ops, store->self, prefix ? prefix : "");
+}
+
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }
 
 const char *sc_store_backend_name(const sc_store *store) { return store->ops->name; }

@@ -134,6 +134,8 @@ static void cleanup(probe *p) {
         if (p->written[k] && sc_store_delete(p->store, p->keys[k]) != 0)
             sc_log(SC_LOG_DEBUG, "store probe: could not remove %s: %s", p->keys[k], sc_error_message());
     }
+    /* A file system keeps the emptied metadata/probe-<uuid>/ directory: take it back. */
+    sc_store_remove_created_dirs(p->store, p->prefix);
 }
 
 int sc_strategy_probe(uint32_t *out_caps, sc_store *store) {
