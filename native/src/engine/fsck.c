@@ -237,5 +237,6 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
         sc_snapshot_clear(&s);
         if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
     }
+    if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);
     return rc;
 }

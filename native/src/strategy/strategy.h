@@ -58,6 +58,13 @@ struct sc_strategy {
      */
     int (*open)(sc_table *t, void **out_state);
     void (*close)(void *state);
+    /*
+     * Optional (NULL: nothing beyond the chain). sc_table_fsck calls it after
+     * the chain from the earliest to the latest snapshot checked sound, for
+     * what only the strategy can see (head: installed snapshot objects that
+     * do not fit the head record). SC_ECORRUPT naming the object.
+     */
+    int (*fsck)(sc_table *t);
 };
 
 /* Strategy implementations (one file each). */
