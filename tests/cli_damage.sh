@@ -129,6 +129,29 @@ run "commit on a missing path" 1 "no table here" "$sc" commit "$work/missing/t" 
 [ ! -e "$work/missing" ] && ok || bad "commit on a missing path created it"
 run "init creates its directory" 0 "" "$sc" init "$work/made/deep/t"
 
+# 7. Oversized objects (sparse files: no disk used) are refused by their size before they
+# are read: a clear error naming the object, its size and the cap, and a small peak RSS
+# (an unbounded read of 300 MB needs more than 300 MB).
+rss_cap_kib=$((96 * 1024))
+small_rss() { # label expected-exit pattern command...
+  local label=$1 want=$2 pat=$3; shift 3
+  run "$label" "$want" "$pat" /usr/bin/time -f %M -o "$work/rss" "$@"
+  local kib; kib=$(tail -n 1 "$work/rss" 2>/dev/null)
+  [ -n "$kib" ] && [ "$kib" -lt "$rss_cap_kib" ] && ok || bad "$label: peak RSS ${kib:-?} KiB (cap $rss_cap_kib)"
+}
+big=$((300 * 1024 * 1024))
+t=$(fresh biglatest); truncate -s "$big" "$t/snapshot/LATEST"
+small_rss "300 MB LATEST: files" 1 "snapshot/LATEST: $big bytes, more than the 32" "$sc" files "$t"
+small_rss "300 MB LATEST: fsck" 1 "snapshot/LATEST: $big bytes" "$sc" fsck "$t"
+t=$(fresh bigmeta); truncate -s "$big" "$t/metadata/table.json"
+small_rss "300 MB table.json: files" 1 "metadata/table.json: $big bytes, more than the 1048576" "$sc" files "$t"
+t=$(fresh bigsnap); truncate -s "$big" "$t/snapshot/$(S 4)"
+small_rss "300 MB newest snapshot: files" 1 "$(S 4): $big bytes, more than the 67108864" "$sc" files "$t"
+small_rss "300 MB newest snapshot: log" 1 "$(S 4): $big bytes" "$sc" log "$t"
+changes "$work/cb" bigsnap
+small_rss "300 MB newest snapshot: commit" 1 "$(S 4): $big bytes" "$sc" commit "$t" --user v --identifier 1 --changes "$work/cb"
+[ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "300 MB newest snapshot: a commit built on top"
+
 # A healthy table still works end to end.
 run "healthy: fsck" 0 "" "$sc" fsck "$base"
 run "healthy: log" 0 "" "$sc" log "$base"

@@ -399,3 +399,64 @@ Test(hardening_posix, fifo_at_history_marker, .init = posix_setup, .fini = posix
     CORRUPT(sc_table_fsck(t, NULL, NULL), "metadata/history: is a FIFO");
     sc_table_free(t);
 }
+
+/* ---- review D: a failed init takes back what it created, and only that ---- */
+
+/* Fails every read of a probe key, after the probe has written (and so created directories). */
+static int fail_probe_reads(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx, (void)call;
+    return op == SC_OP_GET && strstr(key, "metadata/probe-") ? SC_EIO : 0;
+}
+
+static int failed_init(const char *loc) {
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(s, fail_probe_reads, NULL);
+    int rc = sc_table_create(s, SC_STRATEGY_AUTO);
+    cr_assert_eq(rc, SC_EIO, "%s: %s", sc_error_name(rc), sc_error_message());
+    /* The failure's own message survives the clean-up. */
+    cr_assert(strstr(sc_error_message(), "probing the posix store under metadata/probe-"), "%s", sc_error_message());
+    sc_store_free(s);
+    return rc;
+}
+
+static int exists(const char *path) {
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+Test(hardening_posix, failed_init_removes_what_it_created, .init = posix_setup, .fini = posix_teardown) {
+    char loc[400], p[512];
+    /* 1. Nothing existed: the root, its parents, metadata/ and the probe directory all go. */
+    snprintf(loc, sizeof loc, "%s/new/deep/t", root);
+    failed_init(loc);
+    cr_assert(!exists(root), "a failed init left %s behind", root);
+    /* 2. The root existed with other content, and an empty metadata/ of someone else's:
+     *    both stay, and nothing of the probe is left. */
+    cr_assert_eq(mkdir(root, 0777), 0);
+    snprintf(p, sizeof p, "%s/keep", root);
+    int fd = open(p, O_CREAT | O_WRONLY, 0644);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    snprintf(p, sizeof p, "%s/metadata", root);
+    cr_assert_eq(mkdir(p, 0777), 0);
+    failed_init(root);
+    snprintf(p, sizeof p, "%s/keep", root);
+    cr_assert(exists(p), "a failed init removed %s", p);
+    snprintf(p, sizeof p, "%s/metadata", root);
+    cr_assert(exists(p), "a failed init removed %s, which it did not create", p);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s/metadata')\"", root);
+    cr_assert_eq(system(cmd), 0, "a failed init left something in %s/metadata", root);
+    /* 3. A root with content and no metadata/: metadata/ was this init's and goes. */
+    cr_assert_eq(rmdir(p), 0);
+    failed_init(root);
+    cr_assert(!exists(p), "a failed init left %s", p);
+    /* 4. A successful init leaves no probe directory either. */
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, root), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s/metadata')\" = table.json", root);
+    cr_assert_eq(system(cmd), 0, "init left more than table.json in %s/metadata", root);
+}

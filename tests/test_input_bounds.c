@@ -104,7 +104,7 @@ Test(input_bounds, json_above_the_limit_is_elimit) {
     memcpy(text, "{}", 2);
     sc_changes *c = NULL;
     cr_assert_eq(sc_changes_parse_json(&c, text, len), SC_ELIMIT);
-    cr_assert(strstr(sc_error_message(), "268435456"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "67108864"), "%s", sc_error_message());
     cr_assert_null(c);
     cr_assert_eq(sc_changes_parse_json(&c, "{}", 2), 0);
     sc_changes_free(c);
@@ -281,4 +281,56 @@ Test(input_bounds, cli_escapes_names_from_tables_written_before_the_check) {
     sc_table_free(t);
     snprintf(args, sizeof args, "rm -rf '%s'", dir);
     cr_assert_eq(system(args), 0);
+}
+
+/* The bounded parser (entries decoded one at a time) keeps the grammar and the messages. */
+Test(input_bounds, changes_json_parsed_entry_by_entry) {
+    static const struct {
+        const char *json;
+        int rc;
+        const char *says;
+    } cases[] = {
+        {"{}", 0, NULL},
+        {" {\"add\":[],\"delete\":[]} \n", 0, NULL},
+        {"{\"add\":[{\"partition\":\"p,]}\\\"\",\"bucket\":0,\"level\":0,\"file\":\"d/a\",\"rows\":1,\"size\":1}]}", 0, NULL},
+        {"{\"\\u0061dd\":[]}", 0, NULL},
+        {"", SC_EINVAL, "invalid JSON at line 1 column 1"},
+        {"[]", SC_EINVAL, "expected an object"},
+        {"{\"add\":{}}", SC_EINVAL, "\"add\" must be an array"},
+        {"{\"other\":[]}", SC_EINVAL, "unknown key \"other\""},
+        {"{\"add\":[],\"add\":[]}", SC_EINVAL, "duplicate object key \"add\""},
+        {"{\"add\":[]} x", SC_EINVAL, "end of file expected"},
+        {"{\"add\":[1]}", SC_EINVAL, "add[0] is not an object"},
+        {"{\"add\":[{}]}", SC_EINVAL, "add[0].partition is required"},
+        {"{\"add\":[\n{\"partition\":\"p\",\"bucket\":0,\"bucket\":1}]}", SC_EINVAL, "invalid JSON at line 2"},
+        /* (a syntax error after an entry is found once that entry is decoded) */
+        {"{\"add\":[{\"partition\":\"p\",\"bucket\":0,\"level\":0,\"file\":\"d/a\",\"rows\":1,\"size\":1} {}]}",
+         SC_EINVAL, "invalid JSON at line 1 column 79: ',' or ']' expected"},
+        {"{\"add\":[{\"partition\":\"p\"", SC_EINVAL, "invalid JSON"},
+        {"{\"delete\":[{\"minKey\":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,"
+         "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}]}",
+         SC_EINVAL, "delete[0] has more than 64 JSON tokens"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sc_changes *c = NULL;
+        int rc = sc_changes_parse_json(&c, cases[i].json, strlen(cases[i].json));
+        cr_assert_eq(rc, cases[i].rc, "case %zu (%s): %s", i, cases[i].json, sc_error_message());
+        if (cases[i].says)
+            cr_assert(strstr(sc_error_message(), cases[i].says), "case %zu: %s", i, sc_error_message());
+        if (!rc) cr_assert_not_null(c);
+        else cr_assert_null(c);
+        sc_changes_free(c);
+    }
+    /* The entry count is checked before any entry is decoded: SC_ELIMIT naming the limit. */
+    size_t n = SC_CHANGES_MAX_ENTRIES + 1, len = 9 + 3 * n;
+    char *text = malloc(len + 1);
+    cr_assert_not_null(text);
+    memcpy(text, "{\"add\":[", 8);
+    for (size_t i = 0; i < n; i++) memcpy(text + 8 + 3 * i, i + 1 < n ? "{}," : "{}]", 3);
+    text[len - 1] = '}';
+    text[len] = '\0';
+    sc_changes *c = NULL;
+    cr_assert_eq(sc_changes_parse_json(&c, text, len), SC_ELIMIT, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "1000001 entries, more than the limit of 1000000"), "%s", sc_error_message());
+    free(text);
 }

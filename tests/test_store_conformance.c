@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +35,7 @@
 #include "base/env_internal.h"
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
+#include "snapcommit/table.h"
 #include "store/store_backends.h"
 
 #include "sc_test_assert.h"
@@ -295,6 +297,125 @@ STORE_CASE(round_trip) {
     OK(sc_store_put(fx->store, NULL, "nested/dirs/big", big, big_len));
     expect_content(fx->store, "nested/dirs/big", big, big_len);
     free(big);
+}
+
+/* ---- bounded reads (issue 8: a 300 MB hint was read whole before its check) ---- */
+
+/* Peak resident set of this process, in KiB. */
+static long peak_rss_kib(void) {
+    struct rusage ru;
+    cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+    return ru.ru_maxrss;
+}
+
+/*
+ * Put `len` bytes at `key` from a child process with its own handle, so that
+ * this process never holds the object: its peak RSS then shows what a bounded
+ * read of it costs. (Not for mem: a mem store lives in one process.)
+ */
+static void put_big_from_child(const char *location, const char *key, size_t len) {
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        sc_store *s = NULL;
+        uint8_t *big = malloc(len);
+        if (!big || sc_store_open(&s, location) != 0) _exit(2);
+        memset(big, 'x', len);
+        _exit(sc_store_put(s, NULL, key, big, len) == 0 ? 0 : 3);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child put of %zu bytes failed", len);
+}
+
+STORE_CASE(get_bounded) {
+    uint8_t *data = (uint8_t *)"sentinel";
+    size_t len = 99;
+    sc_object_info info;
+    put_text(fx->store, "b/hint", "12345\n");
+    /* At the cap: returned whole. */
+    OK(sc_store_get_bounded(fx->store, &data, &len, &info, "b/hint", 6));
+    cr_assert_eq(len, 6);
+    cr_assert_eq(info.size, 6);
+    cr_assert(memcmp(data, "12345\n", 6) == 0);
+    free(data);
+    /* One byte over: refused as damage, naming the object, its size and the cap; nothing returned. */
+    data = (uint8_t *)"sentinel";
+    len = 99;
+    FAILS(SC_ECORRUPT, sc_store_get_bounded(fx->store, &data, &len, &info, "b/hint", 5));
+    cr_assert_null(data);
+    cr_assert_eq(len, 0);
+    const char *msg = sc_error_message();
+    cr_assert(strstr(msg, "b/hint") && strstr(msg, "6 bytes") && strstr(msg, "the 5 "),
+              "message lacks the object, its size or the cap: %s", msg);
+    /* A cap of 0: an empty object passes, any other does not. */
+    OK(sc_store_put(fx->store, NULL, "b/empty", NULL, 0));
+    OK(sc_store_get_bounded(fx->store, &data, &len, NULL, "b/empty", 0));
+    cr_assert_eq(len, 0);
+    FAILS(SC_ECORRUPT, sc_store_get_bounded(fx->store, &data, &len, NULL, "b/hint", 0));
+    /* Absent stays absent. */
+    FAILS(SC_ENOTFOUND, sc_store_get_bounded(fx->store, &data, &len, NULL, "b/none", 32));
+
+    /* A large object under a small cap is refused without being read: this process's peak
+     * RSS must not grow by anything near its size. */
+    size_t big = (size_t)48 << 20;
+    if (strcmp(fx->backend->name, "mem") == 0) {
+        /* The mem store holds its objects in this process: the check is that no copy is made. */
+        uint8_t *buf = calloc(1, big);
+        cr_assert_not_null(buf);
+        OK(sc_store_put(fx->store, NULL, "b/big", buf, big));
+        free(buf);
+    } else {
+        put_big_from_child(fx->location, "b/big", big);
+    }
+    long before = peak_rss_kib();
+    FAILS(SC_ECORRUPT, sc_store_get_bounded(fx->store, &data, &len, NULL, "b/big", 32));
+    cr_assert_null(data);
+    msg = sc_error_message();
+    cr_assert(strstr(msg, "b/big") && strstr(msg, "the 32 "), "message: %s", msg);
+    /* posix and mem know the size before reading; S3 knows it from Content-Length. */
+    cr_assert(strstr(msg, "50331648 bytes"), "message lacks the size: %s", msg);
+    long grown = peak_rss_kib() - before;
+    cr_assert_lt(grown, 8 * 1024, "a refused 48 MiB object raised the peak RSS by %ld KiB", grown);
+    /* The same object read unbounded still works (and is what the cap saves). */
+    OK(sc_store_get(fx->store, &data, &len, NULL, "b/big"));
+    cr_assert_eq(len, big);
+    free(data);
+}
+
+/* A version-1 backend (no get_bounded member) is still accepted; bounded reads of it fall back
+ * to get + a length check, and the wrapper never reads the member the old table lacks. */
+static int poison_get_bounded(void *self, uint8_t **d, size_t *l, sc_object_info *i, const char *k,
+                              size_t m) {
+    (void)self, (void)d, (void)l, (void)i, (void)k, (void)m;
+    cr_assert_fail("get_bounded of a version-1 backend was called");
+    return SC_EIO;
+}
+
+Test(store, wrap_version1_backend_bounded_fallback) {
+    const sc_store_ops *mem_ops;
+    void *self;
+    OK(sc_mem_store_create(&mem_ops, &self, "wrap-v1-test"));
+    sc_store_ops ops = *mem_ops;
+    ops.version = 1;
+    ops.get_bounded = poison_get_bounded; /* beyond a version-1 table: must not be used */
+    sc_store *s = NULL;
+    OK(sc_store_wrap(&s, &ops, self));
+    put_text(s, "k", "0123456789");
+    uint8_t *data = NULL;
+    size_t len = 0;
+    OK(sc_store_get_bounded(s, &data, &len, NULL, "k", 10));
+    cr_assert_eq(len, 10);
+    free(data);
+    FAILS(SC_ECORRUPT, sc_store_get_bounded(s, &data, &len, NULL, "k", 9));
+    cr_assert_null(data);
+    cr_assert(strstr(sc_error_message(), "10 bytes") && strstr(sc_error_message(), "the 9 "),
+              "%s", sc_error_message());
+    ops.version = 0;
+    sc_store *bad = NULL;
+    FAILS(SC_EINVAL, sc_store_wrap(&bad, &ops, self));
+    sc_store_free(s);
+    sc_mem_store_reset("wrap-v1-test");
 }
 
 STORE_CASE(overwrite) {
@@ -933,6 +1054,58 @@ Test(store, posix_open_forms, .init = posix_init, .fini = fixture_fini) {
     write_file(location, "x");
     FAILS(SC_EIO, sc_store_open(&s, location));
     cr_assert_null(s);
+}
+
+/* A store opened before its root exists (a reader started before the table's first writer)
+ * must see the root once another process creates it, and still create nothing itself. */
+Test(store, posix_root_created_later_is_seen, .init = posix_init, .fini = fixture_fini) {
+    char location[512];
+    snprintf(location, sizeof location, "%s/later/table", the_fixture.root);
+    sc_store *early = NULL, *writer = NULL;
+    OK(sc_store_open(&early, location));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sc_object_info info;
+    FAILS(SC_ENOTFOUND, sc_store_get(early, &data, &len, NULL, "metadata/table.json"));
+    FAILS(SC_ENOTFOUND, sc_store_head(early, &info, "k"));
+    sc_list_page page;
+    OK(sc_store_list(early, &page, "", NULL, 10));
+    cr_assert_eq(page.count, 0);
+    sc_list_page_free(&page);
+    struct stat st;
+    snprintf(location, sizeof location, "%s/later", the_fixture.root);
+    cr_assert_neq(stat(location, &st), 0, "reads on a missing root created %s", location);
+    /* Another handle (as another process would) creates the root by writing. */
+    snprintf(location, sizeof location, "%s/later/table", the_fixture.root);
+    OK(sc_store_open(&writer, location));
+    put_text(writer, "metadata/table.json", "{}");
+    put_text(writer, "k", "v");
+    /* The early handle now sees it, by every operation. */
+    expect_text(early, "metadata/table.json", "{}");
+    OK(sc_store_head(early, &info, "k"));
+    cr_assert_eq(info.size, 1);
+    OK(sc_store_list(early, &page, "", NULL, 10));
+    cr_assert_eq(page.count, 2);
+    sc_list_page_free(&page);
+    OK(sc_store_delete(early, "k"));
+    FAILS(SC_ENOTFOUND, sc_store_get(writer, &data, &len, NULL, "k"));
+    sc_store_free(writer);
+    sc_store_free(early);
+
+    /* The same for a table (the Flink case: a reader polling before the first job commits). */
+    snprintf(location, sizeof location, "%s/later2/t", the_fixture.root);
+    OK(sc_store_open(&early, location));
+    sc_table *t = NULL;
+    FAILS(SC_ENOTABLE, sc_table_open(&t, early));
+    OK(sc_store_open(&writer, location));
+    OK(sc_table_create(writer, SC_STRATEGY_AUTO));
+    OK(sc_table_open(&t, early));
+    uint64_t latest = 99;
+    OK(sc_table_latest_id(&latest, t));
+    cr_assert_eq(latest, 0);
+    sc_table_free(t);
+    sc_store_free(writer);
+    sc_store_free(early);
 }
 
 /* ---- mem only: the built-in fault injector ---- */

@@ -39,7 +39,7 @@ static int read_changes(char **out, size_t *out_len, const char *path, size_t li
     if (fstat(fd, &st) != 0) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: %s", shown, strerror(errno));
     else if (S_ISDIR(st.st_mode)) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: is a directory", shown);
     else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit)
-        code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: %" PRIu64 " bytes, more than the change-set limit of %zu bytes (256 MiB)",
+        code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: %" PRIu64 " bytes, more than the change-set limit of %zu bytes (64 MiB)",
                                shown, (uint64_t)st.st_size, limit);
     size_t cap = 0, len = 0;
     char *buf = NULL;
@@ -48,7 +48,7 @@ static int read_changes(char **out, size_t *out_len, const char *path, size_t li
             /* Grow by doubling, but never past limit + 1: one byte over is enough to refuse. */
             size_t ncap = cap ? (cap > (limit + 1) / 2 ? limit + 1 : cap * 2) : 1 << 16;
             if (ncap <= cap) {
-                code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (256 MiB)",
+                code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (64 MiB)",
                                        shown, limit);
                 break;
             }
@@ -67,7 +67,7 @@ static int read_changes(char **out, size_t *out_len, const char *path, size_t li
         if (n <= 0) break;
         len += (size_t)n;
         if (len > limit)
-            code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (256 MiB)",
+            code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (64 MiB)",
                                    shown, limit);
     }
     if (!is_stdin) close(fd);

@@ -31,7 +31,14 @@
 extern "C" {
 #endif
 
-#define SC_STORE_OPS_VERSION 1
+/*
+ * Version of sc_store_ops. Version 2 added get_bounded (the last member).
+ * sc_store_wrap() still accepts a version-1 table, which ends at put_hint:
+ * the wrapper never reads a member past it, and serves bounded reads of such
+ * a backend with get and a length check afterwards (the whole object is then
+ * read before it is refused).
+ */
+#define SC_STORE_OPS_VERSION 2
 
 /* Capability bits: strategy choice is driven by these, never by backend type. */
 enum {
@@ -82,6 +89,15 @@ SC_API int sc_backend_error(int code, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * The refusal of an object larger than a bounded read accepts: records
+ * "<object>: <size> bytes, more than the <max_len> accepted ..." (size_known
+ * 0: "more than ...", for a backend that stopped reading at the cap) and
+ * returns SC_ECORRUPT. `object` names it as the backend's messages do
+ * (location and key).
+ */
+SC_API int sc_backend_too_large(const char *object, uint64_t size, int size_known, size_t max_len);
+
 typedef struct sc_store_ops {
     int version; /* SC_STORE_OPS_VERSION */
     const char *name;
@@ -115,6 +131,15 @@ typedef struct sc_store_ops {
     /* Overwrite an advisory object (a hint that readers verify and never trust): atomic like
      * put, but it need not be durable. NULL = put. */
     int (*put_hint)(void *self, const char *key, const uint8_t *data, size_t len);
+
+    /* ---- version 2 ---- */
+
+    /* get, for an object the caller accepts only up to max_len bytes: one larger is
+     * refused with SC_ECORRUPT (message: the object, its size when known, max_len;
+     * see sc_backend_too_large) without reading or buffering more than about
+     * max_len bytes of it. NULL: the wrapper calls get and checks the length. */
+    int (*get_bounded)(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                       const char *key, size_t max_len);
 } sc_store_ops;
 
 #ifdef __cplusplus

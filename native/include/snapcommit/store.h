@@ -47,7 +47,9 @@ typedef struct sc_store_stats {
  * Open a store from a location, configured from the environment (as
  * sc_store_open_with_config with every field unset):
  *   /abs/or/relative/dir, file:///abs/dir   posix backend rooted at the directory
- *                                           (created if missing)
+ *                                           (created by the first write, never by
+ *                                           open or a read; a handle opened before
+ *                                           it exists sees it once anyone creates it)
  *   mem://NAME                              process-wide in-memory store NAME
  *                                           (created on first use; tests only)
  *   s3://BUCKET[/PREFIX]                    S3 or an S3-compatible server
@@ -123,7 +125,7 @@ SC_API int sc_store_check(sc_store *store);
 /*
  * Wrap a caller-provided backend. `ops` must outlive the handle; `self` is
  * handed to every op and to ops->close when the handle is freed.
- * Errors: SC_EINVAL (NULL ops, unsupported ops->version).
+ * Errors: SC_EINVAL (NULL ops, ops->version not 1 .. SC_STORE_OPS_VERSION).
  */
 SC_API int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self);
 
@@ -160,6 +162,16 @@ SC_API int sc_store_set_env(sc_store *store, const sc_env *env);
  * (SC_EINVAL for empty, absolute, "."/".." segments or "//"). */
 SC_API int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
                         const char *key);
+/*
+ * sc_store_get for an object the caller accepts only up to max_len bytes
+ * (SIZE_MAX: no bound). A larger one is SC_ECORRUPT naming the object, its
+ * size when known and max_len; nothing is returned. The built-in backends
+ * stop before reading it (posix: by its size; mem: by its length; s3: the
+ * transfer is cut once the body passes max_len). A backend of ops version 1
+ * (no get_bounded) reads the object whole and the wrapper then refuses it.
+ */
+SC_API int sc_store_get_bounded(sc_store *store, uint8_t **out_data, size_t *out_len,
+                                sc_object_info *out_info, const char *key, size_t max_len);
 SC_API int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key);
 SC_API int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
                         size_t len);

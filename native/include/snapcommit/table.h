@@ -43,12 +43,16 @@ SC_API void sc_changes_free(sc_changes *changes);
  */
 SC_API int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
 SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
-/* Largest change-set JSON that sc_changes_parse_json accepts (256 MiB). */
-#define SC_CHANGES_MAX_JSON_BYTES ((size_t)256 << 20)
+/* Largest change-set JSON that sc_changes_parse_json accepts (64 MiB). */
+#define SC_CHANGES_MAX_JSON_BYTES ((size_t)64 << 20)
+/* Most entries (adds and deletes together) in one change-set JSON. */
+#define SC_CHANGES_MAX_ENTRIES 1000000
 /*
  * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
  * SC_EINVAL with a message naming the entry and field on bad input;
- * SC_ELIMIT when len is above SC_CHANGES_MAX_JSON_BYTES.
+ * SC_ELIMIT when len is above SC_CHANGES_MAX_JSON_BYTES or the text has more
+ * than SC_CHANGES_MAX_ENTRIES entries (counted before any is decoded).
+ * Memory is bounded: entries are decoded one at a time (docs/operations.md).
  */
 SC_API int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
 SC_API size_t sc_changes_add_count(const sc_changes *changes);

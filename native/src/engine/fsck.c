@@ -50,7 +50,7 @@ static int fsck_hint(uint64_t *out, sc_table *t, const char *key) {
     uint8_t *data = NULL;
     size_t len = 0;
     *out = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_HINT_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         sc_error_clear();
         return 0;
@@ -237,5 +237,6 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
         sc_snapshot_clear(&s);
         if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
     }
+    if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);
     return rc;
 }

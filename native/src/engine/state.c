@@ -71,7 +71,9 @@ int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, cons
                           const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, name);
+    /* The snapshot pins the exact length: a longer object is damage, refused unread. */
+    size_t cap = length < SIZE_MAX ? (size_t)length : SIZE_MAX - 1;
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, name, cap);
     if (rc == SC_ENOTFOUND)
         return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage",
                             name);

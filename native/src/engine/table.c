@@ -34,8 +34,7 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     return 0;
 }
 
-int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
-    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+static int table_create(sc_store *store, sc_strategy_kind strategy) {
     /* The location must exist before anything is written: a server that creates a
      * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
     int rc = sc_store_check(store);
@@ -71,12 +70,27 @@ int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
     return 0;
 }
 
+int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
+    if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    int rc = table_create(store, strategy);
+    if (rc) {
+        /* A failed init leaves nothing behind: the directories this handle made (the
+         * root and its parents, metadata/) go again, each only while empty, so neither
+         * a table that exists nor anything else is touched. The failure's message stays. */
+        char message[1024];
+        snprintf(message, sizeof message, "%s", sc_error_message());
+        sc_store_remove_created_dirs(store, "");
+        sc_error_set(rc, "%s", message);
+    }
+    return rc;
+}
+
 int sc_table_open(sc_table **out, sc_store *store) {
     *out = NULL;
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(store, &data, &len, NULL, SC_TABLE_META_KEY);
+    int rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         char why[512];
         snprintf(why, sizeof why, "%s", sc_error_message());

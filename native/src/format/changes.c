@@ -152,47 +152,251 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
     return 0;
 }
 
-static int parse_list(sc_changes *c, json_t *doc, const char *list, sc_entry_kind kind) {
-    json_t *arr = json_object_get(doc, list);
-    if (!arr) return 0;
-    if (!json_is_array(arr)) return sc_error_set(SC_EINVAL, "changes: \"%s\" must be an array", list);
-    for (size_t i = 0; i < json_array_size(arr); i++) {
-        int rc = parse_entry(c, json_array_get(arr, i), list, i, kind);
-        if (rc) return rc;
+/*
+ * Parsing is bounded in memory. A jansson document of the whole text costs
+ * up to ~230 bytes per value (30 MB of `{},` entries took 2.3 GB), so the
+ * text is never loaded whole: the two top-level lists are walked here, and
+ * each entry is loaded alone (one small document at a time), after a
+ * string-aware scan has found its extent and counted its tokens. A first
+ * linear pass counts the entries, so an input with too many is refused
+ * before any of them is decoded. Peak memory is then the text, one entry's
+ * document, and the decoded entries (docs/operations.md states the bound).
+ */
+
+/* Tokens (containers, strings, scalars) one entry may have: a valid entry has
+ * at most 19 (the object, 9 keys, 9 values); room is left for bad ones to be
+ * decoded and named precisely, not for a document of unbounded cost. */
+#define ENTRY_MAX_TOKENS 64
+
+typedef struct scan {
+    const char *text; /* the whole input, for positions in messages */
+    size_t len;
+    size_t pos;
+} scan;
+
+static void skip_ws(scan *s) {
+    while (s->pos < s->len && (s->text[s->pos] == ' ' || s->text[s->pos] == '\t' ||
+                               s->text[s->pos] == '\n' || s->text[s->pos] == '\r'))
+        s->pos++;
+}
+
+/* "line L column C" of byte offset `at` (1-based, as jansson counts), for messages. */
+static int syntax_error(const scan *s, size_t at, const char *what) {
+    size_t line = 1, col = 1;
+    for (size_t i = 0; i < at && i < s->len; i++) {
+        if (s->text[i] == '\n') {
+            line++;
+            col = 1;
+        } else {
+            col++;
+        }
     }
+    return sc_error_set(SC_EINVAL, "changes: invalid JSON at line %zu column %zu: %s", line, col, what);
+}
+
+/* End of the string starting at `at` (a '"'): the offset after its closing quote, or len. */
+static size_t string_end(const char *t, size_t len, size_t at) {
+    for (size_t i = at + 1; i < len; i++) {
+        if (t[i] == '\\') i++;
+        else if (t[i] == '"') return i + 1;
+    }
+    return len;
+}
+
+static int is_delim(char c) {
+    return c == ',' || c == ']' || c == '}' || c == ':' || c == '[' || c == '{' || c == '"' ||
+           c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/*
+ * The extent of the value starting at `at`, string-aware: *out_end is the
+ * offset after it (len when unterminated: jansson then names the error),
+ * *out_tokens how many tokens it has; counting stops past `max_tokens`.
+ */
+static void value_extent(size_t *out_end, size_t *out_tokens, const char *t, size_t len, size_t at,
+                         size_t max_tokens) {
+    size_t depth = 0, tokens = 0, i = at;
+    while (i < len) {
+        char c = t[i];
+        if (c == '"') {
+            tokens++;
+            i = string_end(t, len, i);
+        } else if (c == '{' || c == '[') {
+            tokens++;
+            depth++;
+            i++;
+        } else if (c == '}' || c == ']') {
+            if (depth == 0) break; /* the enclosing list's end */
+            depth--;
+            i++;
+        } else if (is_delim(c)) {
+            if (depth == 0 && c == ',') break;
+            i++;
+        } else {
+            tokens++;
+            while (i < len && !is_delim(t[i])) i++;
+        }
+        if (depth == 0) break; /* one whole value */
+        if (tokens > max_tokens) break;
+    }
+    *out_end = i;
+    *out_tokens = tokens;
+}
+
+/*
+ * The first, linear pass: the number of entries (values directly inside a
+ * list that is a member of the top-level object). Syntax is left to the
+ * second pass; this one only counts, so a 64 MiB text of `{}` is refused
+ * before a single entry is decoded.
+ */
+static size_t count_entries(const char *t, size_t len) {
+    size_t depth = 0, entries = 0;
+    int in_list = 0;      /* the container at depth 2 is a list */
+    int expect_value = 0; /* in it, the next token starts an entry */
+    for (size_t i = 0; i < len; i++) {
+        char c = t[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+        if (depth == 2 && in_list && expect_value && c != ']' && c != ',') {
+            entries++;
+            expect_value = 0;
+        }
+        if (c == '"') {
+            i = string_end(t, len, i) - 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+            if (depth == 2) in_list = expect_value = c == '[';
+        } else if (c == '}' || c == ']') {
+            if (depth) depth--;
+        } else if (c == ',' && depth == 2 && in_list) {
+            expect_value = 1;
+        }
+    }
+    return entries;
+}
+
+/* The list after "add" / "delete": '[' entries ']', each entry loaded on its own. */
+static int parse_list(sc_changes *c, scan *s, const char *list, sc_entry_kind kind) {
+    skip_ws(s);
+    if (s->pos >= s->len || s->text[s->pos] != '[') {
+        if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
+        return sc_error_set(SC_EINVAL, "changes: \"%s\" must be an array", list);
+    }
+    s->pos++;
+    skip_ws(s);
+    if (s->pos < s->len && s->text[s->pos] == ']') {
+        s->pos++;
+        return 0;
+    }
+    for (size_t i = 0;; i++) {
+        skip_ws(s);
+        size_t at = s->pos, end, tokens;
+        value_extent(&end, &tokens, s->text, s->len, at, ENTRY_MAX_TOKENS);
+        if (tokens > ENTRY_MAX_TOKENS)
+            return sc_error_set(SC_EINVAL,
+                                "changes: %s[%zu] has more than %d JSON tokens (an entry has at "
+                                "most 19: the object, 9 keys, 9 values)",
+                                list, i, ENTRY_MAX_TOKENS);
+        json_error_t err;
+        json_t *entry = json_loadb(s->text + at, end - at, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
+        if (!entry) return syntax_error(s, at + (size_t)err.position, err.text);
+        int rc = parse_entry(c, entry, list, i, kind);
+        json_decref(entry);
+        if (rc) return rc;
+        s->pos = end;
+        skip_ws(s);
+        if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
+        char sep = s->text[s->pos++];
+        if (sep == ']') return 0;
+        if (sep != ',') return syntax_error(s, s->pos - 1, "',' or ']' expected");
+    }
+}
+
+/* A top-level key: a JSON string, decoded by jansson (escapes included) into name (16 bytes). */
+static int parse_key(char name[16], scan *s) {
+    size_t at = s->pos;
+    if (at >= s->len || s->text[at] != '"') return syntax_error(s, at, "string or '}' expected");
+    size_t end = string_end(s->text, s->len, at);
+    json_error_t err;
+    json_t *k = json_loadb(s->text + at, end - at, JSON_DECODE_ANY, &err);
+    if (!k) return syntax_error(s, at + (size_t)err.position, err.text);
+    const char *v = json_string_value(k);
+    int known = v && (strcmp(v, "add") == 0 || strcmp(v, "delete") == 0);
+    if (!known) {
+        char shown[64];
+        sc_bytes_describe(shown, sizeof shown,
+                          (sc_bytes){(const uint8_t *)(v ? v : ""), v ? json_string_length(k) : 0});
+        json_decref(k);
+        return sc_error_set(SC_EINVAL, "changes: unknown key \"%s\" (expected \"add\" and \"delete\")", shown);
+    }
+    snprintf(name, 16, "%s", v);
+    json_decref(k);
+    s->pos = end;
     return 0;
 }
 
 int sc_changes_parse_json(sc_changes **out, const char *json, size_t len) {
     *out = NULL;
     if (len > SC_CHANGES_MAX_JSON_BYTES)
-        return sc_error_set(SC_ELIMIT, "changes: %zu bytes, more than the limit of %zu bytes (256 MiB)",
+        return sc_error_set(SC_ELIMIT, "changes: %zu bytes, more than the limit of %zu bytes (64 MiB)",
                             len, (size_t)SC_CHANGES_MAX_JSON_BYTES);
-    json_error_t err;
-    json_t *doc = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
-    if (!doc)
-        return sc_error_set(SC_EINVAL, "changes: invalid JSON at line %d column %d: %s", err.line,
-                            err.column, err.text);
-    int rc = 0;
-    if (!json_is_object(doc)) {
-        rc = sc_error_set(SC_EINVAL, "changes: expected an object {\"add\":[...],\"delete\":[...]}");
-        goto done;
-    }
-    const char *key;
-    json_t *value;
-    json_object_foreach(doc, key, value) {
-        if (strcmp(key, "add") != 0 && strcmp(key, "delete") != 0) {
-            rc = sc_error_set(SC_EINVAL, "changes: unknown key \"%s\" (expected \"add\" and \"delete\")", key);
-            goto done;
+    size_t entries = count_entries(json, len);
+    if (entries > SC_CHANGES_MAX_ENTRIES)
+        return sc_error_set(SC_ELIMIT,
+                            "changes: %zu entries, more than the limit of %d entries per change set "
+                            "(split the commit)",
+                            entries, SC_CHANGES_MAX_ENTRIES);
+    scan s = {json, len, 0};
+    skip_ws(&s);
+    if (s.pos >= len) return syntax_error(&s, s.pos, "'{' or '[' expected near end of file");
+    if (json[s.pos] != '{')
+        return sc_error_set(SC_EINVAL, "changes: expected an object {\"add\":[...],\"delete\":[...]}");
+    s.pos++;
+    sc_changes *c;
+    int rc = sc_changes_new(&c);
+    if (rc) return rc;
+    int seen_add = 0, seen_delete = 0;
+    skip_ws(&s);
+    if (s.pos < len && json[s.pos] == '}') {
+        s.pos++;
+    } else {
+        for (;;) {
+            char name[16];
+            skip_ws(&s);
+            if ((rc = parse_key(name, &s)) != 0) break;
+            int is_add = strcmp(name, "add") == 0;
+            if (is_add ? seen_add++ : seen_delete++) {
+                rc = syntax_error(&s, s.pos, is_add ? "duplicate object key \"add\"" : "duplicate object key \"delete\"");
+                break;
+            }
+            skip_ws(&s);
+            if (s.pos >= len || json[s.pos] != ':') {
+                rc = syntax_error(&s, s.pos, "':' expected");
+                break;
+            }
+            s.pos++;
+            rc = parse_list(c, &s, name, is_add ? SC_ENTRY_ADD : SC_ENTRY_DELETE);
+            if (rc) break;
+            skip_ws(&s);
+            if (s.pos >= len) {
+                rc = syntax_error(&s, s.pos, "unexpected end of input");
+                break;
+            }
+            char sep = json[s.pos++];
+            if (sep == '}') break;
+            if (sep != ',') {
+                rc = syntax_error(&s, s.pos - 1, "',' or '}' expected");
+                break;
+            }
         }
     }
-    sc_changes *c;
-    if ((rc = sc_changes_new(&c)) != 0) goto done;
-    rc = parse_list(c, doc, "add", SC_ENTRY_ADD);
-    if (!rc) rc = parse_list(c, doc, "delete", SC_ENTRY_DELETE);
-    if (rc) sc_changes_free(c);
-    else *out = c;
-done:
-    json_decref(doc);
-    return rc;
+    if (!rc) {
+        skip_ws(&s);
+        if (s.pos < len) rc = syntax_error(&s, s.pos, "end of file expected");
+    }
+    if (rc) {
+        sc_changes_free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
 }

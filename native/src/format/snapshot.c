@@ -345,7 +345,7 @@ int sc_table_meta_encode(sc_buf *out, const sc_table_meta *m) {
 int sc_table_meta_decode(sc_table_meta *out, const uint8_t *data, size_t len) {
     static const char *object = SC_TABLE_META_KEY;
     memset(out, 0, sizeof *out);
-    json_t *doc = load_json(data, len, 1u << 20, object);
+    json_t *doc = load_json(data, len, SC_TABLE_META_MAX_BYTES, object);
     if (!doc) return SC_ECORRUPT;
     field_ctx c = {object};
     int64_t version = 0, created = 0; /* set when get_int succeeds; gcc -O3 cannot tell */

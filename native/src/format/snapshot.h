@@ -80,6 +80,8 @@ typedef struct sc_table_meta {
 } sc_table_meta;
 
 int sc_table_meta_encode(sc_buf *out, const sc_table_meta *meta);
+/* The largest metadata/table.json decoded (and read: larger is refused unread). */
+#define SC_TABLE_META_MAX_BYTES ((size_t)1 << 20)
 int sc_table_meta_decode(sc_table_meta *out, const uint8_t *data, size_t len);
 
 #endif

@@ -56,20 +56,38 @@ static int etag_check(const sc_s3_store *s, const char *method, const char *obje
 
 /* ---- operations ---- */
 
-static int s3_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
-                  const char *key) {
+/*
+ * GET, accepting a body of at most max_len bytes (SIZE_MAX: any). A larger
+ * one is cut off by the transport's write callback once the body passes the
+ * cap (the transfer is aborted, never retried), so at most about max_len
+ * bytes plus one network chunk are ever held.
+ */
+static int s3_get_bounded(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                          const char *key, size_t max_len) {
     sc_s3_store *s = self;
     *out_data = NULL;
     *out_len = 0;
     char *object = NULL;
     int rc = object_key(s, &object, key);
     if (rc) return rc;
-    sc_s3_req req = {.method = "GET", .object = object, .max_body = SIZE_MAX};
+    /* The transport reads max_body 0 as its small default: a cap of 0 asks for 1 and
+     * checks below. */
+    sc_s3_req req = {.method = "GET", .object = object, .max_body = max_len ? max_len : 1};
     sc_s3_resp resp = {0};
     rc = sc_s3_exchange(s, &req, &resp);
+    if (!rc && resp.body_overflow) { /* set for success bodies only */
+        char where[SC_S3_KEY_MAX + 320];
+        snprintf(where, sizeof where, "s3://%s/%s", s->bucket, object);
+        rc = sc_backend_too_large(where, resp.content_length, resp.have_length, max_len);
+    }
     if (!rc && (resp.cc != CURLE_OK || resp.status != 200))
         rc = sc_s3_fail(s, "GET", object, &resp, SC_S3_READ);
     if (!rc) rc = etag_check(s, "GET", object, &resp);
+    if (!rc && resp.body.len > max_len) {
+        char where[SC_S3_KEY_MAX + 320];
+        snprintf(where, sizeof where, "s3://%s/%s", s->bucket, object);
+        rc = sc_backend_too_large(where, resp.body.len, 1, max_len);
+    }
     if (!rc) {
         info_from(out_info, &resp, resp.body.len);
         *out_len = resp.body.len;
@@ -81,6 +99,11 @@ static int s3_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_inf
     sc_s3_resp_free(&resp);
     free(object);
     return rc;
+}
+
+static int s3_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                  const char *key) {
+    return s3_get_bounded(self, out_data, out_len, out_info, key, SIZE_MAX);
 }
 
 /* HEAD of a full object key. */
@@ -389,6 +412,7 @@ static const sc_store_ops s3_ops = {
     .list = s3_list,
     .del = s3_del,
     .close = s3_close,
+    .get_bounded = s3_get_bounded,
 };
 
 /* SNAPCOMMIT_S3_CONDITIONAL_WRITES=0: no conditional caps, put_if_absent looks then writes. */
@@ -404,6 +428,7 @@ static const sc_store_ops s3_ops_plain = {
     .list = s3_list,
     .del = s3_del,
     .close = s3_close,
+    .get_bounded = s3_get_bounded,
 };
 
 int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {

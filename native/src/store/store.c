@@ -3,6 +3,8 @@
  * the one place where keys are validated, operations counted and faults
  * injected (compare SQLite's os.c around sqlite3_io_methods).
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -80,8 +82,9 @@ static int lost_response(sc_store_op op, const char *key, int backend_rc) {
                         sc_store_op_name(op), key, sc_error_name(backend_rc));
 }
 
-int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
-                 const char *key) {
+/* get and get_bounded (max_len SIZE_MAX: unbounded). */
+static int store_read(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                      const char *key, size_t max_len) {
     sc_object_info info;
     if (!out_info) out_info = &info;
     *out_data = NULL;
@@ -92,8 +95,25 @@ int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object
     fault_action fault = fault_consult(&rc, store, SC_OP_GET, key);
     if (fault == FAULT_FAIL) return rc;
     store->stats.ops[SC_OP_GET]++;
-    rc = store->ops->get(store->self, out_data, out_len, out_info, key);
+    /* A version-1 table has no get_bounded member: it must not be read. */
+    int bounded = max_len != SIZE_MAX && store->ops->version >= 2 && store->ops->get_bounded;
+    if (bounded)
+        rc = store->ops->get_bounded(store->self, out_data, out_len, out_info, key, max_len);
+    else
+        rc = store->ops->get(store->self, out_data, out_len, out_info, key);
     if (rc == 0) store->stats.bytes_read += *out_len;
+    if (rc == 0 && *out_len > max_len) {
+        /* The fallback for backends without get_bounded (or one that ignored the cap):
+         * the object was read whole, but the caller still never sees it. */
+        char object[SC_STORE_KEY_MAX + 64];
+        snprintf(object, sizeof object, "%s store: %s", store->ops->name, key);
+        uint64_t size = *out_len;
+        free(*out_data);
+        *out_data = NULL;
+        *out_len = 0;
+        memset(out_info, 0, sizeof *out_info);
+        rc = sc_backend_too_large(object, size, 1, max_len);
+    }
     if (fault == FAULT_LOSE) {
         /* The caller sees no answer, so it must not see the data either. */
         free(*out_data);
@@ -103,6 +123,16 @@ int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object
         return lost_response(SC_OP_GET, key, rc);
     }
     return rc;
+}
+
+int sc_store_get(sc_store *store, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                 const char *key) {
+    return store_read(store, out_data, out_len, out_info, key, SIZE_MAX);
+}
+
+int sc_store_get_bounded(sc_store *store, uint8_t **out_data, size_t *out_len,
+                         sc_object_info *out_info, const char *key, size_t max_len) {
+    return store_read(store, out_data, out_len, out_info, key, max_len);
 }
 
 int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key) {
@@ -252,8 +282,9 @@ int sc_store_sync(sc_store *store) {
 int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
     *out = NULL;
     if (!ops) return sc_error_set(SC_EINVAL, "store backend ops are NULL");
-    if (ops->version != SC_STORE_OPS_VERSION)
-        return sc_error_set(SC_EINVAL, "store backend %s has ops version %d, expected %d",
+    /* Version 1 (no get_bounded) is still served: see SC_STORE_OPS_VERSION. */
+    if (ops->version < 1 || ops->version > SC_STORE_OPS_VERSION)
+        return sc_error_set(SC_EINVAL, "store backend %s has ops version %d, expected 1 to %d",
                             ops->name ? ops->name : "?", ops->version, SC_STORE_OPS_VERSION);
     if (!ops->name || !ops->get || !ops->head || !ops->put || !ops->put_if_absent || !ops->list ||
         !ops->del)
@@ -371,6 +402,10 @@ int sc_store_set_env(sc_store *store, const sc_env *env) {
 }
 
 const sc_env *sc_store_env(const sc_store *store) { return &store->env; }
+
+void sc_store_remove_created_dirs(sc_store *store, const char *prefix) {
+    sc_posix_store_remove_created_dirs(store->ops, store->self, prefix ? prefix : "");
+}
 
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }
 

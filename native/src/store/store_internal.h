@@ -14,6 +14,16 @@
  */
 int sc_store_tracker_ttl(int64_t *out, const sc_store *store);
 
+/*
+ * Take back the directories this handle created (posix; other backends keep
+ * no directories), each only while empty, deepest first: those whose key
+ * path starts with `prefix` ("metadata/probe-<uuid>/"), and with prefix ""
+ * every one plus the root and its parents if this handle made them. Used
+ * when a table creation fails (and after the capability probe), so a failed
+ * init leaves nothing behind. Best effort.
+ */
+void sc_store_remove_created_dirs(sc_store *store, const char *prefix);
+
 /* The handle's environment (sc_store_set_env; the real one by default). Owned by the handle. */
 struct sc_env;
 const struct sc_env *sc_store_env(const sc_store *store);

@@ -165,8 +165,8 @@ static int mem_not_found(const mem_store *m, const char *key) {
     return sc_error_set(SC_ENOTFOUND, "mem://%s: %s: no such object", m->name, key);
 }
 
-static int mem_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
-                   const char *key) {
+static int mem_get_bounded(void *self, uint8_t **out_data, size_t *out_len,
+                           sc_object_info *out_info, const char *key, size_t max_len) {
     mem_store *m = self;
     sc_mem_fault fault = mem_enter(m, SC_OP_GET);
     if (fault == SC_MEM_FAULT_FAIL) return mem_fail(m, SC_OP_GET, key);
@@ -175,6 +175,10 @@ static int mem_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_in
     mem_object *o = mem_find(m, key);
     if (!o) {
         rc = mem_not_found(m, key);
+    } else if (o->len > max_len) {
+        char object[SC_STORE_KEY_MAX + 300];
+        snprintf(object, sizeof object, "mem://%s: %s", m->name, key);
+        rc = sc_backend_too_large(object, o->len, 1, max_len);
     } else if (o->len && !(data = malloc(o->len))) {
         rc = sc_error_set(SC_ENOMEM, "mem://%s: out of memory reading %s", m->name, key);
     } else {
@@ -190,6 +194,11 @@ static int mem_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_in
     *out_data = data;
     *out_len = len;
     return 0;
+}
+
+static int mem_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                   const char *key) {
+    return mem_get_bounded(self, out_data, out_len, out_info, key, SIZE_MAX);
 }
 
 static int mem_head(void *self, sc_object_info *out_info, const char *key) {
@@ -346,6 +355,7 @@ static const sc_store_ops mem_ops = {
     .list = mem_list,
     .del = mem_del,
     .close = NULL, /* stores outlive their handles */
+    .get_bounded = mem_get_bounded,
 };
 
 int sc_mem_store_create(const sc_store_ops **ops, void **self, const char *name) {

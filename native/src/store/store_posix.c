@@ -43,12 +43,24 @@
 
 /* Directories with entries published by a plain put but not yet synced. */
 #define MAX_PENDING_DIRS 8
+/* Directories a handle remembers having created (for sc_posix_store_remove_created_dirs);
+ * more are created normally but not remembered. */
+#define MAX_CREATED_DIRS 16
+
+/* Paths of directories created by this handle, in creation order (parents first). */
+typedef struct created_dirs {
+    char *path[MAX_CREATED_DIRS];
+    int count;
+} created_dirs;
 
 typedef struct posix_store {
-    int root_fd; /* -1 while the root does not exist: created by the first write */
+    int root_fd; /* -1 while the root does not exist: created by the first write, or by another
+                    process (root_appeared looks again on every operation until then) */
     char *root;  /* canonical root path (absolute, as given while it is missing), for messages */
     char pending[MAX_PENDING_DIRS][SC_STORE_KEY_MAX];
     int pending_count;
+    created_dirs made_root; /* the root and its parents, absolute, when this handle made them */
+    created_dirs made_dirs; /* directories below the root, relative to it */
 } posix_store;
 
 /* Record "<what> <root>/<path>: <strerror>" and return the code for errno value err. */
@@ -243,7 +255,7 @@ static int sync_parent(int base_fd, const char *root, const char *path) {
  * the parent of each one created: a new directory is only durable once its
  * parent is synced.
  */
-static int mkdirs(int base_fd, const char *root, const char *path) {
+static int mkdirs(int base_fd, const char *root, const char *path, created_dirs *made) {
     char buf[PATH_MAX];
     size_t len = strlen(path);
     if (len >= sizeof buf) return sc_error_set(SC_EINVAL, "path too long: %.200s...", path);
@@ -255,8 +267,12 @@ static int mkdirs(int base_fd, const char *root, const char *path) {
         buf[i] = '\0';
         int rc = 0;
         /* EEXIST: there already, or a concurrent writer just made it and syncs it. */
-        if (mkdirat(base_fd, buf, 0777) == 0)
+        if (mkdirat(base_fd, buf, 0777) == 0) {
             rc = sync_parent(base_fd, root, buf);
+            /* Remembered so that a failed init can take back exactly what it made. */
+            if (made && made->count < MAX_CREATED_DIRS && (made->path[made->count] = strdup(buf)) != NULL)
+                made->count++;
+        }
         else if (errno != EEXIST)
             rc = posix_error(errno, "creating directory", root, buf);
         buf[i] = saved;
@@ -302,7 +318,7 @@ static void info_from_stat(sc_object_info *out, const struct stat *st) {
 }
 
 /* Write data into a new, synced temp file next to key; its name goes to tmp (KEY_PATH_CAP). */
-static int write_temp(const posix_store *s, char *tmp, struct stat *st, const char *key,
+static int write_temp(posix_store *s, char *tmp, struct stat *st, const char *key,
                       const uint8_t *data, size_t len, int durable) {
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
@@ -320,7 +336,7 @@ static int write_temp(const posix_store *s, char *tmp, struct stat *st, const ch
         /* Retry after creating the key's directories, or after a (1 in 2^64) name clash. */
         if (attempt >= 2 || (err != EEXIST && !(err == ENOENT && *dir)))
             return posix_error(err, "creating temp file", s->root, tmp);
-        if (err == ENOENT && (rc = mkdirs(s->root_fd, s->root, dir)) != 0) return rc;
+        if (err == ENOENT && (rc = mkdirs(s->root_fd, s->root, dir, &s->made_dirs)) != 0) return rc;
     }
     const char *what = NULL;
     if (write_all(fd, data, len) != 0)
@@ -425,6 +441,28 @@ static int defer_sync(posix_store *s, const char *dir) {
     return 0;
 }
 
+/*
+ * While the root is missing, look for it again: another process (a writer's
+ * first commit, `snapcommit init`) may have created it since this store was
+ * opened, and a reader must then see what it wrote rather than "absent"
+ * forever. One open() per operation, only while the root is missing;
+ * nothing is created. 1 once the root is there, 0 while it is missing.
+ */
+static int root_appeared(posix_store *s) {
+    if (s->root_fd >= 0) return 1;
+    int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return 0; /* still missing (or unusable: the operation reports "absent" as before) */
+    char *canonical = realpath(s->root, NULL);
+    if (!canonical) {
+        close(fd);
+        return 0;
+    }
+    free(s->root);
+    s->root = canonical;
+    s->root_fd = fd;
+    return 1;
+}
+
 /* How a write is published: replacing, only if absent, or replacing without durability (hints). */
 enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
 
@@ -433,8 +471,8 @@ enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
  * reader given a mistyped path must not leave it (and its parents) behind.
  */
 static int ensure_root(posix_store *s) {
-    if (s->root_fd >= 0) return 0;
-    int rc = mkdirs(AT_FDCWD, "", s->root);
+    if (root_appeared(s)) return 0;
+    int rc = mkdirs(AT_FDCWD, "", s->root, &s->made_root);
     if (rc) return rc;
     int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return posix_error(errno, "opening store root", "", s->root);
@@ -502,12 +540,12 @@ static int lookup_error(const posix_store *s, int err, const char *what, const c
     return posix_error(err, what, s->root, key);
 }
 
-static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
-                     const char *key) {
+static int posix_get_bounded(void *self, uint8_t **out_data, size_t *out_len,
+                             sc_object_info *out_info, const char *key, size_t max_len) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     /* O_NONBLOCK: a FIFO planted at a key must be refused, not block the reader
      * forever; O_NOFOLLOW: a symbolic link is checked before it is followed. */
@@ -537,6 +575,14 @@ static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_
         goto done;
     }
     if ((rc = classify(s, key, &st, via_link)) != 0) goto done;
+    /* Refused by its size before a byte is read or allocated: a 300 MB file where
+     * a 20-byte hint belongs costs one fstat. */
+    if ((uint64_t)st.st_size > max_len) {
+        char object[PATH_MAX + SC_STORE_KEY_MAX];
+        snprintf(object, sizeof object, "%s/%s", s->root, key);
+        rc = sc_backend_too_large(object, (uint64_t)st.st_size, 1, max_len);
+        goto done;
+    }
     size_t size = (size_t)st.st_size;
     if (size && !(data = malloc(size))) {
         rc = sc_error_set(SC_ENOMEM, "out of memory reading %zu bytes of %s/%s", size, s->root,
@@ -567,11 +613,16 @@ done:
     return 0;
 }
 
+static int posix_get(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
+                     const char *key) {
+    return posix_get_bounded(self, out_data, out_len, out_info, key, SIZE_MAX);
+}
+
 static int posix_head(void *self, sc_object_info *out_info, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     struct stat st;
     if (fstatat(s->root_fd, key, &st, AT_SYMLINK_NOFOLLOW) != 0) return lookup_error(s, errno, "inspecting", key);
@@ -592,7 +643,7 @@ static int posix_del(void *self, const char *key) {
     posix_store *s = self;
     int rc = check_key(s, key);
     if (rc) return rc;
-    if (s->root_fd < 0) return not_found(s, key);
+    if (!root_appeared(s)) return not_found(s, key);
     if ((rc = check_key_parents(s, key)) != 0) return rc;
     if (unlinkat(s->root_fd, key, 0) != 0) {
         if (errno == EISDIR) return not_found(s, key);
@@ -725,7 +776,7 @@ static int compare_keys(const void *a, const void *b) {
 
 static int posix_list(void *self, sc_list_page *out, const char *prefix, const char *start_after,
                       size_t max_keys) {
-    if (((posix_store *)self)->root_fd < 0) { /* no root yet: nothing stored */
+    if (!root_appeared(self)) { /* no root yet: nothing stored */
         memset(out, 0, sizeof *out);
         return 0;
     }
@@ -769,8 +820,15 @@ static int posix_put_hint(void *self, const char *key, const uint8_t *data, size
     return posix_write(self, NULL, key, data, len, WRITE_HINT);
 }
 
+static void created_free(created_dirs *d) {
+    for (int i = 0; i < d->count; i++) free(d->path[i]);
+    d->count = 0;
+}
+
 static void posix_close(void *self) {
     posix_store *s = self;
+    created_free(&s->made_root);
+    created_free(&s->made_dirs);
     if (s->root_fd >= 0) {
         sync_pending(s); /* best effort: nobody is left to report a failure to */
         close(s->root_fd);
@@ -793,6 +851,7 @@ static const sc_store_ops posix_ops = {
     .close = posix_close,
     .sync = posix_sync,
     .put_hint = posix_put_hint,
+    .get_bounded = posix_get_bounded,
 };
 
 int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root) {
@@ -803,8 +862,8 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
     if (fd < 0 && errno == ENOENT) {
         /* Not created here: opening is also how readers start, and a mistyped
          * path must not appear on disk. The first write creates it (ensure_root);
-         * until then every key is absent. Made absolute now, so that a later
-         * chdir() cannot move it. */
+         * until it exists, by this store or another process (root_appeared), every
+         * key is absent. Made absolute now, so that a later chdir() cannot move it. */
         posix_store *s = calloc(1, sizeof *s);
         char cwd[PATH_MAX];
         if (!s) return sc_error_set(SC_ENOMEM, "out of memory");
@@ -841,4 +900,50 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
     *ops = &posix_ops;
     *self = s;
     return 0;
+}
+
+/*
+ * Take back directories this handle created, deepest first, each only while
+ * it is empty (rmdir refuses one with any entry, so nothing with other
+ * content is ever removed): those below the root whose path starts with
+ * `prefix`, and, for prefix "", also the root and its parents when this
+ * handle created them. Best effort: what cannot be removed stays.
+ */
+void sc_posix_store_remove_created_dirs(const sc_store_ops *ops, void *self, const char *prefix) {
+    if (ops != &posix_ops) return;
+    posix_store *s = self;
+    size_t n = strlen(prefix);
+    /* Deferred directory syncs first: a removed directory must not stay pending. */
+    if (s->root_fd >= 0 && sync_pending(s) != 0) sc_error_clear();
+    for (int i = s->made_dirs.count - 1; i >= 0 && s->root_fd >= 0; i--) {
+        char *dir = s->made_dirs.path[i];
+        /* At or under the prefix only ("metadata/probe-x" for "metadata/probe-x/"; not
+         * "metadata", which holds other keys). */
+        size_t dl = strlen(dir);
+        int under = dl >= n ? strncmp(dir, prefix, n) == 0
+                            : dl + 1 == n && strncmp(dir, prefix, dl) == 0 && prefix[dl] == '/';
+        if (!under) continue;
+        if (unlinkat(s->root_fd, dir, AT_REMOVEDIR) == 0) {
+            if (sync_parent(s->root_fd, s->root, dir) != 0) sc_error_clear();
+            for (int k = 0; k < s->pending_count; k++)
+                if (strcmp(s->pending[k], dir) == 0) {
+                    memcpy(s->pending[k], s->pending[--s->pending_count], SC_STORE_KEY_MAX);
+                    k--;
+                }
+        }
+        free(dir);
+        s->made_dirs.path[i] = s->made_dirs.path[--s->made_dirs.count];
+    }
+    if (n || s->made_root.count == 0) return;
+    /* The root itself: only if it is empty now (after the above). */
+    if (s->root_fd >= 0) {
+        sync_pending(s);
+        close(s->root_fd);
+        s->root_fd = -1;
+        s->pending_count = 0;
+    }
+    for (int i = s->made_root.count - 1; i >= 0; i--) {
+        if (rmdir(s->made_root.path[i]) != 0) break; /* not empty (or not ours any more): stop */
+    }
+    created_free(&s->made_root);
 }

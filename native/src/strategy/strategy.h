@@ -58,6 +58,13 @@ struct sc_strategy {
      */
     int (*open)(sc_table *t, void **out_state);
     void (*close)(void *state);
+    /*
+     * Optional (NULL: nothing beyond the chain). sc_table_fsck calls it after
+     * the chain from the earliest to the latest snapshot checked sound, for
+     * what only the strategy can see (head: installed snapshot objects that
+     * do not fit the head record). SC_ECORRUPT naming the object.
+     */
+    int (*fsck)(sc_table *t);
 };
 
 /* Strategy implementations (one file each). */
@@ -93,6 +100,9 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
  * blanks), optionally followed by one newline. SC_EINVAL for anything else.
  */
 int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strategy_file.c */
+/* The largest hint object read (LATEST, EARLIEST): an id is at most 20 digits and a
+ * newline, so anything above this is damage, refused before it is read. */
+#define SC_HINT_MAX_BYTES 32
 
 /*
  * Write the history marker metadata/history (best effort, logged at WARN):

@@ -50,7 +50,7 @@ static int read_hint(uint64_t *out_id, int *out_damaged, sc_table *t, const char
     size_t len = 0;
     *out_id = 0;
     if (out_damaged) *out_damaged = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_HINT_MAX_BYTES);
     if (rc == SC_ECORRUPT) return rc;
     if (rc) { /* absent or unreadable: discovery works without it */
         sc_error_clear();
@@ -222,7 +222,7 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
 static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {
     char key[64];
     sc_snapshot_key(key, id);
-    return sc_store_get(t->store, out_data, out_len, NULL, key);
+    return sc_store_get_bounded(t->store, out_data, out_len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
 }
 
 static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {

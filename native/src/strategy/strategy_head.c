@@ -136,7 +136,8 @@ static int fetch_head(sc_table *t, head_state *st) {
     uint8_t *data = NULL;
     size_t len = 0;
     sc_object_info info;
-    int rc = sc_store_get(t->store, &data, &len, &info, HEAD_KEY);
+    /* A head record has a fixed size: anything larger is refused unread. */
+    int rc = sc_store_get_bounded(t->store, &data, &len, &info, HEAD_KEY, SC_HEAD_RECORD_LEN);
     if (rc == SC_ENOTFOUND) {
         if (st->known && st->present)
             return sc_error_set(SC_ECORRUPT, "%s: missing, but this handle saw revision %" PRIu64
@@ -196,7 +197,7 @@ static int fetch_object(uint8_t **out_data, size_t *out_len, int *out_missing, s
     if (out_missing) *out_missing = 0;
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         if (out_missing) *out_missing = 1;
         return sc_error_set(SC_ECORRUPT, "%s: missing, but %s selects it", key, why);
@@ -366,7 +367,7 @@ static int install_object(int *created, sc_table *t, const uint8_t *data, size_t
         if (rc == SC_EEXISTS) {
             uint8_t *have;
             size_t have_len;
-            rc = sc_store_get(t->store, &have, &have_len, NULL, key);
+            rc = sc_store_get_bounded(t->store, &have, &have_len, NULL, key, len);
             if (rc) return sc_error_wrap(rc, "verifying the existing %s", key);
             int same = have_len == len && memcmp(have, data, len) == 0;
             free(have);
@@ -519,6 +520,91 @@ static int head_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
     return rc;
 }
 
+/* ---- fsck: installed objects that do not fit the head ---- */
+
+/*
+ * A writer installs the object of snapshot N+1 before it swaps the head from
+ * N, so while the head is at H the only objects above it are for H+1 (a
+ * writer that crashed or lost between the two steps, or is between them
+ * now), and each of those has snapshot H as its parent. Two shapes are
+ * therefore damage, never a crash:
+ *   - an object for revision H+2 or higher: the head was at H+1 or more once
+ *     and has been rolled back;
+ *   - an object whose parent is not the chain's snapshot before it (at H+1,
+ *     or one left by a losing writer at or below H): the head once named a
+ *     different snapshot at that revision, i.e. it was rolled back and then
+ *     built on again.
+ * A rollback by exactly one revision that nothing built on since looks
+ * exactly like a writer that crashed before its swap and is NOT detectable
+ * (docs/head-record.md). Cost: one LIST of head/snapshot- and one GET per
+ * object, fsck only.
+ */
+static int check_object(sc_table *t, head_state *st, const char *key, uint64_t earliest) {
+    const char *hex = key + strlen(OBJECT_PREFIX);
+    uint8_t hash[SC_SHA256_LEN];
+    if (strlen(hex) != SC_SHA256_HEX_LEN || sc_hex_decode(hash, SC_SHA256_LEN, hex) != 0)
+        return sc_error_set(SC_ECORRUPT, "%s: not a snapshot object name (" OBJECT_PREFIX "<64 hex digits>)", key);
+    uint8_t *data;
+    size_t len;
+    int missing;
+    int rc = fetch_object(&data, &len, &missing, t, hash, 0, "fsck's listing of " OBJECT_PREFIX);
+    if (rc && missing) { /* a losing writer removed its object since the LIST */
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return rc;
+    sc_snapshot s;
+    rc = sc_snapshot_decode(&s, data, len, key);
+    free(data);
+    if (rc) return rc;
+    uint64_t id = s.id, head = st->rec.revision;
+    uint8_t parent[SC_SHA256_LEN];
+    int has_parent = s.has_parent;
+    memcpy(parent, s.parent_hash, SC_SHA256_LEN);
+    sc_snapshot_clear(&s);
+    if (id >= head + 2) {
+        /* Commits running now move the head on: only a head still below id-1 is damage. */
+        if ((rc = fetch_head(t, st)) != 0) return rc;
+        head = st->rec.revision;
+        if (id >= head + 2)
+            return sc_error_set(SC_ECORRUPT,
+                                "%s: snapshot %" PRIu64 " is installed, but %s is at revision %" PRIu64
+                                " (a writer installs at most revision %" PRIu64 " before swapping): the head was rolled back",
+                                key, id, HEAD_KEY, head, head + 1);
+        return 0;
+    }
+    if (id <= head) {
+        uint8_t chain[SC_SHA256_LEN];
+        if ((rc = hash_of(chain, t, st, id)) != 0) return rc;
+        if (memcmp(chain, hash, SC_SHA256_LEN) == 0) return 0; /* on the chain: checked already */
+    }
+    /* Left by a writer that did not win revision id: built on the chain's id-1. */
+    if (id < 2 || id - 1 < earliest || !has_parent) return 0;
+    uint8_t expected[SC_SHA256_LEN];
+    if ((rc = hash_of(expected, t, st, id - 1)) != 0) return rc;
+    if (memcmp(expected, parent, SC_SHA256_LEN) != 0)
+        return sc_error_set(SC_ECORRUPT,
+                            "%s: snapshot %" PRIu64 " whose parent is not snapshot %" PRIu64 " of the chain %s reaches "
+                            "(at revision %" PRIu64 "): the head once named another snapshot %" PRIu64 " (rolled back and built on again)",
+                            key, id, id - 1, HEAD_KEY, head, id - 1);
+    return 0;
+}
+
+static int head_fsck(sc_table *t) {
+    head_state *st = state_of(t);
+    if (!st) return SC_ENOMEM;
+    uint64_t earliest;
+    int rc = head_earliest(t, &earliest);
+    if (!rc) rc = fetch_head(t, st);
+    if (rc || !st->present) return rc;
+    sc_list_page page;
+    if ((rc = sc_store_list_all(t->store, &page, OBJECT_PREFIX)) != 0)
+        return sc_error_wrap(rc, "listing %s", OBJECT_PREFIX);
+    for (size_t i = 0; !rc && i < page.count; i++) rc = check_object(t, st, page.keys[i], earliest);
+    sc_list_page_free(&page);
+    return rc;
+}
+
 /* The head is the pointer: there are no hints to maintain. */
 static void head_after_commit(sc_table *t, uint64_t id) {
     (void)t;
@@ -535,4 +621,5 @@ const sc_strategy sc_strategy_head = {
     .earliest = head_earliest,
     .open = head_open,
     .close = head_close,
+    .fsck = head_fsck,
 };

@@ -37,7 +37,8 @@ enum { KEY_CREATE = 0, KEY_CAS, KEY_LIST };
 static int holds(probe *p, const char *key, const char *want) {
     uint8_t *data;
     size_t len;
-    int rc = sc_store_get(p->store, &data, &len, NULL, key);
+    /* The probe's values are short: a larger object is not ours (and is not read). */
+    int rc = sc_store_get_bounded(p->store, &data, &len, NULL, key, strlen(want) + 64);
     if (rc) return sc_error_wrap(rc, "probe: reading back %s", key);
     int same = len == strlen(want) && memcmp(data, want, len) == 0;
     free(data);
@@ -133,6 +134,8 @@ static void cleanup(probe *p) {
         if (p->written[k] && sc_store_delete(p->store, p->keys[k]) != 0)
             sc_log(SC_LOG_DEBUG, "store probe: could not remove %s: %s", p->keys[k], sc_error_message());
     }
+    /* A file system keeps the emptied metadata/probe-<uuid>/ directory: take it back. */
+    sc_store_remove_created_dirs(p->store, p->prefix);
 }
 
 int sc_strategy_probe(uint32_t *out_caps, sc_store *store) {

@@ -259,7 +259,8 @@ static int load_hint(tracker_state *st, sc_table *t, uint64_t v, decided **out) 
     hint_key(key, v);
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get(t->store, &data, &len, NULL, key);
+    /* hint_parse accepts less than HINT_CAP bytes: anything longer is refused unread. */
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, HINT_CAP);
     if (rc) return rc;
     decided d = {0};
     rc = hint_parse(&d, data, len, v);
@@ -428,7 +429,7 @@ static int tracker_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64
     }
     char key[KEY_CAP];
     in_sub(key, id, d->sub, FILE_NAME, d->uuid);
-    rc = sc_store_get(t->store, out_data, out_len, NULL, key);
+    rc = sc_store_get_bounded(t->store, out_data, out_len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
     if (rc == SC_ENOTFOUND)
         return sc_error_set(SC_ECORRUPT, "%s: named by the " HINT_NAME " of version %" PRIu64 " but missing", key, id);
     if (rc == 0) cache_doc(d, *out_data, *out_len);
