@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "engine/state.h"
 #include "format/head_record.h"
 #include "store/store_backends.h"
 #include "strategy/strategy.h"

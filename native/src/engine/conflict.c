@@ -1,5 +1,6 @@
 /* The four conflict kinds: deleted twice, re-added, LSM overlap, bucket count change. */
 #include "engine/conflict.h"
+#include "engine/state.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -10,6 +10,11 @@
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
 
+/* Read and decode snapshot `id` (table.c); also returns the raw bytes' SHA-256 when
+ * `out_hash` is non-NULL. */
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id);
+
 /* A sorted, de-duplicated set of partitions (borrowed bytes). */
 typedef struct sc_partition_set {
     sc_bytes *items;
