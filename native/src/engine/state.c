@@ -8,25 +8,28 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "base/fileset.h"
+#include "base/vec.h"
 
 static int bytes_cmp_qsort(const void *a, const void *b) {
     return sc_bytes_compare(*(const sc_bytes *)a, *(const sc_bytes *)b);
 }
 
-static int add_partitions(sc_bytes **items, size_t *n, const sc_entry_vec *v) {
+static int add_partitions(sc_bytes **items, size_t *n, size_t *cap, const sc_entry_vec *v) {
     if (!v || v->count == 0) return 0;
-    sc_bytes *p = realloc(*items, (*n + v->count) * sizeof *p);
-    if (!p) return sc_error_set(SC_ENOMEM, "out of memory");
-    *items = p;
-    for (size_t i = 0; i < v->count; i++) p[(*n)++] = v->items[i].file.partition;
+    int rc;
+    /* *n + v->count cannot wrap: both count objects already in memory. */
+    SC_VEC_RESERVE(rc, *items, *cap, *n + v->count, v->count, "a commit's partitions");
+    if (rc) return rc;
+    for (size_t i = 0; i < v->count; i++) (*items)[(*n)++] = v->items[i].file.partition;
     return 0;
 }
 
 int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b) {
     out->items = NULL;
     out->count = 0;
-    int rc = add_partitions(&out->items, &out->count, a);
-    if (!rc) rc = add_partitions(&out->items, &out->count, b);
+    size_t cap = 0;
+    int rc = add_partitions(&out->items, &out->count, &cap, a);
+    if (!rc) rc = add_partitions(&out->items, &out->count, &cap, b);
     if (rc) {
         sc_partition_set_free(out);
         return rc;
