@@ -102,7 +102,7 @@ run "hint -1: fsck" 1 'snapshot/LATEST: damaged hint "-1' "$sc" fsck "$t"
 run "hint -1: last-committed ignores the hint" 0 "" "$sc" last-committed "$t" --user u
 [ "$(cat "$work/out")" = 4 ] && ok || bad "hint -1: last-committed printed $(cat "$work/out"), not 4"
 changes "$work/ch" hintfix
-# A commit fails closed: the damaged hint may have named a lost newer snapshot (review 3a).
+# A commit fails closed: the damaged hint may have named a lost newer snapshot.
 run "hint -1: commit refuses to build past it" 1 'snapshot/LATEST: damaged hint' "$sc" commit "$t" --user u --identifier 5 --changes "$work/ch"
 [ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "hint -1: commit claimed snapshot 5"
 # Damaged LATEST + lost newest: the commit must not reuse id 5 and launder the loss.

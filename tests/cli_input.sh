@@ -74,7 +74,7 @@ truncate -s 300M "$work/sparse"
 bounded 100000 "$sc" commit "$t" --user job --identifier 5 --changes "$work/sparse" >/dev/null 2>"$work/err"
 check "300 MB file refused from its size, unread" 2 $?
 expect "file message gives its size" grep -q -- "--changes $work/sparse: 314572800 bytes, more than the change-set limit" "$work/err"
-# Parsing is bounded in memory (review B): 30 MB of `{}` entries took 2.3 GB before.
+# Parsing is bounded in memory: 30 MB of `{}` entries took 2.3 GB before.
 python3 -c 'import sys; open(sys.argv[1],"w").write("{\"add\":["+",".join(["{}"]*10000000)+"]}")' "$work/empties"
 bounded 100000 "$sc" commit "$t" --user job --identifier 5 --changes "$work/empties" >/dev/null 2>"$work/err"
 check "10M empty entries refused by count, peak RSS < 100 MB" 2 $?

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fsck, log and files while commits run (review 1 of issue 8): P writer processes
+# fsck, log and files while commits run: P writer processes
 # commit through the CLI while readers loop over fsck / log / files on the same
 # table. A healthy table must never be reported damaged: every reader run exits 0.
 # Bounded: RACE_PROCS x RACE_COMMITS commits (default 4 x 15), readers stop when

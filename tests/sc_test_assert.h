@@ -20,6 +20,15 @@
                      sc_error_name(code), sc_error_message());                             \
     } while (0)
 
+/* A call fails with SC_ECORRUPT and its message contains `needle`. */
+#define CORRUPT(call, needle)                                                                                  \
+    do {                                                                                                       \
+        int rc_ = (call);                                                                                      \
+        cr_assert_eq(rc_, SC_ECORRUPT, "%s: got %s: %s", #call, sc_error_name(rc_), sc_error_message());       \
+        cr_assert(strstr(sc_error_message(), needle), "%s: message \"%s\" lacks \"%s\"", #call,                \
+                  sc_error_message(), needle);                                                                 \
+    } while (0)
+
 /* A string literal as (data, len) arguments. */
 #define TEXT(s) (const uint8_t *)(s), strlen(s)
 

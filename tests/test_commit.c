@@ -362,7 +362,7 @@ Test(commit, manifest_lists_are_merged_when_long) {
     sc_table_free(t);
 }
 
-/* Found in review: the first commit and a trusted base must not bypass validation. */
+/* The first commit and a trusted base must not bypass validation. */
 Test(conflict, empty_table_is_checked_too) {
     sc_table *t = tu_mem_table("c-empty");
     sc_file_entry f = tu_file("p", 0, 1, 0, "data/ghost", 1, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sc_test_util.h"
+#include "sc_test_assert.h"
 #include "format/snapshot.h"
 #include "store/store_backends.h"
 #include "strategy/strategy.h"
@@ -54,14 +55,6 @@ static int has_key(sc_table *t, uint64_t id) {
     sc_error_clear();
     return rc == 0;
 }
-
-#define CORRUPT(call, needle)                                                                                  \
-    do {                                                                                                       \
-        int rc_ = (call);                                                                                      \
-        cr_assert_eq(rc_, SC_ECORRUPT, "%s: got %s: %s", #call, sc_error_name(rc_), sc_error_message());       \
-        cr_assert(strstr(sc_error_message(), needle), "%s: message \"%s\" lacks \"%s\"", #call,                \
-                  sc_error_message(), needle);                                                                 \
-    } while (0)
 
 /* Every read, a commit and fsck refuse the table; the commit writes no snapshot. */
 static void all_refuse(sc_table *t, const char *needle, uint64_t next_id) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "engine/state.h"
 #include "format/head_record.h"
 #include "store/store_backends.h"
 #include "strategy/strategy.h"
@@ -458,7 +459,7 @@ Test(head, rollback_of_the_head_is_detected) {
     sc_table_free(t);
 }
 
-/* Review E: head/CURRENT rolled back by storage to an older, valid record. A fresh handle
+/* head/CURRENT rolled back by storage to an older, valid record. A fresh handle
  * cannot tell from the head alone; fsck finds the installed objects that do not fit it. */
 static void put_back(sc_table *t, const uint8_t *rec, size_t len) {
     cr_assert_eq(sc_store_put(sc_table_store(t), NULL, HEAD_KEY, rec, len), 0, "%s", sc_error_message());

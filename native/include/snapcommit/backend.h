@@ -32,7 +32,8 @@ extern "C" {
 #endif
 
 /*
- * Version of sc_store_ops. Version 2 added get_bounded (the last member).
+ * Version of sc_store_ops. Version 2 added get_bounded and remove_created_dirs
+ * (the last two members).
  * sc_store_wrap() still accepts a version-1 table, which ends at put_hint:
  * the wrapper never reads a member past it, and serves bounded reads of such
  * a backend with get and a length check afterwards (the whole object is then
@@ -140,6 +141,12 @@ typedef struct sc_store_ops {
      * max_len bytes of it. NULL: the wrapper calls get and checks the length. */
     int (*get_bounded)(void *self, uint8_t **out_data, size_t *out_len, sc_object_info *out_info,
                        const char *key, size_t max_len);
+    /* Take back directories this handle created, each only while it is empty, deepest
+     * first: those whose key path starts with `prefix` ("" = every one, plus any root
+     * the handle created). Called when a table creation fails and after the
+     * capability probe, so that a failed init leaves nothing behind. Best effort: no
+     * error is reported. NULL for backends that create no directories (object stores). */
+    void (*remove_created_dirs)(void *self, const char *prefix);
 } sc_store_ops;
 
 #ifdef __cplusplus

@@ -124,8 +124,12 @@ SC_API int sc_store_check(sc_store *store);
 
 /*
  * Wrap a caller-provided backend. `ops` must outlive the handle; `self` is
- * handed to every op and to ops->close when the handle is freed.
- * Errors: SC_EINVAL (NULL ops, ops->version not 1 .. SC_STORE_OPS_VERSION).
+ * handed to every op and to ops->close when the handle is freed (from then
+ * on the handle owns it; free the handle with sc_store_free). *out is NULL
+ * on failure, and `self` then stays the caller's (ops->close is not called).
+ * Errors: SC_EINVAL for NULL ops, ops->version not 1 .. SC_STORE_OPS_VERSION,
+ * a missing name or required operation (get, head, put, put_if_absent, list,
+ * del), or SC_CAP_COMPARE_AND_SWAP without put_if_match; SC_ENOMEM.
  */
 SC_API int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self);
 

@@ -32,7 +32,12 @@ typedef struct sc_table sc_table;
 
 typedef struct sc_changes sc_changes;
 
+/*
+ * A new, empty change set in *out (NULL on failure), owned by the caller:
+ * free it with sc_changes_free. Errors: SC_ENOMEM.
+ */
 SC_API int sc_changes_new(sc_changes **out);
+/* Free a change set and the entries copied into it. Accepts NULL. */
 SC_API void sc_changes_free(sc_changes *changes);
 /*
  * Copy an entry into the change set. SC_EINVAL names the bad field: besides
@@ -55,6 +60,7 @@ SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
  * Memory is bounded: entries are decoded one at a time (docs/operations.md).
  */
 SC_API int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
+/* Number of entries added (sc_changes_add) or deleted so far; `changes` must not be NULL. */
 SC_API size_t sc_changes_add_count(const sc_changes *changes);
 SC_API size_t sc_changes_delete_count(const sc_changes *changes);
 
@@ -76,15 +82,29 @@ SC_API int sc_table_create(sc_store *store, sc_strategy_kind strategy);
  */
 SC_API int sc_table_open(sc_table **out, sc_store *store);
 
-/* As sc_table_open, but opens (and owns) the store at `location`. */
+/*
+ * As sc_table_open, but opens the store at `location` (sc_store_open): the
+ * handle owns that store and sc_table_free frees it. *out is NULL on failure,
+ * and then no store is left open.
+ * Errors: those of sc_store_open, then those of sc_table_open.
+ */
 SC_API int sc_table_open_location(sc_table **out, const char *location);
-/* As sc_table_open_location, with the store's configuration (NULL = environment and defaults). */
+/*
+ * As sc_table_open_location, with the store's configuration (NULL =
+ * environment and defaults; `config` is only read during the call).
+ * Errors: those of sc_store_open_with_config, then those of sc_table_open.
+ */
 SC_API int sc_table_open_location_with_config(sc_table **out, const char *location,
                                               const sc_store_config *config);
 
 /* Close the handle (and its store when opened by location). Accepts NULL. */
 SC_API void sc_table_free(sc_table *table);
 
+/*
+ * Retry policy of this handle's commits (a handle starts with
+ * sc_retry_policy_default). *policy is copied; both must be non-NULL. No
+ * errors: the values are taken as given (see sc_retry_policy).
+ */
 SC_API void sc_table_set_retry_policy(sc_table *table, const sc_retry_policy *policy);
 /*
  * Time and randomness of this handle (snapcommit/env.h): backoff waits and
@@ -138,15 +158,23 @@ SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_comm
 
 /*
  * The last identifier committed by `user`, read from the latest snapshot
- * alone. *out_found = 0 when the user has no commit recorded.
+ * alone. *out_found = 0 when the user has no commit recorded (or the table
+ * has no snapshot); *out_identifier is then left as it was.
+ * Errors (*out_found 0): SC_EINVAL for a NULL or empty user; store errors and
+ * SC_ECORRUPT from finding and reading the latest snapshot; SC_ENOMEM.
  */
 SC_API int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_table *table,
                                    const char *user);
 
 /*
  * Keep the identifiers not yet committed by `user` (greater than its
- * watermark), in input order. `out_ids` must have room for `count` values;
- * *out_count receives how many were kept. One read of the latest snapshot.
+ * watermark), in input order. `out_ids` must have room for `count` values
+ * and may be `ids` itself (filtering in place); *out_count receives how many
+ * were kept. One read of the latest snapshot; a table without snapshots
+ * keeps every identifier.
+ * Errors (*out_count and out_ids untouched): SC_EINVAL for a NULL or empty
+ * user; store errors and SC_ECORRUPT from finding and reading the latest
+ * snapshot; SC_ENOMEM.
  */
 SC_API int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *table,
                                      const char *user, const int64_t *ids, size_t count);

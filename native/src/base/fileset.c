@@ -65,8 +65,6 @@ void sc_fileset_free(sc_fileset *s) {
     free(s);
 }
 
-size_t sc_fileset_count(const sc_fileset *s) { return s->live; }
-
 /* Index of the slot holding key, or of the first free slot for it (*found = 0). */
 static size_t probe(const sc_fileset *s, const uint8_t *key, size_t len, uint64_t h, int *found) {
     size_t mask = s->cap - 1, i = (size_t)h & mask, first_free = SIZE_MAX;

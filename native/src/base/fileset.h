@@ -21,6 +21,5 @@ int sc_fileset_put(sc_fileset *set, const sc_file_entry *file, size_t value, siz
 int sc_fileset_get(const sc_fileset *set, const sc_file_entry *file, size_t *out_value);
 /* Remove; SC_ENOTFOUND when absent. */
 int sc_fileset_remove(sc_fileset *set, const sc_file_entry *file, size_t *out_value);
-size_t sc_fileset_count(const sc_fileset *set);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "base/fileset.h"
+#include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "strategy/strategy.h"
@@ -35,7 +36,7 @@ typedef struct commit_state {
     sc_entry_vec deletes; /* the live records removed, as stored (per attempt for OVERWRITE) */
     /* Objects written by this commit, deleted again if it fails for sure. */
     char **written;
-    size_t written_count;
+    size_t written_count, written_cap;
     /* The delta manifest list, written once (per attempt for OVERWRITE). */
     sc_object_ref delta_list;
     int64_t delta_rows;
@@ -43,10 +44,10 @@ typedef struct commit_state {
 } commit_state;
 
 static int remember(commit_state *cs, const char *key) {
-    char **w = realloc(cs->written, (cs->written_count + 1) * sizeof *w);
-    if (!w) return sc_error_set(SC_ENOMEM, "out of memory");
-    cs->written = w;
-    if (!(w[cs->written_count] = strdup(key))) return sc_error_set(SC_ENOMEM, "out of memory");
+    int rc;
+    SC_VEC_RESERVE(rc, cs->written, cs->written_cap, cs->written_count + 1, 8, "objects written by a commit");
+    if (rc) return rc;
+    if (!(cs->written[cs->written_count] = strdup(key))) return sc_error_set(SC_ENOMEM, "out of memory");
     cs->written_count++;
     return 0;
 }

@@ -1,5 +1,6 @@
 /* The four conflict kinds: deleted twice, re-added, LSM overlap, bucket count change. */
 #include "engine/conflict.h"
+#include "engine/state.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "base/fileset.h"
+#include "base/vec.h"
 
 /* "data/f1 (partition "dt=1", bucket 0, level 0)". Names are escaped: they
  * may come from tables written before control characters were refused. */
@@ -304,14 +306,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         else if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
         size_t first = records.count;
         rc = sc_state_delta_records(&records, t, snap, parts);
-        if (!rc && records.count > record_snapshot_cap) {
-            uint64_t *grown = realloc(record_snapshot, records.count * 2 * sizeof *grown);
-            if (!grown) rc = sc_error_set(SC_ENOMEM, "out of memory");
-            else {
-                record_snapshot = grown;
-                record_snapshot_cap = records.count * 2;
-            }
-        }
+        if (!rc) SC_VEC_RESERVE(rc, record_snapshot, record_snapshot_cap, records.count, 64, "conflict check records");
         /* Per file, only its last record counts: the value is that record's index. */
         for (size_t i = first; !rc && i < records.count; i++) {
             const sc_file_entry *f = &records.items[i].file;

@@ -1,5 +1,6 @@
 /* The replay rule (replay.h): the check, the filter, the watermark table and its eviction. */
 #include "engine/replay.h"
+#include "engine/state.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -8,25 +8,28 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "base/fileset.h"
+#include "base/vec.h"
 
 static int bytes_cmp_qsort(const void *a, const void *b) {
     return sc_bytes_compare(*(const sc_bytes *)a, *(const sc_bytes *)b);
 }
 
-static int add_partitions(sc_bytes **items, size_t *n, const sc_entry_vec *v) {
+static int add_partitions(sc_bytes **items, size_t *n, size_t *cap, const sc_entry_vec *v) {
     if (!v || v->count == 0) return 0;
-    sc_bytes *p = realloc(*items, (*n + v->count) * sizeof *p);
-    if (!p) return sc_error_set(SC_ENOMEM, "out of memory");
-    *items = p;
-    for (size_t i = 0; i < v->count; i++) p[(*n)++] = v->items[i].file.partition;
+    int rc;
+    /* *n + v->count cannot wrap: both count objects already in memory. */
+    SC_VEC_RESERVE(rc, *items, *cap, *n + v->count, v->count, "a commit's partitions");
+    if (rc) return rc;
+    for (size_t i = 0; i < v->count; i++) (*items)[(*n)++] = v->items[i].file.partition;
     return 0;
 }
 
 int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b) {
     out->items = NULL;
     out->count = 0;
-    int rc = add_partitions(&out->items, &out->count, a);
-    if (!rc) rc = add_partitions(&out->items, &out->count, b);
+    size_t cap = 0;
+    int rc = add_partitions(&out->items, &out->count, &cap, a);
+    if (!rc) rc = add_partitions(&out->items, &out->count, &cap, b);
     if (rc) {
         sc_partition_set_free(out);
         return rc;
@@ -57,18 +60,20 @@ static size_t lower_bound(const sc_partition_set *s, sc_bytes key) {
     return lo;
 }
 
-int sc_partition_set_contains(const sc_partition_set *s, sc_bytes p) {
+static int partition_set_contains(const sc_partition_set *s, sc_bytes p) {
     size_t i = lower_bound(s, p);
     return i < s->count && sc_bytes_compare(s->items[i], p) == 0;
 }
 
-int sc_partition_set_overlaps(const sc_partition_set *s, sc_bytes min, sc_bytes max) {
+/* 1 when some member lies within [min, max]. */
+static int partition_set_overlaps(const sc_partition_set *s, sc_bytes min, sc_bytes max) {
     size_t i = lower_bound(s, min);
     return i < s->count && sc_bytes_compare(s->items[i], max) <= 0;
 }
 
-int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
-                          const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
+/* Fetch an object and check its length and SHA-256 against the reference. */
+static int fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
+                        const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
     uint8_t *data = NULL;
     size_t len = 0;
     /* The snapshot pins the exact length: a longer object is damage, refused unread. */
@@ -148,9 +153,9 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
     void *fresh = NULL;
     int rc = 0;
     if (!cached) {
-        uint8_t *data;
-        size_t len;
-        if ((rc = sc_state_fetch_pinned(&data, &len, t, name, sha256, length)) != 0) return rc;
+        uint8_t *data = NULL; /* set: gcc cannot see that fetch_pinned fails with rc != 0 */
+        size_t len = 0;
+        if ((rc = fetch_pinned(&data, &len, t, name, sha256, length)) != 0) return rc;
         fresh = calloc(1, kind->size);
         rc = fresh ? kind->decode(fresh, data, len, &t->limits, name) : sc_error_set(SC_ENOMEM, "out of memory");
         free(data);
@@ -174,7 +179,7 @@ static int meta_in_filter(const sc_manifest_meta *m, const sc_partition_set *fil
     if (!filter) return 1;
     sc_bytes min = {m->min_partition ? m->min_partition : (const uint8_t *)"", m->min_partition_len};
     sc_bytes max = {m->max_partition ? m->max_partition : (const uint8_t *)"", m->max_partition_len};
-    return sc_partition_set_overlaps(filter, min, max);
+    return partition_set_overlaps(filter, min, max);
 }
 
 /* Records of every manifest in the list `ref` that may hold `filter`'s partitions. */
@@ -188,7 +193,7 @@ static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref
         rc = sc_state_load_manifest(&records, t, &metas.items[i]);
         for (size_t j = 0; !rc && j < records.count; j++) {
             const sc_manifest_entry *e = &records.items[j];
-            if (filter && !sc_partition_set_contains(filter, e->file.partition)) continue;
+            if (filter && !partition_set_contains(filter, e->file.partition)) continue;
             rc = sc_entry_vec_push(out, e->kind, &e->file);
         }
         sc_entry_vec_free(&records);

@@ -10,6 +10,11 @@
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
 
+/* Read and decode snapshot `id` (table.c); also returns the raw bytes' SHA-256 when
+ * `out_hash` is non-NULL. */
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id);
+
 /* A sorted, de-duplicated set of partitions (borrowed bytes). */
 typedef struct sc_partition_set {
     sc_bytes *items;
@@ -19,13 +24,6 @@ typedef struct sc_partition_set {
 /* Partitions named by `a` and `b` (either may be NULL). */
 int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b);
 void sc_partition_set_free(sc_partition_set *set);
-int sc_partition_set_contains(const sc_partition_set *set, sc_bytes partition);
-/* 1 when some member lies within [min, max]. */
-int sc_partition_set_overlaps(const sc_partition_set *set, sc_bytes min, sc_bytes max);
-
-/* Fetch an object and check its length and SHA-256 against the reference. */
-int sc_state_fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
-                          const uint8_t sha256[SC_SHA256_LEN], uint64_t length);
 int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref);
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta);
 

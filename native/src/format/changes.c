@@ -20,7 +20,13 @@ void sc_changes_free(sc_changes *c) {
     free(c);
 }
 
-size_t sc_name_control_at(const uint8_t *p, size_t len, size_t *out_len) {
+/*
+ * Control characters in a name: C0 (bytes 0x00..0x1f), DEL (0x7f) and C1
+ * (U+0080..U+009F, i.e. the UTF-8 pairs 0xc2 0x80..0x9f). Returns the byte
+ * offset of the first one and its length in bytes in *out_len (1 or 2), or
+ * SIZE_MAX when there is none.
+ */
+static size_t name_control_at(const uint8_t *p, size_t len, size_t *out_len) {
     for (size_t i = 0; i < len; i++) {
         if (p[i] < 0x20 || p[i] == 0x7f) {
             *out_len = 1;
@@ -36,7 +42,7 @@ size_t sc_name_control_at(const uint8_t *p, size_t len, size_t *out_len) {
 }
 
 int sc_name_check(const char *field, const uint8_t *p, size_t len) {
-    size_t n, at = sc_name_control_at(p, len, &n);
+    size_t n, at = name_control_at(p, len, &n);
     if (at == SIZE_MAX) return 0;
     char name[160], ch[16];
     sc_bytes_describe(name, sizeof name, (sc_bytes){p, len});

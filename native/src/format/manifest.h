@@ -122,8 +122,5 @@ int sc_relpath_validate(const char *field, const char *path);
  * entry's bytes live in one allocation rooted at file.partition.data.
  */
 void sc_entry_vec_truncate(sc_entry_vec *v, size_t count);
-/* Same for manifest metas; each meta's bytes live in one allocation rooted at
- * `name` (partitions point into it and are never NULL after a push). */
-void sc_meta_vec_truncate(sc_meta_vec *v, size_t count);
 
 #endif

@@ -59,7 +59,9 @@ int sc_meta_vec_push(sc_meta_vec *v, const sc_manifest_meta *meta) {
     return 0;
 }
 
-void sc_meta_vec_truncate(sc_meta_vec *v, size_t count) {
+/* sc_entry_vec_truncate for manifest metas; each meta's bytes live in one allocation
+ * rooted at `name` (partitions point into it and are never NULL after a push). */
+static void meta_vec_truncate(sc_meta_vec *v, size_t count) {
     if (!v) return;
     while (v->count > count) {
         sc_manifest_meta *m = &v->items[--v->count];
@@ -70,7 +72,7 @@ void sc_meta_vec_truncate(sc_meta_vec *v, size_t count) {
 
 void sc_meta_vec_free(sc_meta_vec *v) {
     if (!v) return;
-    sc_meta_vec_truncate(v, 0);
+    meta_vec_truncate(v, 0);
     free(v->items);
     v->items = NULL;
     v->count = v->cap = 0;
@@ -166,6 +168,6 @@ int sc_manifest_list_decode(sc_meta_vec *out, const uint8_t *data, size_t len,
         rc = decode_meta(out, &r);
     }
     if (!rc) rc = sc_reader_finish(&r);
-    if (rc) sc_meta_vec_truncate(out, before);
+    if (rc) meta_vec_truncate(out, before);
     return rc;
 }

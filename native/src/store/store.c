@@ -404,7 +404,10 @@ int sc_store_set_env(sc_store *store, const sc_env *env) {
 const sc_env *sc_store_env(const sc_store *store) { return &store->env; }
 
 void sc_store_remove_created_dirs(sc_store *store, const char *prefix) {
-    sc_posix_store_remove_created_dirs(store->ops, store->self, prefix ? prefix : "");
+    /* A version-1 table ends before this member: it must not be read. Like sync, not an
+     * operation of its own in the counters (it sends no request to an object store). */
+    if (store->ops->version >= 2 && store->ops->remove_created_dirs)
+        store->ops->remove_created_dirs(store->self, prefix ? prefix : "");
 }
 
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }

@@ -29,14 +29,6 @@
 int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root);
 
 /*
- * For a posix backend (ops is its table; any other: nothing): remove the
- * directories this handle created whose key path starts with `prefix`,
- * deepest first and each only while empty; with prefix "" also the root and
- * its parents when this handle created them. Best effort, never fails.
- */
-void sc_posix_store_remove_created_dirs(const sc_store_ops *ops, void *self, const char *prefix);
-
-/*
  * The process-wide mem store NAME, created empty on first use. Every handle
  * on NAME shares its contents and armed faults; contents live until the
  * process exits or sc_mem_store_reset(NAME).

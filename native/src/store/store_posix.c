@@ -43,7 +43,7 @@
 
 /* Directories with entries published by a plain put but not yet synced. */
 #define MAX_PENDING_DIRS 8
-/* Directories a handle remembers having created (for sc_posix_store_remove_created_dirs);
+/* Directories a handle remembers having created (for posix_remove_created_dirs);
  * more are created normally but not remembered. */
 #define MAX_CREATED_DIRS 16
 
@@ -837,6 +837,8 @@ static void posix_close(void *self) {
     free(s);
 }
 
+static void posix_remove_created_dirs(void *self, const char *prefix);
+
 static const sc_store_ops posix_ops = {
     .version = SC_STORE_OPS_VERSION,
     .name = "posix",
@@ -852,6 +854,7 @@ static const sc_store_ops posix_ops = {
     .sync = posix_sync,
     .put_hint = posix_put_hint,
     .get_bounded = posix_get_bounded,
+    .remove_created_dirs = posix_remove_created_dirs,
 };
 
 int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root) {
@@ -909,8 +912,7 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
  * `prefix`, and, for prefix "", also the root and its parents when this
  * handle created them. Best effort: what cannot be removed stays.
  */
-void sc_posix_store_remove_created_dirs(const sc_store_ops *ops, void *self, const char *prefix) {
-    if (ops != &posix_ops) return;
+static void posix_remove_created_dirs(void *self, const char *prefix) {
     posix_store *s = self;
     size_t n = strlen(prefix);
     /* Deferred directory syncs first: a removed directory must not stay pending. */

@@ -9,7 +9,14 @@
 #include "base/error_internal.h"
 #include "strategy/strategy.h"
 
-int sc_table_mark_history(sc_table *t) {
+/*
+ * Write the history marker metadata/history (best effort, logged at WARN):
+ * called after snapshot 1 is committed. Its presence means "this table has
+ * had snapshots", outside the strategy's own keys (snapshot/, head/,
+ * tracker/), so that losing those is told apart from a new empty table.
+ * Returns the store's code.
+ */
+static int mark_history(sc_table *t) {
     static const char body[] = "snapshot 1 was committed; the history of this table is not empty\n";
     int rc = sc_store_put(t->store, NULL, SC_HISTORY_MARKER_KEY, (const uint8_t *)body, sizeof body - 1);
     if (rc) sc_log(SC_LOG_WARN, "could not write %s: %s", SC_HISTORY_MARKER_KEY, sc_error_message());
@@ -51,7 +58,7 @@ void sc_table_note_history(sc_table *t, uint64_t id) {
         sc_log(SC_LOG_WARN, "%s was missing (a table from before the marker, or its write failed): writing it now",
                SC_HISTORY_MARKER_KEY);
     }
-    (void)sc_table_mark_history(t); /* logged there */
+    (void)mark_history(t); /* logged there */
 }
 
 int sc_table_fsck_history(sc_table *t) {
@@ -62,6 +69,6 @@ int sc_table_fsck_history(sc_table *t) {
     sc_log(SC_LOG_WARN, "fsck: %s was missing although the table has snapshots (a table from before the marker, "
                         "or its write failed): writing it, so that a later loss of the history is detected",
            SC_HISTORY_MARKER_KEY);
-    if ((rc = sc_table_mark_history(t)) != 0) return sc_error_wrap(rc, "fsck: writing the missing %s", SC_HISTORY_MARKER_KEY);
+    if ((rc = mark_history(t)) != 0) return sc_error_wrap(rc, "fsck: writing the missing %s", SC_HISTORY_MARKER_KEY);
     return 0;
 }

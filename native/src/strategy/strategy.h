@@ -1,6 +1,6 @@
 /* The table handle and the claim-strategy interface (internal). */
-#ifndef SC_TABLE_INTERNAL_H
-#define SC_TABLE_INTERNAL_H
+#ifndef SC_STRATEGY_H
+#define SC_STRATEGY_H
 
 #include <stdint.h>
 
@@ -85,11 +85,6 @@ sc_strategy_kind sc_strategy_choose(uint32_t caps);
  */
 int sc_strategy_probe(uint32_t *out_caps, sc_store *store); /* strategy_probe.c */
 
-/* Read and decode snapshot `id`; also returns the raw bytes' SHA-256 when
- * `out_hash` is non-NULL. */
-int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
-                           uint64_t id);
-
 /* Hints of the snapshot-file strategies and the history marker (docs/format.md). */
 #define SC_LATEST_HINT_KEY "snapshot/LATEST"
 #define SC_EARLIEST_HINT_KEY "snapshot/EARLIEST"
@@ -104,13 +99,6 @@ int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strateg
  * newline, so anything above this is damage, refused before it is read. */
 #define SC_HINT_MAX_BYTES 32
 
-/*
- * Write the history marker metadata/history (best effort, logged at WARN):
- * called after snapshot 1 is committed. Its presence means "this table has
- * had snapshots", outside the strategy's own keys (snapshot/, head/,
- * tracker/), so that losing those is told apart from a new empty table.
- */
-int sc_table_mark_history(sc_table *t); /* history.c; returns the store's code */
 /*
  * After snapshot `id` was committed: make sure the history marker exists.
  * Snapshot 1 writes it; a later commit on a handle that has not seen it

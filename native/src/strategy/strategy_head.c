@@ -284,7 +284,6 @@ static int hash_of(uint8_t out[SC_SHA256_LEN], sc_table *t, head_state *st, uint
 
 static int head_latest(sc_table *t, uint64_t *out_id) {
     head_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     *out_id = 0;
     int rc = fetch_head(t, st);
     if (rc || st->present) {
@@ -305,7 +304,6 @@ static int head_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
     *out_data = NULL;
     *out_len = 0;
     head_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     if (id == 0) return sc_error_set(SC_ENOTFOUND, "snapshot 0 does not exist");
     int rc = head_covering(t, st, id);
     if (rc) return rc;
@@ -322,7 +320,6 @@ static int head_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
 static int head_earliest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
     head_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     int rc = st->known ? 0 : fetch_head(t, st);
     if (rc || !st->present) return rc;
     uint64_t top = st->rec.revision;
@@ -443,7 +440,6 @@ static int decide(sc_table *t, head_state *st, uint64_t id, const sc_head_record
 
 static int head_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     head_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     sc_snapshot s;
     int rc = sc_snapshot_decode(&s, data, len, "candidate snapshot");
     if (rc) return rc;
@@ -592,7 +588,6 @@ static int check_object(sc_table *t, head_state *st, const char *key, uint64_t e
 
 static int head_fsck(sc_table *t) {
     head_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     uint64_t earliest;
     int rc = head_earliest(t, &earliest);
     if (!rc) rc = fetch_head(t, st);

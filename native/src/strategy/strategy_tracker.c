@@ -123,7 +123,6 @@ int sc_tracker_set_ttl(sc_table *t, int64_t ttl_ms) {
     if (!t || t->strategy != &sc_strategy_tracker) return sc_error_set(SC_EINVAL, "not a tracker table");
     if (ttl_ms <= 1) return sc_error_set(SC_EINVAL, "tracker TTL must be > 1 ms");
     tracker_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     st->ttl_ms = ttl_ms;
     st->fence_ms = ttl_ms / 2;
     return 0;
@@ -379,7 +378,6 @@ static int tracker_max(sc_table *t, uint64_t *out) {
 
 static int tracker_latest(sc_table *t, uint64_t *out_id) {
     tracker_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     uint64_t m;
     int rc = tracker_max(t, &m);
     if (rc) return rc;
@@ -413,7 +411,6 @@ static int tracker_latest(sc_table *t, uint64_t *out_id) {
 
 static int tracker_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {
     tracker_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     *out_data = NULL;
     *out_len = 0;
     decided *d;
@@ -696,7 +693,6 @@ static int find_sub(tracker_state *st, sc_table *t, uint64_t v, uint64_t *out_s)
 
 static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t len) {
     tracker_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     int rc = ensure_tracker(st, t, v);
     uint64_t s = 0;
     if (!rc) rc = find_sub(st, t, v, &s);
@@ -902,7 +898,6 @@ int sc_tracker_cleanup(sc_table *t, uint64_t keep, uint64_t *out_archived) {
     if (out_archived) *out_archived = 0;
     if (!t || t->strategy != &sc_strategy_tracker) return sc_error_set(SC_EINVAL, "not a tracker table");
     tracker_state *st = state_of(t);
-    if (!st) return SC_ENOMEM;
     if (keep < 2) keep = 2;
     uint64_t latest;
     int rc = tracker_latest(t, &latest);

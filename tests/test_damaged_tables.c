@@ -1,6 +1,7 @@
 /*
- * Review findings on issue 8's hardening (tests for each fixed defect; the
- * defect number of the review is named in each test's comment).
+ * Tables and stores in odd or damaged states: backend error messages, hints
+ * ahead of or over lost snapshots, fsck racing commits, odd objects and links
+ * on posix, inits that fail, and the history marker.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,20 +11,13 @@
 #include <unistd.h>
 
 #include "sc_test_util.h"
+#include "sc_test_assert.h"
 #include "snapcommit/backend.h"
 #include "format/snapshot.h"
 #include "store/store_backends.h"
 #include "strategy/strategy.h"
 
-#define CORRUPT(call, needle)                                                                                  \
-    do {                                                                                                       \
-        int rc_ = (call);                                                                                      \
-        cr_assert_eq(rc_, SC_ECORRUPT, "%s: got %s: %s", #call, sc_error_name(rc_), sc_error_message());       \
-        cr_assert(strstr(sc_error_message(), needle), "%s: message \"%s\" lacks \"%s\"", #call,                \
-                  sc_error_message(), needle);                                                                 \
-    } while (0)
-
-/* ---- 12: a custom backend sets its own messages through the public API ---- */
+/* ---- a custom backend sets its own messages through the public API ---- */
 
 static int refusing_get(void *self, uint8_t **d, size_t *n, sc_object_info *i, const char *key) {
     (void)self, (void)d, (void)n, (void)i;
@@ -47,7 +41,7 @@ static int no_del(void *self, const char *key) {
     return SC_EIO;
 }
 
-Test(hardening, backend_sets_error_message) {
+Test(damaged_tables, backend_sets_error_message) {
     static sc_store_ops ops = {.version = SC_STORE_OPS_VERSION, .name = "vault", .get = refusing_get,
                                .head = refusing_head, .put = no_put, .put_if_absent = no_put, .list = no_list,
                                .del = no_del};
@@ -105,9 +99,9 @@ static void del_snapshot(sc_table *t, uint64_t id) {
     del_key(t, key);
 }
 
-/* ---- 7: EARLIEST ahead of the oldest snapshot (expiration in progress) ---- */
+/* ---- EARLIEST ahead of the oldest snapshot (expiration in progress) ---- */
 
-Test(hardening, earliest_ahead_of_oldest_snapshot) {
+Test(damaged_tables, earliest_ahead_of_oldest_snapshot) {
     sc_table *t = mem_table("h-early", SC_STRATEGY_CONDITIONAL);
     fill(t, 4);
     put_text(t, "snapshot/EARLIEST", "3\n"); /* moved forward; 1 and 2 not deleted yet */
@@ -132,7 +126,7 @@ Test(hardening, earliest_ahead_of_oldest_snapshot) {
     sc_table_free(t);
 }
 
-/* ---- 1: fsck while commits run ---- */
+/* ---- fsck while commits run ---- */
 
 typedef struct race_ctx {
     const char *name;
@@ -170,7 +164,7 @@ static int race_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
     return 0;
 }
 
-Test(hardening, fsck_tolerates_commit_between_list_and_head) {
+Test(damaged_tables, fsck_tolerates_commit_between_list_and_head) {
     sc_table *t = mem_table("h-race1", SC_STRATEGY_CONDITIONAL);
     fill(t, 4);
     race_ctx c = {"h-race1", 1, 0, NULL, 0};
@@ -182,7 +176,7 @@ Test(hardening, fsck_tolerates_commit_between_list_and_head) {
     sc_table_free(t);
 }
 
-Test(hardening, fsck_relists_a_gap_that_was_a_race) {
+Test(damaged_tables, fsck_relists_a_gap_that_was_a_race) {
     sc_table *t = mem_table("h-race2", SC_STRATEGY_CONDITIONAL);
     fill(t, 5);
     race_ctx c = {"h-race2", 2, 0, NULL, 0};
@@ -196,9 +190,9 @@ Test(hardening, fsck_relists_a_gap_that_was_a_race) {
     sc_table_free(t);
 }
 
-/* ---- 3a: a damaged LATEST over a lost newest snapshot ---- */
+/* ---- a damaged LATEST over a lost newest snapshot ---- */
 
-Test(hardening, damaged_hint_commit_fails_closed) {
+Test(damaged_tables, damaged_hint_commit_fails_closed) {
     sc_table *t = mem_table("h-hint", SC_STRATEGY_CONDITIONAL);
     fill(t, 5);
     del_snapshot(t, 5);
@@ -213,7 +207,7 @@ Test(hardening, damaged_hint_commit_fails_closed) {
     sc_table_free(t);
 }
 
-/* ---- 2, 10: posix odd objects and links ---- */
+/* ---- posix odd objects and links ---- */
 
 static char root[256];
 
@@ -267,20 +261,20 @@ static void link_at_next(const char *target, const char *needle) {
     sc_table_free(t);
 }
 
-Test(hardening_posix, dangling_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, dangling_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     link_at_next("snapshot-nowhere", "is a dangling symbolic link");
 }
 
-Test(hardening_posix, looping_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, looping_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     link_at_next("snapshot-00000000000000000003", "is a looping symbolic link");
 }
 
-Test(hardening_posix, link_to_table_directory_at_next_snapshot, .init = posix_setup, .fini = posix_teardown,
+Test(damaged_tables_posix, link_to_table_directory_at_next_snapshot, .init = posix_setup, .fini = posix_teardown,
      .timeout = 30) {
     link_at_next("../metadata", "is a symbolic link to a directory");
 }
 
-Test(hardening_posix, parent_directory_linked_out_of_table, .init = posix_setup, .fini = posix_teardown,
+Test(damaged_tables_posix, parent_directory_linked_out_of_table, .init = posix_setup, .fini = posix_teardown,
      .timeout = 30) {
     sc_table *t = posix_table(2);
     char p[512], cmd[2400];
@@ -302,7 +296,7 @@ Test(hardening_posix, parent_directory_linked_out_of_table, .init = posix_setup,
     sc_table_free(t);
 }
 
-Test(hardening_posix, socket_at_hint, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, socket_at_hint, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     sc_table *t = posix_table(2);
     char p[512];
     path_of(p, sizeof p, "snapshot/LATEST");
@@ -319,7 +313,7 @@ Test(hardening_posix, socket_at_hint, .init = posix_setup, .fini = posix_teardow
     sc_table_free(t);
 }
 
-Test(hardening_posix, snapshot_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, snapshot_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     sc_table *t = posix_table(2);
     char p[512], cmd[600];
     path_of(p, sizeof p, "snapshot");
@@ -333,7 +327,7 @@ Test(hardening_posix, snapshot_directory_is_a_fifo, .init = posix_setup, .fini =
     sc_table_free(t);
 }
 
-Test(hardening_posix, metadata_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, metadata_directory_is_a_fifo, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     sc_table *t = posix_table(1);
     sc_table_free(t);
     char p[512], cmd[600], loc[300];
@@ -345,9 +339,9 @@ Test(hardening_posix, metadata_directory_is_a_fifo, .init = posix_setup, .fini =
     CORRUPT(sc_table_open_location(&t, loc), "/t/metadata: is a FIFO");
 }
 
-/* ---- 11: an init the store cannot serve leaves nothing behind ---- */
+/* ---- an init the store cannot serve leaves nothing behind ---- */
 
-Test(hardening_posix, init_with_undeclared_strategy_writes_nothing, .init = posix_setup, .fini = posix_teardown) {
+Test(damaged_tables_posix, init_with_undeclared_strategy_writes_nothing, .init = posix_setup, .fini = posix_teardown) {
     char loc[400];
     snprintf(loc, sizeof loc, "%s/nonexist/deep/t", root);
     sc_store *s;
@@ -360,7 +354,7 @@ Test(hardening_posix, init_with_undeclared_strategy_writes_nothing, .init = posi
     cr_assert_neq(stat(root, &st), 0, "a refused init created %s", root);
 }
 
-/* ---- 4: the history marker is backfilled ---- */
+/* ---- the history marker is backfilled ---- */
 
 static int marker_present(sc_table *t) {
     sc_object_info info;
@@ -369,7 +363,7 @@ static int marker_present(sc_table *t) {
     return rc == 0;
 }
 
-Test(hardening, history_marker_backfilled_by_commit_and_fsck) {
+Test(damaged_tables, history_marker_backfilled_by_commit_and_fsck) {
     sc_table *t = mem_table("h-marker", SC_STRATEGY_CONDITIONAL);
     fill(t, 3);
     del_key(t, "metadata/history"); /* a table from before the marker */
@@ -390,7 +384,7 @@ Test(hardening, history_marker_backfilled_by_commit_and_fsck) {
     sc_table_free(t);
 }
 
-Test(hardening_posix, fifo_at_history_marker, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
+Test(damaged_tables_posix, fifo_at_history_marker, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
     sc_table *t = posix_table(2);
     char p[512];
     path_of(p, sizeof p, "metadata/history");
@@ -400,7 +394,7 @@ Test(hardening_posix, fifo_at_history_marker, .init = posix_setup, .fini = posix
     sc_table_free(t);
 }
 
-/* ---- review D: a failed init takes back what it created, and only that ---- */
+/* ---- a failed init takes back what it created, and only that ---- */
 
 /* Fails every read of a probe key, after the probe has written (and so created directories). */
 static int fail_probe_reads(void *ctx, sc_store_op op, const char *key, uint64_t call) {
@@ -425,7 +419,7 @@ static int exists(const char *path) {
     return lstat(path, &st) == 0;
 }
 
-Test(hardening_posix, failed_init_removes_what_it_created, .init = posix_setup, .fini = posix_teardown) {
+Test(damaged_tables_posix, failed_init_removes_what_it_created, .init = posix_setup, .fini = posix_teardown) {
     char loc[400], p[512];
     /* 1. Nothing existed: the root, its parents, metadata/ and the probe directory all go. */
     snprintf(loc, sizeof loc, "%s/new/deep/t", root);
