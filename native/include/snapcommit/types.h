@@ -49,17 +49,61 @@ typedef struct sc_bytes {
     size_t len;
 } sc_bytes;
 
-/* One data file as recorded in manifests (Paimon's DataFileMeta, reduced). */
+/*
+ * Statistics of some columns of a data file (Paimon's SimpleStats): a
+ * serialized BinaryRow of the minimum values, one of the maximum values
+ * (both the 4-byte big-endian arity followed by the row), and one null count
+ * per column (-1 = unknown, Paimon's null). All absent (data NULL, count 0)
+ * means "no statistics" and is written as arity-0 rows with an empty list.
+ */
+typedef struct sc_stats {
+    sc_bytes min_values;
+    sc_bytes max_values;
+    const int64_t *null_counts;
+    size_t null_count_len;
+} sc_stats;
+
+/*
+ * One data file as Paimon's manifests record it (DataFileMeta plus the
+ * entry's partition and bucket; docs/format.md). Borrowed pointers: the
+ * library copies what it keeps. Optional members are absent when zero/NULL
+ * unless a has_ flag says otherwise, so `sc_file_entry e = {0}` plus the
+ * required fields is a valid append entry.
+ */
 typedef struct sc_file_entry {
-    sc_bytes partition;     /* opaque, compared bytewise; may be empty */
-    int32_t bucket;         /* >= 0 */
-    int32_t total_buckets;  /* > 0, or 0 when unknown / not bucketed */
+    sc_bytes partition;     /* serialized BinaryRow of the partition fields (arity 0 when unpartitioned) */
+    int32_t bucket;         /* >= 0 (0 for a bucket-unaware table) */
+    int32_t total_buckets;  /* > 0, or -1 for a bucket-unaware table; 0 = the table's setting */
     int32_t level;          /* LSM level, >= 0 */
-    const char *file;       /* relative to the table root; no "..", not absolute */
+    const char *file;       /* file name only, under <partition path>/bucket-<b>/ */
     int64_t rows;           /* >= 0 */
     int64_t size;           /* bytes, >= 0 */
-    sc_bytes min_key;       /* optional: both present or both absent */
-    sc_bytes max_key;
+    sc_bytes min_key;       /* serialized BinaryRow of the trimmed primary key; */
+    sc_bytes max_key;       /*   absent = arity 0 (tables without a primary key) */
+    /* ---- the rest of DataFileMeta (format version 2) ---- */
+    sc_stats key_stats;
+    sc_stats value_stats;
+    int64_t min_seq;        /* sequence numbers, min <= max */
+    int64_t max_seq;
+    int64_t schema_id;      /* schema the file was written with; the table's current when 0 and unknown */
+    const char *const *extra_files;
+    size_t extra_file_count;
+    int has_creation_time;
+    int64_t creation_time_millis; /* local wall-clock millis, as Paimon writes it */
+    int has_delete_row_count;
+    int64_t delete_row_count;
+    int has_file_source;
+    int32_t file_source;    /* 0 APPEND, 1 COMPACT */
+    int has_value_stats_cols;
+    const char *const *value_stats_cols; /* columns value_stats covers; !has = every column */
+    size_t value_stats_col_count;
+    sc_bytes embedded_index;    /* absent when data NULL */
+    const char *external_path;  /* NULL when absent */
+    int has_first_row_id;
+    int64_t first_row_id;
+    int has_write_cols;
+    const char *const *write_cols;
+    size_t write_col_count;
 } sc_file_entry;
 
 /* How a commit retries lost claims (sc_table_set_retry_policy). */
