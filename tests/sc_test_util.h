@@ -17,8 +17,9 @@ static inline sc_bytes tu_bytes(const char *s) {
 /* A file entry; min/max NULL = no keys. */
 static inline sc_file_entry tu_file(const char *partition, int bucket, int total, int level,
                                     const char *file, long rows, const char *min, const char *max) {
-    sc_file_entry e = {tu_bytes(partition), bucket, total, level, file, rows, rows * 100,
-                       min ? tu_bytes(min) : (sc_bytes){NULL, 0}, max ? tu_bytes(max) : (sc_bytes){NULL, 0}};
+    sc_file_entry e = {.partition = tu_bytes(partition), .bucket = bucket, .total_buckets = total, .level = level,
+                       .file = file, .rows = rows, .size = rows * 100,
+                       .min_key = min ? tu_bytes(min) : (sc_bytes){NULL, 0}, .max_key = max ? tu_bytes(max) : (sc_bytes){NULL, 0}};
     return e;
 }
 

@@ -405,7 +405,7 @@ Test(commit, deletes_are_recorded_as_stored_not_as_given) {
 
 /* A file entry with an explicit row count (tu_file computes size = rows * 100). */
 static sc_file_entry rows_file(const char *file, int64_t rows) {
-    sc_file_entry e = {tu_bytes("p"), 0, 1, 0, file, rows, 1, {NULL, 0}, {NULL, 0}};
+    sc_file_entry e = {.partition = tu_bytes("p"), .total_buckets = 1, .file = file, .rows = rows, .size = 1};
     return e;
 }
 

@@ -138,7 +138,7 @@ static void *race_main(void *arg) {
         snprintf(name, sizeof name, "data/%s-%d", user, i);
         sc_changes *c;
         sc_changes_new(&c);
-        sc_file_entry f = {{(const uint8_t *)"p", 1}, 0, 1, 0, name, 1, 1, {NULL, 0}, {NULL, 0}};
+        sc_file_entry f = {.partition = {(const uint8_t *)"p", 1}, .total_buckets = 1, .file = name, .rows = 1, .size = 1};
         sc_changes_add(c, &f);
         sc_commit_request req = {user, i, SC_KIND_APPEND, 0, c};
         sc_commit_result r;

@@ -392,7 +392,7 @@ static void close_session(sc_store *st, sc_table *t) {
 static int build_changes(sc_changes **out, const item *it) {
     int rc = sc_changes_new(out);
     if (rc) return rc;
-    sc_file_entry e = {{(const uint8_t *)"p", 1}, 0, 1, 0, it->add, 1, 100, {NULL, 0}, {NULL, 0}};
+    sc_file_entry e = {.partition = {(const uint8_t *)"p", 1}, .total_buckets = 1, .file = it->add, .rows = 1, .size = 100};
     if (it->del[0]) {
         sc_file_entry d = e;
         d.file = it->del;

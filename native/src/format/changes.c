@@ -151,8 +151,9 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
     if (rc) return rc;
     if (strlen((const char *)file.data) != file.len) return entry_error(list, i, "file", "contains a NUL byte");
     if (partition.data == NULL) partition.data = (const uint8_t *)"";
-    sc_file_entry e = {partition, (int32_t)bucket, (int32_t)total, (int32_t)level,
-                       (const char *)file.data, rows, size, min_key, max_key};
+    sc_file_entry e = {.partition = partition, .bucket = (int32_t)bucket, .total_buckets = (int32_t)total,
+                       .level = (int32_t)level, .file = (const char *)file.data, .rows = rows, .size = size,
+                       .min_key = min_key, .max_key = max_key};
     rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
     if (rc) return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
     return 0;
