@@ -74,6 +74,22 @@ SC_API size_t sc_changes_delete_count(const sc_changes *changes);
  * already exists (SC_ETABLEEXISTS). The store is borrowed.
  */
 SC_API int sc_table_create(sc_store *store, sc_strategy_kind strategy);
+/*
+ * As sc_table_create, with the table's schema: `schema_json` (`len` bytes,
+ * borrowed) is Paimon's schema JSON or the short form
+ * {"fields":[{"name":"dt","type":"STRING"},...],"partitionKeys":[...],
+ *  "primaryKeys":[...],"options":{...}} (docs/format.md). It is stored as
+ * schema/schema-0. NULL means a table without fields or keys.
+ * Errors: SC_EINVAL naming the problem in the schema, then as sc_table_create.
+ */
+SC_API int sc_table_create_with_schema(sc_store *store, sc_strategy_kind strategy,
+                                       const char *schema_json, size_t len);
+/*
+ * The table's current schema as Paimon's schema JSON, in *out (malloc()ed,
+ * NUL-terminated, the caller free()s it) and *out_len (without the NUL).
+ * Errors: SC_ECORRUPT (damaged schema), store errors.
+ */
+SC_API int sc_table_schema_json(char **out, size_t *out_len, sc_table *table);
 
 /*
  * Open the table in `store`. The store is borrowed and must outlive the

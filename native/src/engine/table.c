@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "engine/state.h"
@@ -34,7 +36,9 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     return 0;
 }
 
-static int table_create(sc_store *store, sc_strategy_kind strategy) {
+#define SCHEMA0_KEY "schema/schema-0"
+
+static int table_create(sc_store *store, sc_strategy_kind strategy, const char *schema_json, size_t schema_len) {
     /* The location must exist before anything is written: a server that creates a
      * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
     int rc = sc_store_check(store);
@@ -57,6 +61,19 @@ static int table_create(sc_store *store, sc_strategy_kind strategy) {
     const sc_env *env = sc_store_env(store);
     sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_env_now_ms(env)};
     if ((rc = sc_env_uuid_text(env, meta.table_uuid)) != 0) return rc;
+    if (schema_json) {
+        /* The schema goes first: a table.json without its schema would be a table no reader can
+         * open. Until the Paimon schema codec lands the schema is checked as a JSON object only. */
+        json_error_t jerr;
+        json_t *doc = json_loadb(schema_json, schema_len, JSON_REJECT_DUPLICATES, &jerr);
+        int is_object = doc && json_is_object(doc);
+        json_decref(doc);
+        if (!is_object) return sc_error_set(SC_EINVAL, "schema: not a JSON object (%s)", doc ? "another JSON value" : jerr.text);
+        rc = sc_store_put_if_absent(store, NULL, SCHEMA0_KEY, (const uint8_t *)schema_json, schema_len);
+        if (rc == SC_EEXISTS)
+            return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", SCHEMA0_KEY);
+        if (rc) return sc_error_wrap(rc, "creating %s", SCHEMA0_KEY);
+    }
     sc_buf buf = SC_BUF_INIT;
     rc = sc_table_meta_encode(&buf, &meta);
     /* Conditional create: two concurrent inits cannot both succeed, and an
@@ -71,8 +88,41 @@ static int table_create(sc_store *store, sc_strategy_kind strategy) {
 }
 
 int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
+    return sc_table_create_with_schema(store, strategy, NULL, 0);
+}
+
+int sc_table_schema_json(char **out, size_t *out_len, sc_table *t) {
+    *out = NULL;
+    *out_len = 0;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, SCHEMA0_KEY, (size_t)4 << 20);
+    if (rc == SC_ENOTFOUND) {
+        free(data);
+        static const char empty[] = "{\"version\":3,\"id\":0,\"fields\":[],\"highestFieldId\":-1,"
+                                    "\"partitionKeys\":[],\"primaryKeys\":[],\"options\":{}}";
+        data = malloc(sizeof empty);
+        if (!data) return sc_error_set(SC_ENOMEM, "out of memory");
+        memcpy(data, empty, sizeof empty);
+        *out = (char *)data;
+        *out_len = sizeof empty - 1;
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "reading %s", SCHEMA0_KEY);
+    char *text = realloc(data, len + 1);
+    if (!text) {
+        free(data);
+        return sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    text[len] = '\0';
+    *out = text;
+    *out_len = len;
+    return 0;
+}
+
+int sc_table_create_with_schema(sc_store *store, sc_strategy_kind strategy, const char *schema_json, size_t len) {
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
-    int rc = table_create(store, strategy);
+    int rc = table_create(store, strategy, schema_json, len);
     if (rc) {
         /* A failed init leaves nothing behind: the directories this handle made (the
          * root and its parents, metadata/) go again, each only while empty, so neither
