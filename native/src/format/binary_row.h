@@ -31,8 +31,10 @@
  *   BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DATE (days), TIME (millis of day): i
  *   FLOAT, DOUBLE: f
  *   CHAR, VARCHAR, BINARY, VARBINARY: bytes (borrowed; UTF-8 for strings)
- *   DECIMAL: unscaled (precision <= 18) or big (precision > 18: big-endian
- *            two's complement, 1..16 bytes, borrowed)
+ *   DECIMAL: unscaled (precision <= 18) or bytes/len (precision > 18: the
+ *            unscaled value as big-endian two's complement, 1..16 bytes,
+ *            borrowed; the encoder writes the shortest form, as Java's
+ *            BigInteger.toByteArray does)
  *   TIMESTAMP, TIMESTAMP_LTZ: millis (epoch millis of the local date-time) + nanos (0..999,999 of the milli)
  */
 typedef struct sc_datum {
