@@ -234,6 +234,10 @@ int sc_row_arity(uint32_t *out, const uint8_t *row, size_t len, const char *what
     if (len - ARITY_PREFIX < fixed)
         return sc_error_set(SC_ECORRUPT, "%s: BinaryRow of arity %" PRIu32 " needs %zu bytes, has %zu",
                             what ? what : "row", arity, ARITY_PREFIX + fixed, len);
+    /* Paimon's writers (Java and pypaimon) round every variable-part value up to 8 bytes. */
+    if ((len - ARITY_PREFIX) % 8 != 0)
+        return sc_error_set(SC_ECORRUPT, "%s: BinaryRow of %zu bytes is not a whole number of 8-byte words",
+                            what ? what : "row", len - ARITY_PREFIX);
     if (row[ARITY_PREFIX] > 3)
         return sc_error_set(SC_ECORRUPT, "%s: BinaryRow header byte %u is no row kind", what ? what : "row",
                             row[ARITY_PREFIX]);
@@ -620,16 +624,22 @@ static int parse_time(const char **p, int precision, int64_t *millis, int32_t *n
     return 0;
 }
 
+/* v = v * 10 + d unless that reaches 10^38 (DECIMAL's widest). */
+static int push_digit(i128 *v, int d) {
+    static const i128 limit = (i128)100000000000000000LL * 100000000000000000LL * 10000; /* 10^38 */
+    if (*v > (limit - 1 - d) / 10) return -1;
+    *v = *v * 10 + d;
+    return 0;
+}
+
 static int parse_decimal(i128 *out, const char *s, const sc_data_type *t) {
     const char *p = s;
     int neg = 0;
     if (*p == '+' || *p == '-') neg = *p++ == '-';
     i128 v = 0;
     int any_digit = 0, frac_digits = 0;
-    for (; *p >= '0' && *p <= '9'; p++, any_digit = 1) {
-        v = v * 10 + (*p - '0');
-        if (!fits_precision(v, 38)) return -1;
-    }
+    for (; *p >= '0' && *p <= '9'; p++, any_digit = 1)
+        if (push_digit(&v, *p - '0')) return -1;
     if (*p == '.') {
         p++;
         for (; *p >= '0' && *p <= '9'; p++) {
@@ -638,16 +648,13 @@ static int parse_decimal(i128 *out, const char *s, const sc_data_type *t) {
                 if (*p != '0') return -1; /* would need rounding: refuse rather than change the value */
                 continue;
             }
-            v = v * 10 + (*p - '0');
+            if (push_digit(&v, *p - '0')) return -1;
             frac_digits++;
-            if (!fits_precision(v, 38)) return -1;
         }
     }
     if (*p || !any_digit) return -1;
-    for (; frac_digits < t->scale; frac_digits++) {
-        v *= 10;
-        if (!fits_precision(v, 38)) return -1;
-    }
+    for (; frac_digits < t->scale; frac_digits++)
+        if (push_digit(&v, 0)) return -1;
     if (!fits_precision(v, t->precision)) return -1;
     *out = neg ? -v : v;
     return 0;

@@ -52,7 +52,10 @@ typedef struct sc_datum {
  * SC_EINVAL when a value does not fit its type (naming the field index). */
 int sc_row_encode(sc_buf *out, const sc_data_type *types, const sc_datum *values, size_t arity);
 
-/* The arity of a serialized row; SC_ECORRUPT when shorter than its header needs. */
+/* The arity of a serialized row; SC_ECORRUPT when shorter than its header and
+ * fixed part need, when the row is not a whole number of 8-byte words (Paimon
+ * pads every row) or the header byte is no row kind; SC_ELIMIT above
+ * SC_ROW_MAX_ARITY. */
 int sc_row_arity(uint32_t *out, const uint8_t *row, size_t len, const char *what);
 
 /*
