@@ -50,6 +50,7 @@ static int fits_precision(i128 v, int precision) {
 
 /* Big-endian two's complement (1..16 bytes) to a 128-bit integer. */
 static i128 big_to_i128(const uint8_t *b, size_t len) {
+    if (!b || !len || len > 16) return 0; /* callers check 1..16; never read a missing byte */
     u128 v = (b[0] & 0x80) ? ~(u128)0 : 0;
     for (size_t i = 0; i < len; i++) v = v << 8 | b[i];
     return (i128)v;
