@@ -31,8 +31,10 @@
  *   BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, DATE (days), TIME (millis of day): i
  *   FLOAT, DOUBLE: f
  *   CHAR, VARCHAR, BINARY, VARBINARY: bytes (borrowed; UTF-8 for strings)
- *   DECIMAL: unscaled (precision <= 18) or big (precision > 18: big-endian
- *            two's complement, 1..16 bytes, borrowed)
+ *   DECIMAL: unscaled (precision <= 18) or bytes/len (precision > 18: the
+ *            unscaled value as big-endian two's complement, 1..16 bytes,
+ *            borrowed; the encoder writes the shortest form, as Java's
+ *            BigInteger.toByteArray does)
  *   TIMESTAMP, TIMESTAMP_LTZ: millis (epoch millis of the local date-time) + nanos (0..999,999 of the milli)
  */
 typedef struct sc_datum {
@@ -50,7 +52,10 @@ typedef struct sc_datum {
  * SC_EINVAL when a value does not fit its type (naming the field index). */
 int sc_row_encode(sc_buf *out, const sc_data_type *types, const sc_datum *values, size_t arity);
 
-/* The arity of a serialized row; SC_ECORRUPT when shorter than its header needs. */
+/* The arity of a serialized row; SC_ECORRUPT when shorter than its header and
+ * fixed part need, when the row is not a whole number of 8-byte words (Paimon
+ * pads every row) or the header byte is no row kind; SC_ELIMIT above
+ * SC_ROW_MAX_ARITY. */
 int sc_row_arity(uint32_t *out, const uint8_t *row, size_t len, const char *what);
 
 /*

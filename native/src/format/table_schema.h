@@ -29,12 +29,14 @@ typedef struct sc_schema_field {
     char *name;
     sc_data_type type;
     char *description; /* NULL when absent */
+    char *default_value; /* Paimon's "defaultValue"; NULL when absent */
 } sc_schema_field;
 
-typedef struct sc_schema_option {
+/* A struct tag only: the name sc_schema_option is the lookup function below. */
+struct sc_schema_option {
     char *key;
     char *value;
-} sc_schema_option;
+};
 
 /* Everything owned; free with sc_schema_clear. */
 typedef struct sc_table_schema {
@@ -46,7 +48,7 @@ typedef struct sc_table_schema {
     size_t partition_key_count;
     char **primary_keys;
     size_t primary_key_count;
-    sc_schema_option *options; /* in the order read; keys unique */
+    struct sc_schema_option *options; /* in the order read; keys unique */
     size_t option_count;
     char *comment;             /* NULL when absent */
     int64_t time_millis;       /* 0 when absent */
@@ -59,7 +61,8 @@ typedef struct sc_table_schema {
     sc_data_type *partition_types; /* copies, partition_key_count entries */
     sc_data_type *trimmed_key_types; /* copies, trimmed_key_count entries */
     sc_data_type *field_types;     /* copies, field_count entries (value stats order) */
-    int32_t bucket;            /* option "bucket": -1 when unset on an append table, 1 when unset on a pk table (Paimon 1.4 default) */
+    int32_t bucket;            /* option "bucket": -1 (bucket-unaware) when unset on an append table; a
+                                * primary-key table must set it > 0 (decode refuses dynamic bucket mode) */
 } sc_table_schema;
 
 /*
@@ -68,6 +71,14 @@ typedef struct sc_table_schema {
  * include every partition key (Paimon's rule), key and partition fields are
  * atomic, primary-key fields become NOT NULL (as Paimon stores them), option
  * values are strings, "bucket" is -1 or > 0. Computes the derived part.
+ * Also Paimon's: primary keys must not equal the partition keys; "bucket-key"
+ * names atomic fields and needs bucket > 0; a bucketed append table needs
+ * "bucket-key". A primary-key table without "bucket" (or with -1) is Paimon's
+ * dynamic bucket mode: SC_EINVAL "set option bucket > 0 (dynamic-bucket
+ * primary-key tables are not supported yet)" for stored schemas too.
+ * Schemas without "version" (Paimon 0.7) get bucket 1, versions <= 2 file.format
+ * orc when those options are missing, as Paimon reads them.
+ * Limits: more than SC_SCHEMA_MAX_BYTES or SC_SCHEMA_MAX_FIELDS is SC_ELIMIT.
  */
 int sc_schema_decode(sc_table_schema *out, const uint8_t *data, size_t len, const char *object);
 /* The schema of a table created without --schema: no fields, no keys, no options, id 0. */

@@ -1,0 +1,182 @@
+/* Partitions: Hive-style specs and paths <-> serialized BinaryRows of the partition fields. */
+#include "format/partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "format/binary_row.h"
+
+/* Longest spec accepted (a path component list; S3 keys stop at 1,024 bytes anyway). */
+#define SPEC_MAX 4096
+
+static const char *default_name(const sc_table_schema *s) {
+    const char *v = sc_schema_option(s, "partition.default-name");
+    return v ? v : SC_DEFAULT_PARTITION_NAME;
+}
+
+/* PartitionPathUtils.needsEscaping: controls, DEL and " # % ' * / : = ? \ { } [ ] ^. */
+static int needs_escape(unsigned char c) {
+    return c < 0x20 || c == 0x7f || (c < 0x80 && strchr("\"#%'*/:=?\\{}[]^", c) != NULL);
+}
+
+static int append_escaped(sc_buf *out, const uint8_t *s, size_t n) {
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = needs_escape(s[i]) ? sc_buf_printf(out, "%%%02X", s[i]) : sc_buf_append_byte(out, s[i]);
+    return rc;
+}
+
+/* Java's isNullOrWhitespaceOnly over the ASCII whitespace Character.isWhitespace knows. */
+static int blank(const uint8_t *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 0x09 && s[i] <= 0x0d) || (s[i] >= 0x1c && s[i] <= 0x20))) return 0;
+    return 1;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* Undo %XX in place over [s, s+n) into a NUL-terminated string. Escapes Paimon never writes
+ * (%00, anything above %7F) and a % without two hex digits are refused. */
+static int unescape(char *s, size_t n, const char *spec) {
+    size_t w = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (s[r] != '%') {
+            s[w++] = s[r];
+            continue;
+        }
+        int hi = r + 1 < n ? hexval(s[r + 1]) : -1;
+        int lo = hi >= 0 && r + 2 < n ? hexval(s[r + 2]) : -1;
+        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0) || hi >= 8)
+            return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": bad escape at \"%.3s\" (%%XX from %%01 to %%7F)", spec,
+                                s + r);
+        s[w++] = (char)(hi * 16 + lo);
+        r += 2;
+    }
+    s[w] = '\0';
+    return 0;
+}
+
+int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const char *spec) {
+    size_t np = schema->partition_key_count;
+    size_t n = strlen(spec);
+    if (n > SPEC_MAX) return sc_error_set(SC_ELIMIT, "partition spec of %zu bytes, more than %d", n, SPEC_MAX);
+    if (n && spec[n - 1] == '/') n--; /* Paimon's paths end in '/' */
+    if (np == 0) {
+        if (n) return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": the table has no partition keys", spec);
+        return sc_row_encode(out_row, NULL, NULL, 0);
+    }
+    char *copy = malloc(n + 1);
+    sc_datum *values = calloc(np, sizeof *values);
+    uint8_t **owned = calloc(np, sizeof *owned);
+    char *seen = calloc(np, 1);
+    int rc = 0;
+    if (!copy || !values || !owned || !seen) {
+        rc = sc_error_set(SC_ENOMEM, "out of memory parsing a partition spec");
+        goto done;
+    }
+    memcpy(copy, spec, n);
+    copy[n] = '\0';
+    const char *dflt = default_name(schema);
+    size_t found = 0;
+    char *part = copy;
+    for (;;) {
+        char *slash = strchr(part, '/');
+        size_t plen = slash ? (size_t)(slash - part) : strlen(part);
+        char *eq = memchr(part, '=', plen);
+        if (!eq || eq == part) {
+            rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": \"%.*s\" is not key=value", spec, (int)plen, part);
+            goto done;
+        }
+        char *val = eq + 1;
+        size_t vlen = plen - (size_t)(val - part);
+        if ((rc = unescape(part, (size_t)(eq - part), spec)) || (rc = unescape(val, vlen, spec))) goto done;
+        size_t k = 0;
+        while (k < np && strcmp(schema->partition_keys[k], part)) k++;
+        if (k == np) {
+            rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": \"%.200s\" is no partition key", spec, part);
+            goto done;
+        }
+        if (seen[k]) {
+            rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" given twice", spec, part);
+            goto done;
+        }
+        seen[k] = 1;
+        found++;
+        const sc_data_type *t = &schema->partition_types[k];
+        if (!strcmp(val, dflt)) {
+            if (!t->nullable) {
+                rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is NOT NULL but names %s", spec,
+                                  part, dflt);
+                goto done;
+            }
+            values[k].is_null = 1;
+        } else if ((rc = sc_datum_from_text(&values[k], &owned[k], val, t, part))) {
+            rc = sc_error_wrap(rc, "partition spec \"%.200s\"", spec);
+            goto done;
+        }
+        if (!slash) break;
+        part = slash + 1;
+    }
+    if (found != np) {
+        size_t k = 0;
+        while (seen[k]) k++;
+        rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is missing", spec,
+                          schema->partition_keys[k]);
+        goto done;
+    }
+    rc = sc_row_encode(out_row, schema->partition_types, values, np);
+done:
+    if (owned)
+        for (size_t i = 0; i < np; i++) free(owned[i]);
+    free(owned);
+    free(values);
+    free(seen);
+    free(copy);
+    return rc;
+}
+
+int sc_partition_spec(sc_buf *out, const sc_table_schema *schema, const uint8_t *row, size_t len, const char *what) {
+    size_t np = schema->partition_key_count;
+    int rc = sc_row_validate(row, len, schema->partition_types, np, what);
+    if (rc) return rc;
+    size_t start = out->len;
+    sc_buf text = SC_BUF_INIT;
+    const char *dflt = default_name(schema);
+    for (size_t i = 0; rc == 0 && i < np; i++) {
+        sc_datum d;
+        rc = sc_row_get(&d, row, len, &schema->partition_types[i], i, what);
+        if (rc == 0 && i) rc = sc_buf_append_byte(out, '/');
+        const char *k = schema->partition_keys[i];
+        rc = rc ? rc : append_escaped(out, (const uint8_t *)k, strlen(k));
+        rc = rc ? rc : sc_buf_append_byte(out, '=');
+        if (rc) break;
+        text.len = 0;
+        if (!d.is_null) rc = sc_datum_to_text(&text, &d, &schema->partition_types[i]);
+        if (rc) {
+            rc = sc_error_wrap(rc, "%s: partition key %s", what ? what : "partition", k);
+            break;
+        }
+        /* Paimon names null, empty and blank values by the default partition name. */
+        if (d.is_null || blank(text.data, text.len)) rc = append_escaped(out, (const uint8_t *)dflt, strlen(dflt));
+        else rc = append_escaped(out, text.data, text.len);
+    }
+    sc_buf_free(&text);
+    if (rc) out->len = start;
+    return rc;
+}
+
+int sc_partition_bucket_dir(sc_buf *out, const sc_table_schema *schema, const uint8_t *row, size_t len, int32_t bucket,
+                            const char *what) {
+    size_t start = out->len;
+    int rc = sc_partition_spec(out, schema, row, len, what);
+    if (rc == 0 && schema->partition_key_count) rc = sc_buf_append_byte(out, '/');
+    rc = rc ? rc : sc_buf_printf(out, "bucket-%d", (int)bucket);
+    if (rc) out->len = start;
+    return rc;
+}
