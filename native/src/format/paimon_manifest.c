@@ -541,7 +541,9 @@ static int set_long(avro_value_t *rec, const char *name, int64_t x) {
 }
 
 static int put_bytes_value(avro_value_t *v, sc_bytes b, int row) {
-    if (!b.data && row) b = (sc_bytes){EMPTY_ROW, sizeof EMPTY_ROW};
+    /* No row (absent or empty bytes) is Paimon's arity-0 row: an empty
+     * bytes value would not deserialize. */
+    if (!b.len && row) b = (sc_bytes){EMPTY_ROW, sizeof EMPTY_ROW};
     /* libavro copies the bytes; a cast away from const is safe here. */
     return avro_value_set_bytes(v, (void *)(uintptr_t)(b.data ? b.data : EMPTY_ROW), b.len);
 }
