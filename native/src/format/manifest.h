@@ -48,8 +48,14 @@ typedef struct sc_entry_vec {
     size_t cap;
 } sc_entry_vec;
 
-/* Append a deep copy of `file`. */
+/* Append a deep copy of `file` (every member, format v2 included) after
+ * sc_file_entry_validate. */
 int sc_entry_vec_push(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *file);
+/* The same deep copy without sc_file_entry_validate's rules (only missing
+ * pointers are refused): for decoders that check entries against their own
+ * format's rules, e.g. Paimon's bucket-unaware total_buckets = -1 and
+ * BinaryRow keys, which do not order bytewise. */
+int sc_entry_vec_push_copy(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *file);
 void sc_entry_vec_free(sc_entry_vec *v);
 /* Validate one entry's fields (non-negative numbers, relative file name without
  * "..", keys both present or both absent, min <= max). SC_EINVAL naming the field. */
@@ -119,7 +125,8 @@ int sc_relpath_validate(const char *field, const char *path);
  * Free the entries at index >= count and shrink the vector to `count`
  * (no-op when count >= v->count). The decoders use it to roll back a failed
  * call. Entries must be released through this or sc_entry_vec_free: each
- * entry's bytes live in one allocation rooted at file.partition.data.
+ * entry's bytes, strings and arrays live in one allocation rooted at
+ * file.partition.data.
  */
 void sc_entry_vec_truncate(sc_entry_vec *v, size_t count);
 

@@ -113,49 +113,171 @@ static void entry_release(sc_manifest_entry *e) {
     memset(e, 0, sizeof *e);
 }
 
+/* Sizing of an entry's single allocation; every sum is overflow-checked. */
+typedef struct entry_size {
+    size_t total;
+    int overflow;
+} entry_size;
+
+static void size_add(entry_size *s, size_t n) {
+    if (n > SIZE_MAX - s->total) s->overflow = 1;
+    else s->total += n;
+}
+
+static void size_mul_add(entry_size *s, size_t count, size_t each) {
+    if (each && count > SIZE_MAX / each) s->overflow = 1;
+    else size_add(s, count * each);
+}
+
+static int strings_check(const char *field, const char *const *items, size_t count) {
+    if (count && !items) return sc_error_set(SC_EINVAL, "%s: NULL array with %zu items", field, count);
+    for (size_t i = 0; i < count; i++)
+        if (!items[i]) return sc_error_set(SC_EINVAL, "%s[%zu]: missing", field, i);
+    return 0;
+}
+
+static int stats_check(const char *field, const sc_stats *st) {
+    if ((!st->min_values.data && st->min_values.len) || (!st->max_values.data && st->max_values.len))
+        return sc_error_set(SC_EINVAL, "%s: NULL row data with a length", field);
+    if (!st->null_counts && st->null_count_len)
+        return sc_error_set(SC_EINVAL, "%s: NULL null counts with length %zu", field, st->null_count_len);
+    return 0;
+}
+
+/* Copy helpers over a cursor into the block. */
+typedef struct block_cursor {
+    uint8_t *p;
+} block_cursor;
+
+static sc_bytes copy_bytes(block_cursor *c, sc_bytes b) {
+    if (!b.data) return (sc_bytes){NULL, 0};
+    sc_bytes out = {c->p, b.len}; /* present-but-empty stays non-NULL */
+    if (b.len) memcpy(c->p, b.data, b.len);
+    c->p += b.len;
+    return out;
+}
+
+static const char *copy_str(block_cursor *c, const char *s) {
+    if (!s) return NULL;
+    size_t n = strlen(s) + 1;
+    char *out = (char *)c->p;
+    memcpy(out, s, n);
+    c->p += n;
+    return out;
+}
+
+static const int64_t *copy_counts(block_cursor *c, const int64_t *counts, size_t n) {
+    if (!counts) return NULL;
+    int64_t *out = (int64_t *)(void *)c->p;
+    if (n) memcpy(out, counts, n * sizeof *out);
+    c->p += n * sizeof *out;
+    return out;
+}
+
+static const char *const *copy_strings(block_cursor *c, const char **slots, const char *const *items,
+                                       size_t n) {
+    if (!items) return NULL;
+    for (size_t i = 0; i < n; i++) slots[i] = copy_str(c, items[i]);
+    return slots;
+}
+
+static size_t strings_len(const char *const *items, size_t n, entry_size *s) {
+    for (size_t i = 0; items && i < n; i++) size_add(s, strlen(items[i]) + 1);
+    return 0;
+}
+
+/* Round up to the alignment of the arrays placed after the partition. */
+#define ENTRY_ALIGN (_Alignof(int64_t) > _Alignof(const char *) ? _Alignof(int64_t) : _Alignof(const char *))
+
+int sc_entry_vec_push_copy(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *file) {
+    if (!v || !file) return sc_error_set(SC_EINVAL, "entry vector: missing argument");
+    if (kind != SC_ENTRY_ADD && kind != SC_ENTRY_DELETE)
+        return sc_error_set(SC_EINVAL, "kind: %d is neither ADD (1) nor DELETE (2)", (int)kind);
+    if (!file->file) return sc_error_set(SC_EINVAL, "file: missing");
+    int rc = bytes_check("partition", file->partition);
+    if (!rc) rc = bytes_check("min_key", file->min_key);
+    if (!rc) rc = bytes_check("max_key", file->max_key);
+    if (!rc) rc = bytes_check("embedded_index", file->embedded_index);
+    if (!rc) rc = stats_check("key_stats", &file->key_stats);
+    if (!rc) rc = stats_check("value_stats", &file->value_stats);
+    if (!rc) rc = strings_check("extra_files", file->extra_files, file->extra_file_count);
+    if (!rc && file->has_value_stats_cols)
+        rc = strings_check("value_stats_cols", file->value_stats_cols, file->value_stats_col_count);
+    if (!rc && file->has_write_cols) rc = strings_check("write_cols", file->write_cols, file->write_col_count);
+    if (rc) return rc;
+    const char *const *vcols = file->has_value_stats_cols ? file->value_stats_cols : NULL;
+    const char *const *wcols = file->has_write_cols ? file->write_cols : NULL;
+    size_t nvcols = vcols ? file->value_stats_col_count : 0, nwcols = wcols ? file->write_col_count : 0;
+
+    /* Layout: partition | pad | key and value null counts | string pointer
+     * arrays | byte fields | strings. The partition is the block itself, so
+     * it is never NULL and entry_release frees the whole entry through it. */
+    entry_size s = {0, 0};
+    size_add(&s, file->partition.len);
+    size_add(&s, (ENTRY_ALIGN - s.total % ENTRY_ALIGN) % ENTRY_ALIGN);
+    size_mul_add(&s, file->key_stats.null_count_len, sizeof(int64_t));
+    size_mul_add(&s, file->value_stats.null_count_len, sizeof(int64_t));
+    size_mul_add(&s, file->extra_file_count, sizeof(const char *));
+    size_mul_add(&s, nvcols, sizeof(const char *));
+    size_mul_add(&s, nwcols, sizeof(const char *));
+    const sc_bytes byte_fields[] = {file->min_key, file->max_key, file->key_stats.min_values,
+                                    file->key_stats.max_values, file->value_stats.min_values,
+                                    file->value_stats.max_values, file->embedded_index};
+    for (size_t i = 0; i < sizeof byte_fields / sizeof byte_fields[0]; i++) size_add(&s, byte_fields[i].len);
+    size_add(&s, strlen(file->file) + 1);
+    if (file->external_path) size_add(&s, strlen(file->external_path) + 1);
+    strings_len(file->extra_files, file->extra_file_count, &s);
+    strings_len(vcols, nvcols, &s);
+    strings_len(wcols, nwcols, &s);
+    if (s.overflow) return sc_error_set(SC_ELIMIT, "file entry of more than SIZE_MAX bytes");
+
+    SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "an entry vector");
+    if (rc) return rc;
+    uint8_t *block = malloc(s.total ? s.total : 1);
+    if (!block) return sc_error_set(SC_ENOMEM, "out of memory copying a file entry");
+    block_cursor c = {block};
+    sc_manifest_entry *e = &v->items[v->count];
+    e->kind = kind;
+    e->file = *file;
+    e->file.partition.data = block;
+    if (file->partition.len) memcpy(block, file->partition.data, file->partition.len);
+    c.p += file->partition.len;
+    c.p += (ENTRY_ALIGN - file->partition.len % ENTRY_ALIGN) % ENTRY_ALIGN;
+    e->file.key_stats.null_counts = copy_counts(&c, file->key_stats.null_counts, file->key_stats.null_count_len);
+    e->file.value_stats.null_counts =
+        copy_counts(&c, file->value_stats.null_counts, file->value_stats.null_count_len);
+    const char **extra_slots = (const char **)(void *)c.p;
+    c.p += file->extra_file_count * sizeof(const char *);
+    const char **vcol_slots = (const char **)(void *)c.p;
+    c.p += nvcols * sizeof(const char *);
+    const char **wcol_slots = (const char **)(void *)c.p;
+    c.p += nwcols * sizeof(const char *);
+    e->file.min_key = copy_bytes(&c, file->min_key);
+    e->file.max_key = copy_bytes(&c, file->max_key);
+    e->file.key_stats.min_values = copy_bytes(&c, file->key_stats.min_values);
+    e->file.key_stats.max_values = copy_bytes(&c, file->key_stats.max_values);
+    e->file.value_stats.min_values = copy_bytes(&c, file->value_stats.min_values);
+    e->file.value_stats.max_values = copy_bytes(&c, file->value_stats.max_values);
+    e->file.embedded_index = copy_bytes(&c, file->embedded_index);
+    e->file.file = copy_str(&c, file->file);
+    e->file.external_path = copy_str(&c, file->external_path);
+    e->file.extra_files = file->extra_file_count ? copy_strings(&c, extra_slots, file->extra_files,
+                                                                file->extra_file_count)
+                                                 : NULL;
+    e->file.value_stats_cols = copy_strings(&c, vcol_slots, vcols, nvcols);
+    e->file.value_stats_col_count = nvcols;
+    e->file.write_cols = copy_strings(&c, wcol_slots, wcols, nwcols);
+    e->file.write_col_count = nwcols;
+    v->count++;
+    return 0;
+}
+
 int sc_entry_vec_push(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *file) {
     if (!v) return sc_error_set(SC_EINVAL, "entry vector: missing");
     if (kind != SC_ENTRY_ADD && kind != SC_ENTRY_DELETE)
         return sc_error_set(SC_EINVAL, "kind: %d is neither ADD (1) nor DELETE (2)", (int)kind);
     int rc = sc_file_entry_validate(file);
-    if (rc) return rc;
-    size_t name_len = strlen(file->file); /* <= SC_MANIFEST_PATH_MAX: validated */
-    size_t total = name_len + 1;
-    const size_t parts[3] = {file->partition.len, file->min_key.len, file->max_key.len};
-    for (int i = 0; i < 3; i++) {
-        if (parts[i] > SIZE_MAX - total)
-            return sc_error_set(SC_ELIMIT, "file entry of more than SIZE_MAX bytes");
-        total += parts[i];
-    }
-    SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "an entry vector");
-    if (rc) return rc;
-    /* Layout: partition | min_key | max_key | file NUL. The partition pointer is
-     * the block itself, so a present-but-empty partition is non-NULL. */
-    uint8_t *block = malloc(total);
-    if (!block) return sc_error_set(SC_ENOMEM, "out of memory copying a file entry");
-    uint8_t *p = block;
-    sc_manifest_entry *e = &v->items[v->count];
-    e->kind = kind;
-    e->file = *file;
-    e->file.partition.data = p;
-    if (file->partition.len) memcpy(p, file->partition.data, file->partition.len);
-    p += file->partition.len;
-    if (file->min_key.data) {
-        /* Present-but-empty keys point into the block: non-NULL, length 0. */
-        e->file.min_key.data = p;
-        if (file->min_key.len) memcpy(p, file->min_key.data, file->min_key.len);
-        p += file->min_key.len;
-        e->file.max_key.data = p;
-        if (file->max_key.len) memcpy(p, file->max_key.data, file->max_key.len);
-        p += file->max_key.len;
-    } else {
-        e->file.min_key = (sc_bytes){NULL, 0};
-        e->file.max_key = (sc_bytes){NULL, 0};
-    }
-    memcpy(p, file->file, name_len + 1);
-    e->file.file = (const char *)p;
-    v->count++;
-    return 0;
+    return rc ? rc : sc_entry_vec_push_copy(v, kind, file);
 }
 
 void sc_entry_vec_truncate(sc_entry_vec *v, size_t count) {
