@@ -331,6 +331,6 @@ Test(input_bounds, changes_json_parsed_entry_by_entry) {
     text[len] = '\0';
     sc_changes *c = NULL;
     cr_assert_eq(sc_changes_parse_json(&c, text, len), SC_ELIMIT, "%s", sc_error_message());
-    cr_assert(strstr(sc_error_message(), "1000001 entries, more than the limit of 1000000"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "250001 entries, more than the limit of 250000"), "%s", sc_error_message());
     free(text);
 }

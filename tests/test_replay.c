@@ -11,6 +11,7 @@
 
 #include "base/error_internal.h"
 #include "engine/replay.h"
+#include "engine/state.h"
 
 /* A snapshot whose watermark table holds `n` users "user-00000".. (sorted by
  * name), user i with identifier i and last snapshot snap_base + i * snap_step. */
@@ -256,8 +257,8 @@ Test(replay, the_codec_never_evicts) {
     strcpy(s.commit_uuid, "9f1c3a77-52c1-4e0f-bb0e-6b7f9e6d3c55");
     s.commit_user = strdup("user-00000");
     s.has_parent = 1;
-    s.base_manifest_list.name = strdup("manifest/manifest-list-a");
-    s.delta_manifest_list.name = strdup("manifest/manifest-list-b");
+    s.base_manifest_list.name = strdup("manifest-list-a-0");
+    s.delta_manifest_list.name = strdup("manifest-list-b-0");
     sc_buf b = SC_BUF_INIT;
     cr_assert_neq(sc_snapshot_encode(&b, &s), 0, "%zu watermarks encoded", s.watermark_count);
     cr_assert_eq(s.watermark_count, SC_WATERMARK_MAX_USERS + 1, "the codec left the table as given");
@@ -272,4 +273,63 @@ Test(replay, the_codec_never_evicts) {
     sc_snapshot_clear(&d);
     sc_buf_free(&b);
     sc_snapshot_clear(&s);
+}
+
+/*
+ * A snapshot Paimon's own committer wrote on top of ours (no snapcommit
+ * properties, no watermark table): its (commitUser, commitIdentifier) counts
+ * as committed, our users' watermarks survive it, and our next snapshot
+ * carries both. Paimon's batch identifier (Long.MAX_VALUE) is no watermark.
+ */
+static void put_paimon_snapshot(sc_table *t, uint64_t id, const char *user, int64_t ident, const sc_snapshot *below) {
+    char key[64], doc[1024];
+    sc_snapshot_key(key, id);
+    int n = snprintf(doc, sizeof doc,
+                     "{\n  \"version\" : 3,\n  \"id\" : %" PRIu64 ",\n  \"schemaId\" : 0,\n"
+                     "  \"baseManifestList\" : \"%s\",\n  \"deltaManifestList\" : \"%s\",\n"
+                     "  \"commitUser\" : \"%s\",\n  \"commitIdentifier\" : %" PRId64 ",\n  \"commitKind\" : \"APPEND\",\n"
+                     "  \"timeMillis\" : 1796090098758,\n  \"totalRecordCount\" : %" PRId64 ",\n  \"deltaRecordCount\" : 0,\n"
+                     "  \"nextRowId\" : 0\n}",
+                     /* Snapshot 1's base list is empty and its delta holds everything: as Paimon
+                      * would, name that as the base and an empty list as the delta. */
+                     id, below->delta_manifest_list.name, below->base_manifest_list.name, user, ident,
+                     below->total_record_count);
+    cr_assert_eq(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)doc, (size_t)n), 0, "%s", sc_error_message());
+}
+
+Test(replay, paimon_written_snapshots_count_as_commits) {
+    sc_table *t = tu_mem_table("c-foreign");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "ours", 5, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    sc_snapshot s1;
+    cr_assert_eq(sc_table_read_snapshot(&s1, NULL, t, 1), 0);
+    /* Paimon commits twice: a streaming commit (identifier 7), then a batch commit. */
+    put_paimon_snapshot(t, 2, "paimon-job", 7, &s1);
+    put_paimon_snapshot(t, 3, "paimon-batch", INT64_MAX, &s1);
+    sc_snapshot_clear(&s1);
+    int64_t last;
+    int found;
+    cr_assert_eq(sc_table_last_committed(&last, &found, t, "paimon-job"), 0, "%s", sc_error_message());
+    cr_assert(found);
+    cr_assert_eq(last, 7);
+    cr_assert_eq(sc_table_last_committed(&last, &found, t, "ours"), 0);
+    cr_assert(found);
+    cr_assert_eq(last, 5);
+    cr_assert_eq(sc_table_last_committed(&last, &found, t, "paimon-batch"), 0);
+    cr_assert_not(found, "a batch commit's identifier is not a checkpoint watermark");
+    /* A replay of Paimon's commit under its user is filtered; ours goes on top. */
+    sc_file_entry g = tu_file("p", 0, 0, 0, "data/b", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "paimon-job", 7, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ECOMMITTED);
+    sc_commit_result r;
+    cr_assert_eq(tu_commit(&r, t, "ours", 6, SC_KIND_APPEND, 0, &g, 1, NULL, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.snapshot_id, 4);
+    sc_snapshot s4;
+    cr_assert_eq(sc_table_read_snapshot(&s4, NULL, t, 4), 0);
+    cr_assert_not(s4.foreign);
+    cr_assert_eq(s4.file_count, 2, "the file count is derived across Paimon's snapshot");
+    cr_assert_eq(sc_snapshot_watermark(&s4, "paimon-job")->identifier, 7);
+    cr_assert_eq(sc_snapshot_watermark(&s4, "ours")->identifier, 6);
+    sc_snapshot_clear(&s4);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
 }

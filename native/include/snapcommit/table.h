@@ -50,8 +50,10 @@ SC_API int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
 SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
 /* Largest change-set JSON that sc_changes_parse_json accepts (64 MiB). */
 #define SC_CHANGES_MAX_JSON_BYTES ((size_t)64 << 20)
-/* Most entries (adds and deletes together) in one change-set JSON. */
-#define SC_CHANGES_MAX_ENTRIES 1000000
+/* Most entries (adds and deletes together) in one change-set JSON. Each
+ * decoded entry holds a whole DataFileMeta (~0.9 KB with its copies during a
+ * commit), so this bounds a commit's memory to ~250 MB (docs/operations.md). */
+#define SC_CHANGES_MAX_ENTRIES 250000
 /*
  * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
  * SC_EINVAL with a message naming the entry and field on bad input;

@@ -18,15 +18,16 @@ extern "C" {
 #endif
 
 /* Version of the table format (docs/format.md) this library reads and writes. */
-#define SC_FORMAT_VERSION 1
+#define SC_FORMAT_VERSION 2
 
 typedef enum sc_commit_kind {
     SC_KIND_APPEND = 0,
     SC_KIND_COMPACT = 1,
     SC_KIND_OVERWRITE = 2,
+    SC_KIND_ANALYZE = 3, /* Paimon's statistics snapshots: read, never committed by snapcommit */
 } sc_commit_kind;
 
-/* "APPEND", "COMPACT", "OVERWRITE". Static storage; NULL for invalid kinds. */
+/* "APPEND", "COMPACT", "OVERWRITE", "ANALYZE". Static storage; NULL for invalid kinds. */
 SC_API const char *sc_commit_kind_name(sc_commit_kind kind);
 /* Parse a kind name, case-insensitive. SC_EINVAL when unknown. */
 SC_API int sc_commit_kind_parse(sc_commit_kind *out, const char *name);

@@ -4,7 +4,7 @@
 #include "snapcommit/error.h"
 #include "snapcommit/types.h"
 
-static const char *const kind_names[] = {"APPEND", "COMPACT", "OVERWRITE"};
+static const char *const kind_names[] = {"APPEND", "COMPACT", "OVERWRITE", "ANALYZE"};
 static const char *const strategy_names[] = {"auto", "rename", "conditional", "head", "tracker"};
 
 const char *sc_commit_kind_name(sc_commit_kind kind) {

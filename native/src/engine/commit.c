@@ -52,17 +52,20 @@ static int remember(commit_state *cs, const char *key) {
     return 0;
 }
 
-/* Write an immutable object under a fresh unique name. */
+/* Write an immutable object under a fresh unique name, manifest/<prefix>-<uuid>-0 as
+ * Paimon names them (its counter is per writer; ours is a fresh UUID per object). */
 static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
-    char uuid[SC_UUID_TEXT_LEN + 1], key[128];
+    char uuid[SC_UUID_TEXT_LEN + 1], name[96], key[128];
     int rc = sc_env_uuid_text(&cs->t->env, uuid);
     if (rc) return rc;
-    snprintf(key, sizeof key, "manifest/%s-%s", prefix, uuid);
+    snprintf(name, sizeof name, "%s-%s-0", prefix, uuid);
+    sc_manifest_key(key, sizeof key, name);
     rc = sc_store_put(cs->t->store, NULL, key, body->data, body->len);
     if (rc) return sc_error_wrap(rc, "writing %s", key);
     if ((rc = remember(cs, key)) != 0) return rc;
-    out->name = strdup(key);
+    out->name = strdup(name);
     if (!out->name) return sc_error_set(SC_ENOMEM, "out of memory");
+    out->has_sha256 = 1;
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
     return 0;
@@ -208,7 +211,16 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
         return sc_error_set(SC_EINVAL, "the table's record count would leave 0..%" PRId64 " (snapshot %" PRIu64
                                        " holds %" PRId64 ", this commit adds %" PRId64 ")",
                             INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->delta_rows);
-    s.file_count = (uint64_t)((int64_t)(latest ? latest->file_count : 0) + cs->delta_files);
+    uint64_t base_files = latest ? latest->file_count : 0;
+    if (latest && latest->foreign) {
+        /* Paimon records no file count: count the live files once (only after a Paimon commit). */
+        sc_entry_vec live = {0};
+        int rc = sc_state_live_files(&live, cs->t, latest, NULL);
+        base_files = live.count;
+        sc_entry_vec_free(&live);
+        if (rc) return rc;
+    }
+    s.file_count = (uint64_t)((int64_t)base_files + cs->delta_files);
     if (latest) {
         s.has_parent = 1;
         memcpy(s.parent_hash, latest_hash, SC_SHA256_LEN);
@@ -236,6 +248,8 @@ static int validate_request(const sc_commit_request *req) {
     if (req->identifier < 0)
         return sc_error_set(SC_EINVAL, "identifier %" PRId64 " is negative", req->identifier);
     if (!sc_commit_kind_name(req->kind)) return sc_error_set(SC_EINVAL, "unknown commit kind %d", (int)req->kind);
+    if (req->kind == SC_KIND_ANALYZE)
+        return sc_error_set(SC_EINVAL, "commit kind ANALYZE is Paimon's statistics snapshot; snapcommit commits APPEND, COMPACT or OVERWRITE");
     return 0;
 }
 
@@ -314,6 +328,7 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     int rc = t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
+    if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
 
@@ -424,7 +439,9 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
     }
     if (rc == SC_EEXISTS) {
         /* Certainly lost: no snapshot can name this attempt's base list. */
-        if (!a->had_unknown && sc_store_delete(t->store, a->base.name) != 0) sc_error_clear();
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        sc_manifest_key(key, sizeof key, a->base.name);
+        if (!a->had_unknown && sc_store_delete(t->store, key) != 0) sc_error_clear();
         return STEP_LOST;
     }
     if (rc == SC_EUNKNOWN) return STEP_UNKNOWN;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "base/vec.h"
 #include "strategy/strategy.h"
 
 const sc_watermark *sc_replay_watermark(const sc_snapshot *latest, const char *user) {
@@ -95,6 +96,81 @@ oom:
     return sc_error_set(SC_ENOMEM, "out of memory copying watermarks");
 }
 
+/* ---- snapshots Paimon wrote ---- */
+
+typedef struct foreign_commit {
+    char *user;
+    int64_t identifier;
+    uint64_t id;
+} foreign_commit;
+
+/* Paimon's identifier of batch commits (BatchWriteBuilder.COMMIT_IDENTIFIER): not a checkpoint. */
+#define PAIMON_BATCH_IDENTIFIER INT64_MAX
+
+int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
+    if (!latest || !latest->foreign) return 0;
+    uint64_t earliest = 1;
+    int rc = t->strategy->earliest(t, &earliest);
+    if (rc) return rc;
+    if (earliest == 0) earliest = 1;
+    foreign_commit *chain = NULL;
+    size_t n = 0, cap = 0;
+    sc_snapshot base = {0}, acc = {0}, next = {0};
+    /* Walk back over Paimon's snapshots to the newest one of ours (or the start). */
+    for (uint64_t id = latest->id;; id--) {
+        sc_snapshot s;
+        const sc_snapshot *cur = latest;
+        if (id != latest->id) {
+            if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
+            if (!s.foreign) {
+                base = s;
+                break;
+            }
+            cur = &s;
+        }
+        SC_VEC_RESERVE(rc, chain, cap, n + 1, 16, "the commits of Paimon's snapshots");
+        if (!rc && !(chain[n].user = strdup(cur->commit_user))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+        if (!rc) {
+            chain[n].identifier = cur->commit_identifier;
+            chain[n].id = cur->id;
+            n++;
+        }
+        if (cur != latest) sc_snapshot_clear(&s);
+        if (rc || id <= earliest) break;
+    }
+    /* Oldest first, so a user's later identifier wins. */
+    acc.watermarks = base.watermarks;
+    acc.watermark_count = base.watermark_count;
+    base.watermarks = NULL;
+    base.watermark_count = 0;
+    for (size_t i = n; !rc && i-- > 0;) {
+        if (chain[i].identifier < 0 || chain[i].identifier == PAIMON_BATCH_IDENTIFIER) continue;
+        rc = sc_replay_set_watermarks(&next, &acc, chain[i].user, chain[i].identifier, chain[i].id);
+        if (!rc) {
+            sc_watermark *w = acc.watermarks;
+            size_t c = acc.watermark_count;
+            acc.watermarks = next.watermarks;
+            acc.watermark_count = next.watermark_count;
+            next.watermarks = w;
+            next.watermark_count = c;
+        }
+    }
+    if (!rc) {
+        for (size_t i = 0; i < latest->watermark_count; i++) free(latest->watermarks[i].user);
+        free(latest->watermarks);
+        latest->watermarks = acc.watermarks;
+        latest->watermark_count = acc.watermark_count;
+        acc.watermarks = NULL;
+        acc.watermark_count = 0;
+    }
+    for (size_t i = 0; i < n; i++) free(chain[i].user);
+    free(chain);
+    sc_snapshot_clear(&base);
+    sc_snapshot_clear(&acc);
+    sc_snapshot_clear(&next);
+    return rc;
+}
+
 /* ---- the table-level questions a restarted committer asks (snapcommit/table.h) ---- */
 
 /* The latest snapshot into *out and *have 1; *have 0 (and *out zeroed) when the table has none. */
@@ -106,6 +182,10 @@ static int read_latest(sc_snapshot *out, int *have, sc_table *t, const char *use
     int rc = sc_table_latest_id(&latest, t);
     if (rc || latest == 0) return rc;
     if ((rc = sc_table_read_snapshot(out, NULL, t, latest)) != 0) return rc;
+    if ((rc = sc_replay_complete(t, out)) != 0) {
+        sc_snapshot_clear(out);
+        return rc;
+    }
     *have = 1;
     return 0;
 }

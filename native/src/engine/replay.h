@@ -52,4 +52,14 @@ size_t sc_replay_filter(int64_t *out_ids, const sc_watermark *w, const int64_t *
 int sc_replay_set_watermarks(sc_snapshot *next, const sc_snapshot *prev, const char *user,
                              int64_t identifier, uint64_t snapshot_id);
 
+/*
+ * A latest snapshot that Paimon wrote (foreign) has no watermark table: give
+ * it the table of the newest snapshot of ours below it, updated with the
+ * (commitUser, commitIdentifier) of every Paimon snapshot since (Paimon's
+ * batch identifier Long.MAX_VALUE excepted). Walks back over Paimon's
+ * snapshots only: O(1) when the latest is ours. Store errors as the reads.
+ */
+struct sc_table;
+int sc_replay_complete(struct sc_table *t, sc_snapshot *latest);
+
 #endif

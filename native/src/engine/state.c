@@ -71,26 +71,32 @@ static int partition_set_overlaps(const sc_partition_set *s, sc_bytes min, sc_by
     return i < s->count && sc_bytes_compare(s->items[i], max) <= 0;
 }
 
-/* Fetch an object and check its length and SHA-256 against the reference. */
+/*
+ * Fetch manifest/<name> and check its length and SHA-256 against the
+ * reference. Paimon's own snapshots and lists pin no hash (sha256 NULL), and
+ * snapshots of Paimon <= 1.0 no length (0): then only what is known is checked.
+ */
 static int fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
-                        const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
+                        const uint8_t *sha256, uint64_t length) {
     uint8_t *data = NULL;
     size_t len = 0;
+    char key[SC_MANIFEST_PATH_MAX + 16];
+    sc_manifest_key(key, sizeof key, name);
     /* The snapshot pins the exact length: a longer object is damage, refused unread. */
-    size_t cap = length < SIZE_MAX ? (size_t)length : SIZE_MAX - 1;
-    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, name, cap);
+    size_t cap = length == 0 ? t->limits.max_object_len : length < SIZE_MAX ? (size_t)length : SIZE_MAX - 1;
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, cap);
     if (rc == SC_ENOTFOUND)
         return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage",
                             name);
     if (rc) return sc_error_wrap(rc, "reading %s", name);
     uint8_t got[SC_SHA256_LEN];
     sc_sha256(got, data, len);
-    if (len != length) {
+    if (length && len != length) {
         free(data);
         return sc_error_set(SC_ECORRUPT, "%s: length %zu, expected %" PRIu64 " (truncated or replaced)",
                             name, len, length);
     }
-    if (memcmp(got, sha256, SC_SHA256_LEN) != 0) {
+    if (sha256 && memcmp(got, sha256, SC_SHA256_LEN) != 0) {
         free(data);
         return sc_error_set(SC_ECORRUPT, "%s: SHA-256 does not match the snapshot's reference", name);
     }
@@ -148,8 +154,11 @@ static const pinned_kind manifest_kind = {sizeof(sc_entry_vec), manifest_decode,
 
 /* Append the decoded contents of a pinned object to `out`, from the cache when there. */
 static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const char *name,
-                       const uint8_t sha256[SC_SHA256_LEN], uint64_t length) {
-    void *cached = sc_cache_get(t->cache, name, sha256);
+                       const uint8_t *sha256, uint64_t length) {
+    /* Names are unique and objects immutable, so an unpinned object is cached by name alone. */
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    const uint8_t *cache_hash = sha256 ? sha256 : unpinned;
+    void *cached = sc_cache_get(t->cache, name, cache_hash);
     void *fresh = NULL;
     int rc = 0;
     if (!cached) {
@@ -162,13 +171,13 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
         cached = fresh;
     }
     if (!rc) rc = kind->append(out, cached);
-    if (fresh && !rc) sc_cache_put(t->cache, name, sha256, fresh, kind->count(fresh) + 1, kind->free);
+    if (fresh && !rc) sc_cache_put(t->cache, name, cache_hash, fresh, kind->count(fresh) + 1, kind->free);
     else if (fresh) kind->free(fresh);
     return rc;
 }
 
 int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
-    return load_pinned(out, t, &list_kind, ref->name, ref->sha256, ref->length);
+    return load_pinned(out, t, &list_kind, ref->name, ref->has_sha256 ? ref->sha256 : NULL, ref->length);
 }
 
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta) {

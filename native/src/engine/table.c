@@ -228,7 +228,7 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
         return sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is %" PRIu64 ", not %" PRIu64 " (a snapshot copied or moved under another name)",
                             key, recorded, id);
     }
-    if (strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
+    if (!out->foreign && strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
         sc_snapshot_clear(out);
         return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s)", key,
                             out->table_uuid, t->meta.table_uuid);

@@ -1,6 +1,7 @@
 /* Snapshot documents and table metadata as canonical JSON. */
 #include "format/snapshot.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -11,7 +12,6 @@
 #include "format/head_record.h"
 #include "format/seal.h"
 
-#define SNAPSHOT_VERSION 1
 #define SNAPSHOT_KEY_PREFIX "snapshot/snapshot-"
 
 int sc_utf8_valid(const char *s) {
@@ -79,13 +79,148 @@ const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *u
     return NULL;
 }
 
+void sc_manifest_key(char *out, size_t cap, const char *name) { snprintf(out, cap, "manifest/%s", name); }
+
 /* ---- encoding ---- */
 
-static json_t *object_ref_json(const sc_object_ref *r) {
+/* Paimon's snapshot version: the one 1.4 writes. */
+#define PAIMON_SNAPSHOT_VERSION 3
+/* The property that seals the document, and the shape of its value. */
+#define CHECKSUM_KEY "snapcommit.checksum"
+#define CHECKSUM_MEMBER "\"" CHECKSUM_KEY "\":\""
+
+static int set_prop(json_t *props, const char *key, const char *value) {
+    json_t *v = json_string(value);
+    if (!v || json_object_set_new(props, key, v) != 0) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    return 0;
+}
+
+static int set_prop_int(json_t *props, const char *key, int64_t value) {
+    char text[32];
+    snprintf(text, sizeof text, "%" PRId64, value);
+    return set_prop(props, key, text);
+}
+
+static int set_prop_hash(json_t *props, const char *key, const uint8_t hash[SC_SHA256_LEN]) {
     char hex[SC_SHA256_HEX_LEN + 1];
-    sc_hex_encode(hex, r->sha256, SC_SHA256_LEN);
-    return json_pack("{s:s, s:s, s:I}", "name", r->name, "sha256", hex, "length",
-                     (json_int_t)r->length);
+    sc_hex_encode(hex, hash, SC_SHA256_LEN);
+    return set_prop(props, key, hex);
+}
+
+/* The watermark table as one string property: [["user",identifier,snapshot],...]
+ * (Paimon reads properties as Map<String,String>: a nested value would fail it). */
+static int watermarks_text(char **out, const sc_snapshot *s) {
+    json_t *wm = json_array();
+    if (!wm) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    for (size_t i = 0; i < s->watermark_count; i++) {
+        /* A watermark silently left out would let that user's replays through: fail instead. */
+        json_t *w = json_pack("[s, I, I]", s->watermarks[i].user, (json_int_t)s->watermarks[i].identifier,
+                              (json_int_t)s->watermarks[i].snapshot_id);
+        if (!w || json_array_append_new(wm, w) != 0) {
+            json_decref(wm);
+            return sc_error_set(SC_ENOMEM, "out of memory encoding the watermark of user %zu", i);
+        }
+    }
+    *out = json_dumps(wm, JSON_COMPACT);
+    json_decref(wm);
+    return *out ? 0 : sc_error_set(SC_ENOMEM, "out of memory encoding the watermarks");
+}
+
+static json_t *snapshot_properties(const sc_snapshot *s) {
+    json_t *p = json_object();
+    if (!p) return NULL;
+    char *wm = NULL;
+    int rc = set_prop(p, "snapcommit.tableUuid", s->table_uuid);
+    if (!rc) rc = set_prop(p, "snapcommit.commitUuid", s->commit_uuid);
+    if (!rc) rc = set_prop_int(p, "snapcommit.fileCount", (int64_t)s->file_count);
+    if (!rc && s->has_parent) rc = set_prop_hash(p, "snapcommit.parentHash", s->parent_hash);
+    if (!rc) rc = set_prop_hash(p, "snapcommit.baseManifestList.sha256", s->base_manifest_list.sha256);
+    if (!rc) rc = set_prop_hash(p, "snapcommit.deltaManifestList.sha256", s->delta_manifest_list.sha256);
+    if (!rc) rc = watermarks_text(&wm, s);
+    if (!rc) rc = set_prop(p, "snapcommit.watermarks", wm);
+    /* Last, so the seal can be found and patched in the text (see seal_snapshot). */
+    if (!rc) rc = set_prop(p, CHECKSUM_KEY, "0000000000000000000000000000000000000000000000000000000000000000");
+    free(wm);
+    if (rc) {
+        json_decref(p);
+        return NULL;
+    }
+    return p;
+}
+
+/*
+ * Seal the document in place: the checksum member holds 64 zeros while the
+ * hash is taken, then the hash. A reader repeats that (unseal_snapshot), so
+ * any change to any byte is detected, with no canonical re-encoding needed.
+ */
+static int find_checksum(size_t *out_at, const uint8_t *data, size_t len) {
+    /* The member is the last of "properties", which is the document's last member:
+     * ..."snapcommit.checksum":"<64 hex>"}} with nothing after it. */
+    static const char tail[] = "\"}}";
+    size_t member = strlen(CHECKSUM_MEMBER);
+    if (len < member + SC_SHA256_HEX_LEN + 3) return SC_ENOTFOUND;
+    size_t at = len - 3 - SC_SHA256_HEX_LEN;
+    if (memcmp(data + len - 3, tail, 3) != 0 || memcmp(data + at - member, CHECKSUM_MEMBER, member) != 0)
+        return SC_ENOTFOUND;
+    *out_at = at;
+    return 0;
+}
+
+static int seal_snapshot(sc_buf *doc, size_t start) {
+    size_t at;
+    if (find_checksum(&at, doc->data + start, doc->len - start) != 0)
+        return sc_error_set(SC_ENOMEM, "encoding a snapshot lost its checksum member");
+    uint8_t hash[SC_SHA256_LEN];
+    sc_sha256(hash, doc->data + start, doc->len - start);
+    char hex[SC_SHA256_HEX_LEN + 1];
+    sc_hex_encode(hex, hash, SC_SHA256_LEN);
+    memcpy(doc->data + start + at, hex, SC_SHA256_HEX_LEN);
+    return 0;
+}
+
+int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
+    if (!s->commit_user || !s->base_manifest_list.name || !s->delta_manifest_list.name)
+        return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 " is incomplete", s->id);
+    if (s->foreign) return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 ": only snapcommit's own snapshots are encoded", s->id);
+    json_t *props = snapshot_properties(s);
+    if (!props) return sc_error_set(SC_ENOMEM, "out of memory building the properties of snapshot %" PRIu64, s->id);
+    /* Paimon's field order (org.apache.paimon.Snapshot); properties last (the seal). */
+    json_t *doc = json_pack(
+        "{s:i, s:I, s:I, s:s, s:I, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:I, s:o}",
+        "version", PAIMON_SNAPSHOT_VERSION, "id", (json_int_t)s->id, "schemaId", (json_int_t)s->schema_id,
+        "baseManifestList", s->base_manifest_list.name, "baseManifestListSize", (json_int_t)s->base_manifest_list.length,
+        "deltaManifestList", s->delta_manifest_list.name, "deltaManifestListSize",
+        (json_int_t)s->delta_manifest_list.length, "commitUser", s->commit_user, "commitIdentifier",
+        (json_int_t)s->commit_identifier, "commitKind", sc_commit_kind_name(s->commit_kind), "timeMillis",
+        (json_int_t)s->time_millis, "totalRecordCount", (json_int_t)s->total_record_count, "deltaRecordCount",
+        (json_int_t)s->delta_record_count, "properties", props);
+    if (!doc) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (!text) return sc_error_set(SC_ENOMEM, "out of memory encoding JSON");
+    size_t start = out->len;
+    int rc = sc_buf_append_str(out, text);
+    free(text);
+    if (!rc) rc = seal_snapshot(out, start);
+    if (rc) {
+        out->len = start;
+        return rc;
+    }
+    /* Never claim a document that cannot be read back: an allocation failure
+     * inside the JSON library can yield a damaged text without an error. */
+    sc_snapshot check;
+    if (sc_snapshot_decode(&check, out->data + start, out->len - start, "the encoded snapshot") != 0) {
+        out->len = start;
+        return sc_error_wrap(SC_ENOMEM, "encoding snapshot %" PRIu64 " produced an unreadable document", s->id);
+    }
+    int same = check.id == s->id && check.watermark_count == s->watermark_count &&
+               check.commit_identifier == s->commit_identifier && !check.foreign;
+    sc_snapshot_clear(&check);
+    if (!same) {
+        out->len = start;
+        return sc_error_set(SC_ENOMEM, "encoding snapshot %" PRIu64 " lost fields", s->id);
+    }
+    return 0;
 }
 
 static int dump_canonical(sc_buf *out, json_t *value) {
@@ -100,54 +235,6 @@ static int dump_canonical(sc_buf *out, json_t *value) {
     if (!rc) rc = sc_buf_append(out, doc.data, doc.len);
     sc_buf_free(&doc);
     return rc;
-}
-
-int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
-    if (!s->commit_user || !s->base_manifest_list.name || !s->delta_manifest_list.name)
-        return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 " is incomplete", s->id);
-    json_t *wm = json_array();
-    if (!wm) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
-    for (size_t i = 0; i < s->watermark_count; i++) {
-        /* A watermark silently left out would let that user's replays through: fail instead. */
-        json_t *w = json_pack("{s:s, s:I, s:I}", "user", s->watermarks[i].user, "identifier",
-                              (json_int_t)s->watermarks[i].identifier, "snapshot",
-                              (json_int_t)s->watermarks[i].snapshot_id);
-        if (!w || json_array_append_new(wm, w) != 0) {
-            json_decref(wm);
-            return sc_error_set(SC_ENOMEM, "out of memory encoding the watermark of user %zu", i);
-        }
-    }
-    char parent[SC_SHA256_HEX_LEN + 1];
-    if (s->has_parent) sc_hex_encode(parent, s->parent_hash, SC_SHA256_LEN);
-    json_t *doc = json_pack(
-        "{s:i, s:I, s:I, s:s, s:s, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
-        "version", SNAPSHOT_VERSION, "id", (json_int_t)s->id, "schemaId", (json_int_t)s->schema_id,
-        "tableUuid", s->table_uuid, "commitUuid", s->commit_uuid, "commitUser", s->commit_user,
-        "commitIdentifier", (json_int_t)s->commit_identifier, "commitKind",
-        sc_commit_kind_name(s->commit_kind), "timeMillis", (json_int_t)s->time_millis,
-        "totalRecordCount", (json_int_t)s->total_record_count, "deltaRecordCount",
-        (json_int_t)s->delta_record_count, "fileCount", (json_int_t)s->file_count, "parentHash",
-        s->has_parent ? json_string(parent) : json_null(), "baseManifestList",
-        object_ref_json(&s->base_manifest_list), "deltaManifestList",
-        object_ref_json(&s->delta_manifest_list), "watermarks", wm);
-    size_t start = out->len;
-    int rc = dump_canonical(out, doc);
-    if (rc) return rc;
-    /* Never claim a document that cannot be read back: an allocation failure
-     * inside the JSON library can yield a damaged text without an error. */
-    sc_snapshot check;
-    if (sc_snapshot_decode(&check, out->data + start, out->len - start, "the encoded snapshot") != 0) {
-        out->len = start;
-        return sc_error_wrap(SC_ENOMEM, "encoding snapshot %" PRIu64 " produced an unreadable document", s->id);
-    }
-    int same = check.id == s->id && check.watermark_count == s->watermark_count &&
-               check.commit_identifier == s->commit_identifier;
-    sc_snapshot_clear(&check);
-    if (!same) {
-        out->len = start;
-        return sc_error_set(SC_ENOMEM, "encoding snapshot %" PRIu64 " lost fields", s->id);
-    }
-    return 0;
 }
 
 /* ---- decoding ---- */
@@ -186,6 +273,20 @@ static int get_str(const field_ctx *c, json_t *obj, const char *field, size_t ma
     return 0;
 }
 
+/* A decimal integer held in a string property (Paimon's properties are strings). */
+static int get_prop_int(const field_ctx *c, json_t *obj, const char *field, int64_t min, int64_t *out) {
+    const char *text;
+    int rc = get_str(c, obj, field, 20, &text);
+    if (rc) return rc;
+    char *end = NULL;
+    errno = 0;
+    long long v = *text ? strtoll(text, &end, 10) : 0;
+    if (!*text || *end || errno || v < min || (text[0] == '0' && text[1]) || text[0] == '+' || text[0] == ' ')
+        return corrupt(c, field, "is not a canonical decimal integer in range");
+    *out = (int64_t)v;
+    return 0;
+}
+
 static int get_hash(const field_ctx *c, json_t *obj, const char *field, uint8_t out[32]) {
     const char *hex = NULL;
     int rc = get_str(c, obj, field, SC_SHA256_HEX_LEN, &hex);
@@ -210,19 +311,34 @@ static int get_uuid(const field_ctx *c, json_t *obj, const char *field, char out
     return 0;
 }
 
-static int get_ref(const field_ctx *c, json_t *doc, const char *field, sc_object_ref *out) {
-    json_t *o = json_object_get(doc, field);
-    if (!o) return corrupt(c, field, "is missing");
-    if (!json_is_object(o)) return corrupt(c, field, "is not an object");
+/* A manifest list named by `field` with its size `size_field` (absent in Paimon <= 1.0 snapshots: 0). */
+static int get_ref(const field_ctx *c, json_t *doc, const char *field, const char *size_field, sc_object_ref *out) {
     const char *name;
-    int64_t length;
-    int rc = get_str(c, o, "name", 1024, &name);
-    if (!rc) rc = get_hash(c, o, "sha256", out->sha256);
-    if (!rc) rc = get_int(c, o, "length", 0, &length);
-    if (rc) return sc_error_wrap(rc, "in \"%s\"", field);
+    int64_t length = 0;
+    int rc = get_str(c, doc, field, 1024, &name);
+    if (!rc && (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0))
+        rc = corrupt(c, field, "is not a file name under manifest/");
+    if (!rc && json_object_get(doc, size_field) && !json_is_null(json_object_get(doc, size_field)))
+        rc = get_int(c, doc, size_field, 0, &length);
+    if (rc) return rc;
     out->length = (uint64_t)length;
     out->name = strdup(name);
     return out->name ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+}
+
+static json_t *parse_object(const uint8_t *data, size_t len, const char *object) {
+    json_error_t err;
+    json_t *doc = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &err);
+    if (!doc) {
+        sc_error_set(SC_ECORRUPT, "%s: invalid JSON at byte %d: %s", object, err.position, err.text);
+        return NULL;
+    }
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        sc_error_set(SC_ECORRUPT, "%s: not a JSON object", object);
+        return NULL;
+    }
+    return doc;
 }
 
 static json_t *load_json(const uint8_t *data, size_t len, size_t max, const char *object) {
@@ -235,89 +351,153 @@ static json_t *load_json(const uint8_t *data, size_t len, size_t max, const char
         sc_buf_free(&body);
         return NULL;
     }
-    json_error_t err;
-    json_t *doc = json_loadb((const char *)body.data, body.len, JSON_REJECT_DUPLICATES, &err);
+    json_t *doc = parse_object(body.data, body.len, object);
     sc_buf_free(&body);
-    if (!doc) {
-        sc_error_set(SC_ECORRUPT, "%s: invalid JSON at byte %d: %s", object, err.position,
-                     err.text);
-        return NULL;
-    }
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        sc_error_set(SC_ECORRUPT, "%s: not a JSON object", object);
-        return NULL;
-    }
     return doc;
 }
 
-static int decode_watermarks(sc_snapshot *out, const field_ctx *c, json_t *doc) {
-    json_t *arr = json_object_get(doc, "watermarks");
-    if (!arr) return corrupt(c, "watermarks", "is missing");
-    if (!json_is_array(arr)) return corrupt(c, "watermarks", "is not an array");
-    size_t n = json_array_size(arr);
-    if (n > SC_WATERMARK_MAX_USERS) return corrupt(c, "watermarks", "has too many users");
-    out->watermarks = calloc(n ? n : 1, sizeof *out->watermarks);
-    if (!out->watermarks) return sc_error_set(SC_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
+static int decode_watermarks(sc_snapshot *out, const field_ctx *c, const char *text) {
+    json_error_t err;
+    json_t *arr = json_loads(text, 0, &err);
+    int rc = 0;
+    size_t n = arr && json_is_array(arr) ? json_array_size(arr) : 0;
+    if (!arr || !json_is_array(arr)) rc = corrupt(c, "snapcommit.watermarks", "is not a JSON array");
+    else if (n > SC_WATERMARK_MAX_USERS) rc = corrupt(c, "snapcommit.watermarks", "has too many users");
+    else if (!(out->watermarks = calloc(n ? n : 1, sizeof *out->watermarks))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
         json_t *w = json_array_get(arr, i);
-        const char *user;
-        int64_t ident, snap;
-        if (!json_is_object(w)) return corrupt(c, "watermarks", "holds a non-object");
-        int rc = get_str(c, w, "user", SC_USER_MAX_LEN, &user);
-        if (!rc) rc = get_int(c, w, "identifier", 0, &ident);
-        if (!rc) rc = get_int(c, w, "snapshot", 1, &snap);
-        if (rc) return sc_error_wrap(rc, "watermark %zu", i);
-        if ((uint64_t)snap > out->id) return corrupt(c, "watermarks", "points past the snapshot");
-        if (i > 0 && strcmp(out->watermarks[i - 1].user, user) >= 0)
-            return corrupt(c, "watermarks", "is not sorted by user or repeats a user");
-        out->watermarks[i].user = strdup(user);
-        if (!out->watermarks[i].user) return sc_error_set(SC_ENOMEM, "out of memory");
-        out->watermarks[i].identifier = ident;
-        out->watermarks[i].snapshot_id = (uint64_t)snap;
+        json_t *u = json_array_get(w, 0), *ident = json_array_get(w, 1), *snap = json_array_get(w, 2);
+        if (!json_is_array(w) || json_array_size(w) != 3 || !json_is_string(u) || !json_is_integer(ident) ||
+            !json_is_integer(snap) || json_string_length(u) == 0 || json_string_length(u) > SC_USER_MAX_LEN ||
+            strlen(json_string_value(u)) != json_string_length(u) || json_integer_value(ident) < 0 ||
+            json_integer_value(snap) < 1) {
+            char what[128];
+            snprintf(what, sizeof what, "entry %zu is not [user, identifier >= 0, snapshot >= 1]", i);
+            rc = corrupt(c, "snapcommit.watermarks", what);
+            break;
+        }
+        const char *user = json_string_value(u);
+        if ((uint64_t)json_integer_value(snap) > out->id) rc = corrupt(c, "snapcommit.watermarks", "points past the snapshot");
+        else if (i > 0 && strcmp(out->watermarks[i - 1].user, user) >= 0)
+            rc = corrupt(c, "snapcommit.watermarks", "is not sorted by user or repeats a user");
+        else if (!(out->watermarks[i].user = strdup(user))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+        if (rc) break;
+        out->watermarks[i].identifier = (int64_t)json_integer_value(ident);
+        out->watermarks[i].snapshot_id = (uint64_t)json_integer_value(snap);
         out->watermark_count = i + 1;
+    }
+    json_decref(arr);
+    return rc;
+}
+
+/* Verify the seal of a snapcommit snapshot (see seal_snapshot). */
+static int unseal_snapshot(const uint8_t *data, size_t len, const field_ctx *c) {
+    size_t at;
+    if (find_checksum(&at, data, len) != 0)
+        return corrupt(c, CHECKSUM_KEY, "is not the document's last member (the snapshot was changed after it was written)");
+    /* Compared as text: the encoder writes lower-case hex, so "A" for "a" is damage too. */
+    uint8_t got[SC_SHA256_LEN];
+    char hex[SC_SHA256_HEX_LEN + 1];
+    uint8_t *copy = malloc(len);
+    if (!copy) return sc_error_set(SC_ENOMEM, "out of memory");
+    memcpy(copy, data, len);
+    memset(copy + at, '0', SC_SHA256_HEX_LEN);
+    sc_sha256(got, copy, len);
+    free(copy);
+    sc_hex_encode(hex, got, SC_SHA256_LEN);
+    if (memcmp(hex, data + at, SC_SHA256_HEX_LEN) != 0)
+        return sc_error_set(SC_ECORRUPT, "%s: checksum mismatch (the document was damaged or edited)", c->object);
+    return 0;
+}
+
+/*
+ * 1 when the text holds a member key starting "snapcommit." anywhere: a key
+ * is preceded by '{' or ',' (and blanks), which a '"' inside a string value
+ * never is unescaped. Looking at the text rather than at "properties" means
+ * a damaged "properties" key cannot make one of our snapshots pass as
+ * Paimon's (which would skip its checks).
+ */
+static int text_has_our_keys(const uint8_t *data, size_t len) {
+    static const char needle[] = "\"snapcommit.";
+    size_t n = sizeof needle - 1;
+    for (size_t i = 0; i + n <= len; i++) {
+        if (data[i] != '"' || memcmp(data + i, needle, n) != 0) continue;
+        size_t j = i;
+        while (j > 0 && (data[j - 1] == ' ' || data[j - 1] == '\n' || data[j - 1] == '\t' || data[j - 1] == '\r')) j--;
+        if (j > 0 && (data[j - 1] == '{' || data[j - 1] == ',')) return 1;
     }
     return 0;
 }
 
+/* The snapcommit.* properties; `foreign` = 1 when there are none (a snapshot Paimon wrote). */
+static int decode_properties(sc_snapshot *out, const field_ctx *c, json_t *doc, const uint8_t *data, size_t len) {
+    json_t *props = json_object_get(doc, "properties");
+    out->foreign = !text_has_our_keys(data, len);
+    if (props && !json_is_null(props)) {
+        if (!json_is_object(props)) return corrupt(c, "properties", "is not an object");
+        const char *key;
+        json_t *value;
+        json_object_foreach(props, key, value) {
+            if (!json_is_string(value)) return corrupt(c, "properties", "holds a value that is not a string");
+        }
+    }
+    if (out->foreign) return 0;
+    if (!props || !json_is_object(props)) return corrupt(c, "properties", "is missing from a snapshot snapcommit wrote");
+    /* One of ours (its seal was checked first): every property must be there. */
+    int rc = 0;
+    const char *wm = NULL;
+    int64_t files = 0;
+    if (!rc) rc = get_uuid(c, props, "snapcommit.tableUuid", out->table_uuid);
+    if (!rc) rc = get_uuid(c, props, "snapcommit.commitUuid", out->commit_uuid);
+    if (!rc) rc = get_prop_int(c, props, "snapcommit.fileCount", 0, &files);
+    if (!rc) {
+        out->file_count = (uint64_t)files;
+        json_t *p = json_object_get(props, "snapcommit.parentHash");
+        if (p && !(rc = get_hash(c, props, "snapcommit.parentHash", out->parent_hash))) out->has_parent = 1;
+        if (!rc && out->id == 1 && out->has_parent) rc = corrupt(c, "snapcommit.parentHash", "must be absent for snapshot 1");
+        if (!rc && out->id > 1 && !out->has_parent) rc = corrupt(c, "snapcommit.parentHash", "is missing");
+    }
+    if (!rc && !(rc = get_hash(c, props, "snapcommit.baseManifestList.sha256", out->base_manifest_list.sha256)))
+        out->base_manifest_list.has_sha256 = 1;
+    if (!rc && !(rc = get_hash(c, props, "snapcommit.deltaManifestList.sha256", out->delta_manifest_list.sha256)))
+        out->delta_manifest_list.has_sha256 = 1;
+    if (!rc) rc = get_str(c, props, "snapcommit.watermarks", (size_t)SC_WATERMARK_MAX_USERS * (SC_USER_MAX_LEN * 6 + 64), &wm);
+    if (!rc) rc = decode_watermarks(out, c, wm);
+    return rc;
+}
+
 int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const char *object) {
     memset(out, 0, sizeof *out);
-    json_t *doc = load_json(data, len, SC_SNAPSHOT_MAX_BYTES, object);
+    if (len > SC_SNAPSHOT_MAX_BYTES)
+        return sc_error_set(SC_ECORRUPT, "%s: %zu bytes exceeds the %u-byte limit", object, len, SC_SNAPSHOT_MAX_BYTES);
+    json_t *doc = parse_object(data, len, object);
     if (!doc) return SC_ECORRUPT;
     field_ctx c = {object};
-    int64_t version, id, ident, t, total, delta, files, schema;
+    int64_t version, id, ident, t, total, delta, schema;
     const char *user, *kind;
-    int rc = get_int(&c, doc, "version", 0, &version);
-    if (!rc && version != SNAPSHOT_VERSION)
-        rc = sc_error_set(SC_ECORRUPT, "%s: unsupported snapshot version %" PRId64, object,
-                          version);
+    /* Ours are sealed: check the seal before any field is believed. */
+    int rc = text_has_our_keys(data, len) ? unseal_snapshot(data, len, &c) : 0;
+    if (!rc) rc = get_int(&c, doc, "version", 1, &version);
+    /* Paimon has no check of the version when reading; versions 1..3 share these fields. */
+    if (!rc && version > PAIMON_SNAPSHOT_VERSION)
+        rc = sc_error_set(SC_EUNSUPPORTED, "%s: snapshot version %" PRId64 " is newer than this build reads (%d)", object,
+                          version, PAIMON_SNAPSHOT_VERSION);
     if (!rc) rc = get_int(&c, doc, "id", 1, &id);
     if (!rc) rc = get_int(&c, doc, "schemaId", 0, &schema);
-    if (!rc) rc = get_uuid(&c, doc, "tableUuid", out->table_uuid);
-    if (!rc) rc = get_uuid(&c, doc, "commitUuid", out->commit_uuid);
     if (!rc) rc = get_str(&c, doc, "commitUser", SC_USER_MAX_LEN, &user);
-    if (!rc) rc = get_int(&c, doc, "commitIdentifier", 0, &ident);
+    /* Paimon's batch commits use Long.MAX_VALUE; no other negative identifiers exist. */
+    if (!rc) rc = get_int(&c, doc, "commitIdentifier", INT64_MIN, &ident);
     if (!rc) rc = get_str(&c, doc, "commitKind", 16, &kind);
     if (!rc && sc_commit_kind_parse(&out->commit_kind, kind) != 0)
-        rc = corrupt(&c, "commitKind", "is not APPEND, COMPACT or OVERWRITE");
-    if (!rc) rc = get_int(&c, doc, "timeMillis", 0, &t);
+        rc = corrupt(&c, "commitKind", "is not APPEND, COMPACT, OVERWRITE or ANALYZE");
+    if (!rc) rc = get_int(&c, doc, "timeMillis", INT64_MIN, &t);
     if (!rc) rc = get_int(&c, doc, "totalRecordCount", 0, &total);
     if (!rc) rc = get_int(&c, doc, "deltaRecordCount", INT64_MIN, &delta);
-    if (!rc) rc = get_int(&c, doc, "fileCount", 0, &files);
-    if (!rc) {
-        out->id = (uint64_t)id;
-        json_t *p = json_object_get(doc, "parentHash");
-        if (!p) rc = corrupt(&c, "parentHash", "is missing");
-        else if (json_is_null(p)) out->has_parent = 0;
-        else if (!(rc = get_hash(&c, doc, "parentHash", out->parent_hash))) out->has_parent = 1;
-        if (!rc && out->id == 1 && out->has_parent)
-            rc = corrupt(&c, "parentHash", "must be null for snapshot 1");
-        if (!rc && out->id > 1 && !out->has_parent)
-            rc = corrupt(&c, "parentHash", "is null but the snapshot has a parent");
-    }
-    if (!rc) rc = get_ref(&c, doc, "baseManifestList", &out->base_manifest_list);
-    if (!rc) rc = get_ref(&c, doc, "deltaManifestList", &out->delta_manifest_list);
-    if (!rc) rc = decode_watermarks(out, &c, doc);
+    if (!rc) out->id = (uint64_t)id;
+    if (!rc) rc = get_ref(&c, doc, "baseManifestList", "baseManifestListSize", &out->base_manifest_list);
+    if (!rc) rc = get_ref(&c, doc, "deltaManifestList", "deltaManifestListSize", &out->delta_manifest_list);
+    if (!rc) rc = decode_properties(out, &c, doc, data, len);
+    if (!rc && !out->foreign && ident < 0) rc = corrupt(&c, "commitIdentifier", "is negative");
     if (!rc) {
         out->schema_id = schema;
         out->commit_user = strdup(user);
@@ -326,7 +506,6 @@ int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const 
         out->time_millis = t;
         out->total_record_count = total;
         out->delta_record_count = delta;
-        out->file_count = (uint64_t)files;
     }
     json_decref(doc);
     if (rc) sc_snapshot_clear(out);

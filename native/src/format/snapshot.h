@@ -18,12 +18,18 @@
  * engine/replay.c decides whom to forget to stay within it). */
 #define SC_WATERMARK_MAX_USERS 1024
 
-/* Reference from a snapshot to a manifest list, pinned by hash and length. */
+/* Reference from a snapshot to a manifest list: its file name under
+ * manifest/ and its size (Paimon's fields), pinned by hash when snapcommit
+ * wrote the snapshot (has_sha256; Paimon's own snapshots carry no hash). */
 typedef struct sc_object_ref {
     char *name;
+    int has_sha256;
     uint8_t sha256[SC_SHA256_LEN];
     uint64_t length;
 } sc_object_ref;
+
+/* Store key of a manifest or manifest list named `name`: "manifest/<name>". */
+void sc_manifest_key(char *out, size_t cap, const char *name);
 
 /* Last identifier a commit user committed, and where. */
 typedef struct sc_watermark {
@@ -32,8 +38,17 @@ typedef struct sc_watermark {
     uint64_t snapshot_id;
 } sc_watermark;
 
+/*
+ * A snapshot: Paimon's snapshot JSON (version 3). What only snapcommit needs
+ * (table and commit UUIDs, file count, parent hash, manifest-list hashes,
+ * watermarks, the document's checksum) rides in Paimon's string-valued
+ * "properties" under "snapcommit.*" keys, which Paimon's readers ignore.
+ * A snapshot written by Paimon itself has none of them: `foreign` is 1, the
+ * UUIDs are empty, has_parent is 0 and there is no watermark table.
+ */
 typedef struct sc_snapshot {
     uint64_t id;
+    int foreign;
     int64_t schema_id;
     char table_uuid[SC_UUID_TEXT_LEN + 1];
     char commit_uuid[SC_UUID_TEXT_LEN + 1]; /* one per logical commit, kept across retries */
@@ -52,7 +67,9 @@ typedef struct sc_snapshot {
     size_t watermark_count;
 } sc_snapshot;
 
-/* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user). */
+/* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user),
+ * sealed: the last property is snapcommit.checksum, the SHA-256 of the
+ * document with that value written as 64 zeros. */
 int sc_snapshot_encode(sc_buf *out, const sc_snapshot *snap);
 /* Decode exactly `len` bytes. `object` names the object in messages. */
 int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const char *object);
@@ -65,7 +82,7 @@ const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *u
 /* 1 when the NUL-terminated string is valid UTF-8 (JSON strings must be). */
 int sc_utf8_valid(const char *s);
 
-/* Store key of snapshot `id`: "snapshot/snapshot-" + 20 digits. */
+/* Store key of snapshot `id` (strategy layer owns the naming rule). */
 void sc_snapshot_key(char out[64], uint64_t id);
 /* Parse such a key; 0 on success. */
 int sc_snapshot_key_parse(uint64_t *out_id, const char *key);
