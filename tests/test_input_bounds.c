@@ -13,6 +13,13 @@
 #include "base/error_internal.h"
 #include "sc_test_util.h"
 
+/* Parse a change set for a TU_SCHEMA table (partition "part=<value>", keys one STRING). */
+static int tu_parse_changes(sc_changes **out, const char *json, size_t len) {
+    static sc_table *t;
+    if (!t) t = tu_mem_table("ib-parse");
+    return sc_table_parse_changes(out, t, json, len);
+}
+
 /* n adds over `parts` partitions, file names data/<tag>-<i>, all declaring 4 buckets. */
 static sc_changes *many_adds(size_t n, size_t parts, const char *tag) {
     sc_changes *c;
@@ -28,7 +35,7 @@ static sc_changes *many_adds(size_t n, size_t parts, const char *tag) {
 }
 
 static int commit_changes(sc_commit_result *res, sc_table *t, const char *user, int64_t ident,
-                          const sc_changes *c) {
+                          sc_changes *c) {
     sc_commit_request req = {user, ident, SC_KIND_APPEND, 0, c};
     return sc_table_commit(res, t, &req);
 }
@@ -103,10 +110,10 @@ Test(input_bounds, json_above_the_limit_is_elimit) {
     cr_assert_not_null(text);
     memcpy(text, "{}", 2);
     sc_changes *c = NULL;
-    cr_assert_eq(sc_changes_parse_json(&c, text, len), SC_ELIMIT);
+    cr_assert_eq(tu_parse_changes(&c, text, len), SC_ELIMIT);
     cr_assert(strstr(sc_error_message(), "67108864"), "%s", sc_error_message());
     cr_assert_null(c);
-    cr_assert_eq(sc_changes_parse_json(&c, "{}", 2), 0);
+    cr_assert_eq(tu_parse_changes(&c, "{}", 2), 0);
     sc_changes_free(c);
     free(text);
 }
@@ -164,7 +171,7 @@ Test(input_bounds, control_characters_in_added_names_are_refused) {
     sc_changes_free(c);
     /* Through the JSON parser, with the entry named. */
     const char *json = "{\"add\":[{\"partition\":\"p\",\"bucket\":0,\"level\":0,\"file\":\"data/x\\u0085\",\"rows\":1,\"size\":1}]}";
-    cr_assert_eq(sc_changes_parse_json(&c, json, strlen(json)), SC_EINVAL);
+    cr_assert_eq(tu_parse_changes(&c, json, strlen(json)), SC_EINVAL);
     cr_assert(strstr(sc_error_message(), "changes: add[0]: file \"data/x\\xc2\\x85\": control character \\xc2\\x85 at byte 6"),
               "%s", sc_error_message());
 }
@@ -313,7 +320,7 @@ Test(input_bounds, changes_json_parsed_entry_by_entry) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         sc_changes *c = NULL;
-        int rc = sc_changes_parse_json(&c, cases[i].json, strlen(cases[i].json));
+        int rc = tu_parse_changes(&c, cases[i].json, strlen(cases[i].json));
         cr_assert_eq(rc, cases[i].rc, "case %zu (%s): %s", i, cases[i].json, sc_error_message());
         if (cases[i].says)
             cr_assert(strstr(sc_error_message(), cases[i].says), "case %zu: %s", i, sc_error_message());
@@ -330,7 +337,7 @@ Test(input_bounds, changes_json_parsed_entry_by_entry) {
     text[len - 1] = '}';
     text[len] = '\0';
     sc_changes *c = NULL;
-    cr_assert_eq(sc_changes_parse_json(&c, text, len), SC_ELIMIT, "%s", sc_error_message());
+    cr_assert_eq(tu_parse_changes(&c, text, len), SC_ELIMIT, "%s", sc_error_message());
     cr_assert(strstr(sc_error_message(), "250001 entries, more than the limit of 250000"), "%s", sc_error_message());
     free(text);
 }

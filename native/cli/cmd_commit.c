@@ -139,19 +139,20 @@ int cmd_commit(int argc, char **argv) {
     size_t len = 0;
     int rc = read_changes(&text, &len, changes_path, SC_CHANGES_MAX_JSON_BYTES);
     if (rc) return rc;
+    /* The table first: its schema says what a partition spec and a key mean. */
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "commit", location)) != 0) {
+        free(text);
+        return rc;
+    }
     sc_changes *changes;
-    rc = sc_changes_parse_json(&changes, text, len);
+    rc = sc_table_parse_changes(&changes, t, text, len);
     free(text);
     if (rc) {
         /* Everything the parser refuses is bad input (exit 2), the size limit included. */
         int code = cli_fail("commit", rc);
+        sc_table_free(t);
         return rc == SC_ENOMEM ? code : EXIT_USAGE;
-    }
-
-    sc_table *t;
-    if ((rc = cli_open_table(&t, "commit", location)) != 0) {
-        sc_changes_free(changes);
-        return rc;
     }
     sc_table_set_retry_policy(t, &policy);
     sc_commit_request req = {user, (int64_t)identifier, kind, base, changes};

@@ -180,3 +180,67 @@ int sc_partition_bucket_dir(sc_buf *out, const sc_table_schema *schema, const ui
     if (rc) out->len = start;
     return rc;
 }
+
+/* ---- partition statistics (manifest lists) ---- */
+
+int sc_partition_stats(sc_buf *min_out, sc_buf *max_out, int64_t *null_counts, const sc_table_schema *schema,
+                       const sc_bytes *rows, size_t count, const char *what) {
+    size_t arity = schema->partition_key_count;
+    const sc_data_type *types = schema->partition_types;
+    sc_datum *min = calloc(arity ? arity : 1, sizeof *min), *max = calloc(arity ? arity : 1, sizeof *max);
+    int *seen = calloc(arity ? arity : 1, sizeof *seen);
+    int rc = min && max && seen ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t f = 0; f < arity; f++) null_counts[f] = 0;
+    for (size_t r = 0; !rc && r < count; r++) {
+        for (size_t f = 0; !rc && f < arity; f++) {
+            sc_datum v;
+            rc = sc_row_get(&v, rows[r].data, rows[r].len, &types[f], f, what);
+            if (rc) break;
+            if (v.is_null) {
+                null_counts[f]++;
+                continue;
+            }
+            if (!seen[f] || sc_datum_compare(&v, &min[f], &types[f]) < 0) min[f] = v;
+            if (!seen[f] || sc_datum_compare(&v, &max[f], &types[f]) > 0) max[f] = v;
+            seen[f] = 1;
+        }
+    }
+    for (size_t f = 0; !rc && f < arity; f++) {
+        if (!seen[f]) min[f].is_null = max[f].is_null = 1;
+    }
+    if (!rc) rc = sc_row_encode(min_out, types, min, arity);
+    if (!rc) rc = sc_row_encode(max_out, types, max, arity);
+    free(min);
+    free(max);
+    free(seen);
+    return rc;
+}
+
+int sc_partition_stats_may_hold(int *out, const sc_table_schema *schema, sc_bytes min, sc_bytes max, sc_bytes row) {
+    *out = 1;
+    size_t arity = schema->partition_key_count;
+    uint32_t a_min, a_max, a_row;
+    if (!min.data || !max.data || !row.data) return 0;
+    /* Rows of another shape (a Paimon list of an older schema, damage): no pruning. */
+    if (sc_row_arity(&a_min, min.data, min.len, "partition stats") || sc_row_arity(&a_max, max.data, max.len, "partition stats") ||
+        sc_row_arity(&a_row, row.data, row.len, "partition") || a_min != arity || a_max != arity || a_row != arity) {
+        sc_error_clear();
+        return 0;
+    }
+    for (size_t f = 0; f < arity; f++) {
+        sc_datum lo, hi, v;
+        const sc_data_type *type = &schema->partition_types[f];
+        if (sc_row_get(&lo, min.data, min.len, type, f, "partition stats") ||
+            sc_row_get(&hi, max.data, max.len, type, f, "partition stats") ||
+            sc_row_get(&v, row.data, row.len, type, f, "partition")) {
+            sc_error_clear();
+            return 0;
+        }
+        if (v.is_null || lo.is_null || hi.is_null) continue;
+        if (sc_datum_compare(&v, &lo, type) < 0 || sc_datum_compare(&v, &hi, type) > 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return 0;
+}
