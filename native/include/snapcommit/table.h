@@ -239,6 +239,21 @@ typedef struct sc_file_list {
     size_t count;
 } sc_file_list;
 
+/*
+ * Where a data file lives, relative to the table root:
+ * "<partition spec>/bucket-<b>/<file>" ("bucket-<b>/<file>" when unpartitioned),
+ * values escaped as Paimon escapes them. *out is malloc()ed (free() it).
+ * SC_ECORRUPT when the entry's partition does not fit the table's schema.
+ */
+SC_API int sc_table_file_path(char **out, sc_table *table, const sc_file_entry *entry);
+/* The Hive-style spec of a partition row of the table ("dt=2024-01-01/h=3", "" when
+ * unpartitioned). *out is malloc()ed (free() it). SC_ECORRUPT as sc_table_file_path. */
+SC_API int sc_table_partition_spec(char **out, sc_table *table, sc_bytes partition);
+/* A key row of the table's trimmed primary key as a JSON array of its values
+ * (numbers, booleans, strings). *out is malloc()ed (free() it). SC_EINVAL when the
+ * table has no primary key or the row does not fit it. */
+SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
+
 /* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free(). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
 SC_API void sc_file_list_free(sc_file_list *list);

@@ -11,6 +11,9 @@
 #include "base/error_internal.h"
 #include "engine/state.h"
 #include "format/changes.h"
+#include "format/binary_row.h"
+#include "format/partition.h"
+#include <jansson.h>
 #include "store/store_internal.h"
 #include "strategy/strategy.h"
 #include "base/env_internal.h"
@@ -372,4 +375,64 @@ int sc_table_parse_changes(sc_changes **out, sc_table *t, const char *json, size
     *out = NULL;
     if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
     return sc_changes_parse_json_schema(out, &t->schema, json, len);
+}
+
+static int buf_to_string(char **out, sc_buf *b) {
+    int rc = sc_buf_append_byte(b, 0);
+    if (rc) {
+        sc_buf_free(b);
+        return rc;
+    }
+    *out = (char *)b->data; /* the buffer's malloc()ed bytes: the caller free()s them */
+    return 0;
+}
+
+int sc_table_partition_spec(char **out, sc_table *t, sc_bytes partition) {
+    *out = NULL;
+    sc_buf b = SC_BUF_INIT;
+    int rc = sc_partition_spec(&b, &t->schema, partition.data, partition.len, "partition");
+    if (rc) {
+        sc_buf_free(&b);
+        return rc;
+    }
+    return buf_to_string(out, &b);
+}
+
+int sc_table_file_path(char **out, sc_table *t, const sc_file_entry *e) {
+    *out = NULL;
+    sc_buf b = SC_BUF_INIT;
+    int rc = sc_partition_bucket_dir(&b, &t->schema, e->partition.data, e->partition.len, e->bucket, "partition");
+    if (!rc) rc = sc_buf_printf(&b, "/%s", e->file);
+    if (rc) {
+        sc_buf_free(&b);
+        return rc;
+    }
+    return buf_to_string(out, &b);
+}
+
+int sc_table_key_json(char **out, sc_table *t, sc_bytes key) {
+    *out = NULL;
+    const sc_table_schema *s = &t->schema;
+    if (!s->trimmed_key_count || !key.data) return sc_error_set(SC_EINVAL, "the table has no primary key");
+    json_t *arr = json_array();
+    int rc = arr ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < s->trimmed_key_count; i++) {
+        const sc_data_type *type = &s->trimmed_key_types[i];
+        sc_datum d;
+        rc = sc_row_get(&d, key.data, key.len, type, i, "key");
+        if (rc) break;
+        json_t *v = NULL;
+        sc_buf text = SC_BUF_INIT;
+        if (d.is_null) v = json_null();
+        else if (type->root == SC_TYPE_BOOLEAN) v = json_boolean(d.i);
+        else if (type->root >= SC_TYPE_TINYINT && type->root <= SC_TYPE_BIGINT) v = json_integer((json_int_t)d.i);
+        else if ((rc = sc_datum_to_text(&text, &d, type)) == 0) v = json_stringn((const char *)text.data, text.len);
+        sc_buf_free(&text);
+        if (!rc && (!v || json_array_append_new(arr, v) != 0)) rc = sc_error_set(SC_EINVAL, "key field %zu is not printable as JSON", i);
+    }
+    char *text = rc ? NULL : json_dumps(arr, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(arr);
+    if (!rc && !text) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    *out = text;
+    return rc;
 }
