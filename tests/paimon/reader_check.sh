@@ -34,7 +34,8 @@
 # Prints one line per reader and check, e.g. "paimon-java latest: 8 rows expected, 8 read: ok",
 # then "N passed, M failed". Exit status 0 when every check passed; 1 on any mismatch, read error,
 # or missing reader (Java/Maven or the pypaimon venv: a missing reader is a failure, never a skip);
-# 2 on bad usage. READER_CHECK_KEEP=DIR keeps the readers' outputs in DIR.
+# 2 on bad usage. READER_CHECK_KEEP=DIR keeps the readers' outputs in DIR; READER_CHECK_PY=python
+# of the pypaimon venv skips scripts/pypaimon-setup.sh.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -76,7 +77,10 @@ else
     where=local
 fi
 
-py=$("$root/scripts/pypaimon-setup.sh") || fail_setup "pypaimon set-up failed (scripts/pypaimon-setup.sh)"
+# READER_CHECK_PY: the pypaimon venv's python when the caller already ran scripts/pypaimon-setup.sh
+# (saves its version check, about a second, per call).
+py=${READER_CHECK_PY:-}
+[[ -n $py && -x $py ]] || py=$("$root/scripts/pypaimon-setup.sh") || fail_setup "pypaimon set-up failed (scripts/pypaimon-setup.sh)"
 "$root/scripts/paimon-tool.sh" --build-only >/dev/null || fail_setup "PaimonTool build failed (scripts/paimon-tool.sh)"
 
 out=${READER_CHECK_KEEP:-}
