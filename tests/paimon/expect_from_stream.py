@@ -23,6 +23,7 @@ import os
 import shutil
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reader_compare as rc  # noqa: E402
 
