@@ -144,7 +144,7 @@ expect "refused options wrote nothing" [ "$before" = "$(state "$t")" ]
 "$sc" commit "$t" --user evil-user-0000000 --identifier 7 --changes - >/dev/null <<'EOF'
 {"add":[{"partition":"p","bucket":0,"level":0,"file":"data/evil","rows":1,"size":1}]}
 EOF
-python3 - "$t/snapshot/snapshot-00000000000000000002" <<'EOF'
+python3 - "$t/snapshot/snapshot-2" <<'EOF'
 import hashlib, sys
 p = sys.argv[1]
 doc = open(p, 'rb').read()
