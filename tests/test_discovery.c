@@ -93,6 +93,15 @@ Test(discovery, gap_with_lagging_hint) {
     sc_table_free(t);
 }
 
+/* A hint at the top of the id space: probing past it would wrap to 0 and 1. */
+Test(discovery, hint_at_the_largest_id_names_a_missing_snapshot) {
+    sc_table *t = mem_table("disc-max", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    put_text(t, "snapshot/LATEST", "18446744073709551615");
+    all_refuse(t, "snapshot 18446744073709551615 named by snapshot/LATEST is missing", 3);
+    sc_table_free(t);
+}
+
 Test(discovery, newest_lost_while_hint_names_it) {
     sc_table *t = mem_table("disc-lost", SC_STRATEGY_CONDITIONAL);
     fill(t, 3);

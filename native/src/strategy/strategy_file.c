@@ -267,6 +267,10 @@ static int fetch_found(int *out_present, sc_table *t, uint64_t id) {
  */
 static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left) {
     int present, rc;
+    if (hint > UINT64_MAX - PROBE_AHEAD - 2) { /* ids past it would wrap: the listing decides */
+        *out = PROBE_LIST;
+        return 0;
+    }
     uint64_t a = hint + 1; /* the first id not seen */
     if ((rc = exists(t, a, &present)) != 0) return rc;
     if (present) {
