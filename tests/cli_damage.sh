@@ -10,7 +10,7 @@ export SNAPCOMMIT_LOG=off
 passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-S() { printf 'snapshot-%020d' "$1"; }
+S() { printf 'snapshot-%d' "$1"; }
 changes() { # file name -> a change set adding data/NAME
   printf '{"add":[{"partition":"dt=1","bucket":0,"totalBuckets":4,"level":0,"file":"data/%s","rows":10,"size":100}]}' "$2" >"$1"
 }
@@ -60,6 +60,27 @@ t=$(fresh gap2); rm "$t/snapshot/$(S 2)"
 run "gap below a current hint: log" 1 "snapshot 2" "$sc" log "$t"
 run "gap below a current hint: fsck" 1 "snapshot 2 is missing" "$sc" fsck "$t"
 
+# ... and right above a lagging hint (LATEST = 2, snapshot 3 lost, 4 there): the HEAD of
+# hint+2 stops a commit from claiming 3. An old-style hint with a newline is still read.
+t=$(fresh gapabove); echo 2 >"$t/snapshot/LATEST"; rm "$t/snapshot/$(S 3)"
+all_refuse "gap right above a lagging hint" "$t" "snapshot 3 is missing"
+[ ! -e "$t/snapshot/$(S 3)" ] && ok || bad "gap right above a lagging hint: a commit claimed 3"
+# Paimon's names and hints: snapshot-<id> unpadded, hints the bare id with no newline.
+[ "$(od -An -c "$base/snapshot/LATEST" | tr -d ' ')" = 4 ] && ok || bad "LATEST is not \"4\" without newline: $(od -An -c "$base/snapshot/LATEST")"
+[ "$(od -An -c "$base/snapshot/EARLIEST" | tr -d ' ')" = 1 ] && ok || bad "EARLIEST is not \"1\" without newline"
+[ "$(cd "$base/snapshot" && ls | sort | tr '\n' ' ')" = "EARLIEST LATEST snapshot-1 snapshot-2 snapshot-3 snapshot-4 " ] && ok \
+  || bad "snapshot/ holds $(ls "$base/snapshot" | tr '\n' ' ')"
+# A second name for an id (a leading zero, or the old padded name) is damage, never skipped.
+t=$(fresh zero); cp "$t/snapshot/$(S 2)" "$t/snapshot/snapshot-02"
+run "leading zero: fsck" 1 "snapshot-02: not a snapshot name" "$sc" fsck "$t"
+t=$(fresh padded); cp "$t/snapshot/$(S 2)" "$t/snapshot/snapshot-00000000000000000002"; rm "$t/snapshot/LATEST"
+all_refuse "old padded name, no hint" "$t" "snapshot-00000000000000000002: not a snapshot name"
+# More than 9 snapshots: names no longer sort numerically; discovery without a hint sorts them.
+t="$work/ten"; make_table "$t" 11; rm "$t/snapshot/LATEST"
+run "11 snapshots, no hint: last-committed" 0 "" "$sc" last-committed "$t" --user u
+[ "$(cat "$work/out")" = 11 ] && ok || bad "11 snapshots, no hint: last-committed printed $(cat "$work/out")"
+run "11 snapshots: fsck" 0 "" "$sc" fsck "$t"
+
 # 2. The newest snapshot lost while LATEST still names it.
 t=$(fresh lost); rm "$t/snapshot/$(S 4)"
 all_refuse "newest lost" "$t" "snapshot 4 named by snapshot/LATEST is missing"
@@ -92,7 +113,8 @@ changes "$work/cd" dirtest
 run "directory at the next snapshot: commit" 1 "$(S 5): is an empty directory" \
   "$sc" commit "$t" --user v --identifier 1 --changes "$work/cd" --max-retries 2
 run "directory at the next snapshot: fsck" 1 "$(S 5): is an empty directory" "$sc" fsck "$t"
-run "directory at the next snapshot: last-committed still reads snapshot 4" 0 "" "$sc" last-committed "$t" --user u
+# Discovery HEADs the id above LATEST, so reads meet it too (fail closed, naming it).
+run "directory at the next snapshot: last-committed" 1 "$(S 5): is an empty directory" "$sc" last-committed "$t" --user u
 t=$(fresh link); ln -s /etc/hostname "$t/snapshot/LATEST.tmp"; rm "$t/snapshot/LATEST"; mv "$t/snapshot/LATEST.tmp" "$t/snapshot/LATEST"
 all_refuse "symlink out of the table at LATEST" "$t" "leading out of the table"
 

@@ -266,7 +266,7 @@ Test(damaged_tables_posix, dangling_link_at_next_snapshot, .init = posix_setup, 
 }
 
 Test(damaged_tables_posix, looping_link_at_next_snapshot, .init = posix_setup, .fini = posix_teardown, .timeout = 30) {
-    link_at_next("snapshot-00000000000000000003", "is a looping symbolic link");
+    link_at_next("snapshot-3", "is a looping symbolic link");
 }
 
 Test(damaged_tables_posix, link_to_table_directory_at_next_snapshot, .init = posix_setup, .fini = posix_teardown,
@@ -285,7 +285,7 @@ Test(damaged_tables_posix, parent_directory_linked_out_of_table, .init = posix_s
     CORRUPT(sc_table_latest_id(&id, t), "leading out of the table");
     CORRUPT(commit_one(t, "v", 1, "data/new"), "leading out of the table");
     CORRUPT(sc_table_fsck(t, NULL, NULL), "leading out of the table");
-    snprintf(p, sizeof p, "%s-elsewhere/snapshot-00000000000000000003", root);
+    snprintf(p, sizeof p, "%s-elsewhere/snapshot-3", root);
     struct stat st;
     cr_assert_neq(stat(p, &st), 0, "a commit wrote outside the table");
     /* A link inside the table is followed, like a link at a key. */

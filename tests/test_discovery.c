@@ -2,6 +2,8 @@
  * Discovery that cannot be fooled (issue 8): damaged or oddly shaped
  * histories are SC_ECORRUPT for discovery, reads, commits and fsck alike,
  * on the mem store (conditional, head, tracker) and the posix store (rename).
+ * Snapshot keys are Paimon's unpadded snapshot/snapshot-<id> (issue 10), so
+ * discovery probes from the hint with HEADs instead of listing in key order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,18 @@ static sc_table *mem_table(const char *name, sc_strategy_kind kind) {
 /* Commit snapshots 1..n (user u, identifiers 1..n, one file each). */
 static void fill(sc_table *t, int n) {
     for (int i = 1; i <= n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "data/f%d", i);
+        sc_file_entry e = tu_file("dt=1", 0, 4, 0, name, 10, NULL, NULL);
+        sc_commit_result res;
+        cr_assert_eq(tu_commit(&res, t, "u", i, SC_KIND_APPEND, 0, &e, 1, NULL, 0), 0, "%s", sc_error_message());
+        cr_assert_eq(res.snapshot_id, (uint64_t)i);
+    }
+}
+
+/* Commit snapshots from..to (user u, identifiers = ids). */
+static void fill_from(sc_table *t, int from, int to) {
+    for (int i = from; i <= to; i++) {
         char name[32];
         snprintf(name, sizeof name, "data/f%d", i);
         sc_file_entry e = tu_file("dt=1", 0, 4, 0, name, 10, NULL, NULL);
@@ -76,6 +90,15 @@ Test(discovery, gap_with_lagging_hint) {
     put_text(t, "snapshot/LATEST", "1\n");
     del_snapshot(t, 3);
     all_refuse(t, "snapshot 3 is missing", 3);
+    sc_table_free(t);
+}
+
+/* A hint at the top of the id space: probing past it would wrap to 0 and 1. */
+Test(discovery, hint_at_the_largest_id_names_a_missing_snapshot) {
+    sc_table *t = mem_table("disc-max", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    put_text(t, "snapshot/LATEST", "18446744073709551615");
+    all_refuse(t, "snapshot 18446744073709551615 named by snapshot/LATEST is missing", 3);
     sc_table_free(t);
 }
 
@@ -143,26 +166,218 @@ Test(discovery, damaged_hints) {
     sc_table_free(t);
 }
 
-Test(discovery, stray_key_under_snapshot_prefix) {
-    sc_table *t = mem_table("disc-stray", SC_STRATEGY_CONDITIONAL);
-    fill(t, 2);
-    put_text(t, "snapshot/snapshot-00000000000000000003/x", "junk");
-    uint64_t id;
-    CORRUPT(sc_table_latest_id(&id, t), "not a snapshot name");
-    CORRUPT(sc_table_fsck(t, NULL, NULL), "not a snapshot name");
+Test(discovery, keys_are_paimon_names_parsed_strictly) {
+    char key[64];
+    sc_snapshot_key(key, 7);
+    cr_assert_str_eq(key, "snapshot/snapshot-7");
+    sc_snapshot_key(key, UINT64_MAX);
+    cr_assert_str_eq(key, "snapshot/snapshot-18446744073709551615");
+    uint64_t id = 0;
+    cr_assert_eq(sc_snapshot_key_parse(&id, key), 0);
+    cr_assert_eq(id, UINT64_MAX);
+    cr_assert_eq(sc_snapshot_key_parse(&id, "snapshot/snapshot-1"), 0);
+    cr_assert_eq(id, 1);
+    cr_assert_eq(sc_snapshot_key_parse(&id, "snapshot/snapshot-1234567890"), 0);
+    cr_assert_eq(id, 1234567890);
+    static const char *bad[] = {
+        "snapshot/snapshot-",                       /* no digits */
+        "snapshot/snapshot-0",                      /* ids start at 1 */
+        "snapshot/snapshot-07",                     /* a second name for 7 */
+        "snapshot/snapshot-00000000000000000007",   /* the old padded name */
+        "snapshot/snapshot-7x",
+        "snapshot/snapshot--7",
+        "snapshot/snapshot-+7",
+        "snapshot/snapshot-7/x",
+        "snapshot/snapshot-18446744073709551616",   /* 2^64: does not fit */
+        "snapshot/snapshot-99999999999999999999",
+        "snapshot/snapshot-123456789012345678901",  /* 21 digits */
+        "snapshot/LATEST",
+        "snapshots/snapshot-7",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        id = 42;
+        cr_assert_eq(sc_snapshot_key_parse(&id, bad[i]), SC_EINVAL, "%s must not parse", bad[i]);
+        cr_assert_eq(id, 42, "%s: the id is left alone", bad[i]);
+    }
+}
+
+static char *get_text(sc_table *t, const char *key) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(sc_store_get(sc_table_store(t), &data, &len, NULL, key), 0, "%s: %s", key, sc_error_message());
+    char *text = malloc(len + 1);
+    cr_assert_not_null(text);
+    memcpy(text, data, len);
+    text[len] = 0;
+    free(data);
+    return text;
+}
+
+/* Paimon writes hints as the bare id; snapcommit does the same, and still reads "N\n". */
+Test(discovery, hints_are_written_as_paimon_writes_them) {
+    sc_table *t = mem_table("disc-hint-bytes", SC_STRATEGY_CONDITIONAL);
+    fill(t, 12);
+    char *latest = get_text(t, "snapshot/LATEST"), *earliest = get_text(t, "snapshot/EARLIEST");
+    cr_assert_str_eq(latest, "12");
+    cr_assert_str_eq(earliest, "1");
+    free(latest);
+    free(earliest);
+    put_text(t, "snapshot/LATEST", "12\n"); /* a table written before issue 10 */
+    cr_assert_eq(tu_latest(t), 12);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    /* 10, 11, 12 sort before 2 in a LIST: discovery without a hint sorts numerically. */
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/LATEST"), 0);
+    cr_assert_eq(tu_latest(t), 12);
+    fill_from(t, 13, 13);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
 
-Test(discovery, current_hint_costs_one_get_one_list) {
-    sc_table *t = mem_table("disc-cost", SC_STRATEGY_CONDITIONAL);
-    fill(t, 20);
+Test(discovery, stray_key_under_snapshot_prefix) {
+    sc_table *t = mem_table("disc-stray", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    put_text(t, "snapshot/snapshot-3/x", "junk");
+    uint64_t id;
+    /* A current hint needs no listing, so only fsck and a hint-less discovery meet it. */
+    cr_assert_eq(tu_latest(t), 2);
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/snapshot-3/x: not a snapshot name");
+    cr_assert_eq(sc_store_delete(sc_table_store(t), "snapshot/LATEST"), 0);
+    CORRUPT(sc_table_latest_id(&id, t), "not a snapshot name");
+    sc_table_free(t);
+    /* A second name for an id (a leading zero) is damage too, never skipped. */
+    t = mem_table("disc-stray0", SC_STRATEGY_CONDITIONAL);
+    fill(t, 2);
+    put_text(t, "snapshot/snapshot-02", "junk");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot/snapshot-02: not a snapshot name");
+    sc_table_free(t);
+}
+
+/* A gap right above a lagging hint: LATEST = 2, snapshot 3 lost, 4 and 5 there. One HEAD more
+ * (of hint+2) stops the commit from claiming 3 and burying the loss. */
+Test(discovery, gap_right_above_lagging_hint) {
+    sc_table *t = mem_table("disc-gap-above", SC_STRATEGY_CONDITIONAL);
+    fill(t, 5);
+    put_text(t, "snapshot/LATEST", "2");
+    del_snapshot(t, 3);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 3 is missing: the chain jumps over it to snapshot 4");
+    all_refuse(t, "snapshot 3 is missing", 3);
+    sc_table_free(t);
+    /* The same above a lagging hint that must first probe forward (LATEST = 1, 2 present). */
+    t = mem_table("disc-gap-above2", SC_STRATEGY_CONDITIONAL);
+    fill(t, 6);
+    put_text(t, "snapshot/LATEST", "1");
+    del_snapshot(t, 4);
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 4 is missing: the chain jumps over it to snapshot 5");
+    all_refuse(t, "snapshot 4 is missing", 4);
+    sc_table_free(t);
+}
+
+/* The documented residual (protocols.md failure table): two or more lost right above a lagging
+ * hint look like the end of history to a commit's O(1) discovery; fsck lists and finds them. */
+Test(discovery, two_missing_above_lagging_hint_found_by_fsck) {
+    sc_table *t = mem_table("disc-gap2", SC_STRATEGY_CONDITIONAL);
+    fill(t, 6);
+    put_text(t, "snapshot/LATEST", "2");
+    del_snapshot(t, 3);
+    del_snapshot(t, 4);
+    cr_assert_eq(tu_latest(t), 2, "the residual limit: discovery stops at the hint");
+    CORRUPT(sc_table_fsck(t, NULL, NULL), "snapshot 3 is missing: the chain jumps from 2 to 5");
+    sc_table_free(t);
+}
+
+/* A hint lagging by more than the probes reach falls back to the full listing, sorted numerically. */
+Test(discovery, far_lagging_hint_lists_everything) {
+    sc_table *t = mem_table("disc-far", SC_STRATEGY_CONDITIONAL);
+    fill(t, 30);
+    put_text(t, "snapshot/LATEST", "3");
     sc_store_stats_reset(sc_table_store(t));
-    cr_assert_eq(tu_latest(t), 20);
+    cr_assert_eq(tu_latest(t), 30);
     sc_store_stats st;
     sc_store_stats_get(&st, sc_table_store(t));
-    cr_assert_eq(st.ops[SC_OP_GET], 1);
-    cr_assert_eq(st.ops[SC_OP_LIST], 1);
-    cr_assert_eq(st.ops[SC_OP_HEAD], 0);
+    cr_assert_eq(st.ops[SC_OP_LIST], 1, "one page of 30 keys");
+    /* ... and a gap far above it is still found. */
+    del_snapshot(t, 21);
+    uint64_t id;
+    CORRUPT(sc_table_latest_id(&id, t), "snapshot 21 is missing: the chain jumps over it to snapshot 22");
+    CORRUPT(try_commit(t, "data/new"), "snapshot 21 is missing");
+    cr_assert_not(has_key(t, 21));
+    sc_table_free(t);
+}
+
+/* Store operations of a fresh discovery plus the read of the latest snapshot, on a fresh handle. */
+static uint64_t fresh_discovery_ops(const char *name, int n, sc_store_stats *out) {
+    sc_table *t = mem_table(name, SC_STRATEGY_CONDITIONAL);
+    fill(t, n);
+    sc_table_free(t);
+    t = tu_reopen(name);
+    sc_store_stats_reset(sc_table_store(t));
+    sc_snapshot_info *info = NULL;
+    cr_assert_eq(tu_latest(t), (uint64_t)n);
+    cr_assert_eq(sc_table_snapshot_info(&info, t, (uint64_t)n), 0, "%s", sc_error_message());
+    cr_assert_eq(info->id, (uint64_t)n);
+    sc_snapshot_info_free(info);
+    sc_store_stats_get(out, sc_table_store(t));
+    uint64_t total = 0;
+    for (int op = 0; op < SC_OP_COUNT; op++) total += out->ops[op];
+    sc_table_free(t);
+    return total;
+}
+
+/* O(1) whatever the table's age: GET LATEST, HEAD n+1, HEAD n+2, GET snapshot n (which is the read). */
+Test(discovery, current_hint_costs_the_same_at_5_and_2000_snapshots, .timeout = 120) {
+    sc_store_stats small, big;
+    uint64_t at5 = fresh_discovery_ops("disc-cost5", 5, &small);
+    uint64_t at2000 = fresh_discovery_ops("disc-cost2000", 2000, &big);
+    fprintf(stderr, "fresh discovery + read of the latest snapshot: %llu requests at 5 snapshots, %llu at 2000\n",
+            (unsigned long long)at5, (unsigned long long)at2000);
+    cr_assert_eq(at5, 4);
+    cr_assert_eq(at2000, at5);
+    for (const sc_store_stats *st = &small;; st = &big) {
+        cr_assert_eq(st->ops[SC_OP_GET], 2);
+        cr_assert_eq(st->ops[SC_OP_HEAD], 2);
+        cr_assert_eq(st->ops[SC_OP_LIST], 0);
+        if (st == &big) break;
+    }
+}
+
+/* A commit landing between the hint read and the probes is no damage: HEAD n+1 sees nothing,
+ * then snapshots n+1 and n+2 land, HEAD n+2 sees one; the second look at n+1 finds it. */
+typedef struct race_ctx {
+    const char *name;
+    char trigger[64];
+    int fired;
+} race_ctx;
+
+static int commit_two_on_probe(void *p, sc_store_op op, const char *key, uint64_t call_index) {
+    (void)call_index;
+    race_ctx *c = p;
+    if (c->fired || op != SC_OP_HEAD || strcmp(key, c->trigger) != 0) return 0;
+    c->fired = 1;
+    sc_table *other = tu_reopen(c->name);
+    for (int i = 0; i < 2; i++) {
+        char file[32];
+        snprintf(file, sizeof file, "data/other%d", i);
+        sc_file_entry e = tu_file("dt=1", 0, 4, 0, file, 10, NULL, NULL);
+        int rc = tu_commit(NULL, other, "other", i + 1, SC_KIND_APPEND, 0, &e, 1, NULL, 0);
+        if (rc) fprintf(stderr, "racing commit failed: %s\n", sc_error_message());
+    }
+    sc_table_free(other);
+    return 0;
+}
+
+Test(discovery, commit_between_hint_and_probes_is_not_damage) {
+    sc_table *t = mem_table("disc-race", SC_STRATEGY_CONDITIONAL);
+    fill(t, 3);
+    race_ctx c = {.name = "disc-race"};
+    sc_snapshot_key(c.trigger, 5); /* the HEAD of hint+2 */
+    sc_store_set_fault_hook(sc_table_store(t), commit_two_on_probe, &c);
+    uint64_t id = 0;
+    cr_assert_eq(sc_table_latest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert(c.fired);
+    cr_assert_eq(id, 5);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
 

@@ -199,18 +199,6 @@ Test(snapshot_codec, paimon_fields_and_string_properties) {
     sc_snapshot_clear(&s);
 }
 
-Test(snapshot_codec, keys_are_fixed_width_and_parsed_strictly) {
-    char key[64];
-    sc_snapshot_key(key, 7);
-    cr_assert_str_eq(key, "snapshot/snapshot-00000000000000000007");
-    uint64_t id;
-    cr_assert_eq(sc_snapshot_key_parse(&id, key), 0);
-    cr_assert_eq(id, 7);
-    cr_assert_neq(sc_snapshot_key_parse(&id, "snapshot/snapshot-7"), 0);
-    cr_assert_neq(sc_snapshot_key_parse(&id, "snapshot/snapshot-0000000000000000000x"), 0);
-    cr_assert_neq(sc_snapshot_key_parse(&id, "snapshot/snapshot-00000000000000000000"), 0);
-    cr_assert_neq(sc_snapshot_key_parse(&id, "snapshot/snapshot-99999999999999999999"), 0);
-}
 
 Test(snapshot_codec, table_meta_round_trip_and_damage) {
     sc_table_meta m = {SC_FORMAT_VERSION, "0b7e8c1e-4d4e-4a9a-8f0e-2b7d52a2f0a1", SC_STRATEGY_RENAME, 123}, d;

@@ -46,7 +46,8 @@ Test(head, commits_publish_through_the_head_record) {
     uint64_t earliest = 0;
     cr_assert_eq(sc_table_earliest_id(&earliest, t), 0, "%s", sc_error_message());
     cr_assert_eq(earliest, 1);
-    cr_assert_eq(tu_count_keys("h-basic", "snapshot/", NULL), 0, "the head strategy writes no snapshot/ files");
+    /* The head stays the authority; readers of Paimon's layout get copies (test_strategy_publish.c). */
+    cr_assert_eq(tu_count_keys("h-basic", "snapshot/snapshot-", NULL), 5, "every snapshot published for Paimon's readers");
     cr_assert_eq(tu_count_keys("h-basic", "head/snapshot-", NULL), 5);
     cr_assert_eq(tu_count_keys("h-basic", HEAD_KEY, NULL), 1);
     cr_assert_eq(tu_count_keys("h-basic", "metadata/probe-", NULL), 0, "the probe cleans up");
@@ -101,10 +102,11 @@ Test(head, requests_per_uncontended_commit) {
             (unsigned long)st->ops[SC_OP_PUT_IF_ABSENT], (unsigned long)st->ops[SC_OP_PUT_IF_MATCH],
             (unsigned long)st->ops[SC_OP_LIST], (unsigned long)st->ops[SC_OP_DELETE], (unsigned long)total);
     cr_assert_eq(st->ops[SC_OP_PUT_IF_MATCH], 1, "one swap");
-    cr_assert_eq(st->ops[SC_OP_PUT_IF_ABSENT], 1, "one immutable snapshot object");
+    cr_assert_eq(st->ops[SC_OP_PUT_IF_ABSENT], 2, "one immutable snapshot object, one published copy");
     cr_assert_eq(st->ops[SC_OP_LIST], 0, "discovery needs no LIST");
-    cr_assert_eq(st->ops[SC_OP_HEAD], 0, "discovery needs no probing");
-    cr_assert_leq(total, 10);
+    cr_assert_eq(st->ops[SC_OP_HEAD], 1, "discovery needs no probing; publication checks its predecessor");
+    /* 10 for the claim, + HEAD snapshot-(N-1), put-if-absent snapshot-N, PUT LATEST. */
+    cr_assert_leq(total, 13);
     sc_table_free(t);
 }
 

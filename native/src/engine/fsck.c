@@ -96,21 +96,18 @@ static int snapshot_present(int *out, sc_table *t, uint64_t id) {
 static int fsck_file_look(sc_table *t, uint64_t *out_earliest, uint64_t *out_latest, uint64_t *out_expirable,
                           int *out_retry) {
     uint64_t earliest = 0, latest = 0, hint = 0, start = 0, below = 0, gap = 0, gap_next = 0;
-    sc_list_page page = {0};
     *out_retry = 0;
     int rc = fsck_hint(&hint, t, SC_LATEST_HINT_KEY);
     if (!rc) rc = fsck_hint(&start, t, SC_EARLIEST_HINT_KEY);
     if (rc) return rc;
     uint64_t floor = start ? start : 1; /* without EARLIEST, retained history starts at 1 */
-    if ((rc = sc_store_list_all(t->store, &page, "snapshot/snapshot-")) != 0) return sc_error_wrap(rc, "listing snapshots");
+    uint64_t *ids = NULL;
+    size_t count = 0;
+    if ((rc = sc_snapshot_ids_list(&ids, &count, t)) != 0) return rc; /* sorted numerically */
     /* Every snapshot from EARLIEST to the last listed must be there; those
      * below EARLIEST are left by an expiration in progress: allowed, expirable. */
-    for (size_t i = 0; !rc && i < page.count; i++) {
-        uint64_t id;
-        if (sc_snapshot_key_parse(&id, page.keys[i]) != 0) {
-            rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<20 digits>)", page.keys[i]);
-            break;
-        }
+    for (size_t i = 0; i < count; i++) {
+        uint64_t id = ids[i];
         if (id < floor) {
             below++;
             continue;
@@ -122,8 +119,7 @@ static int fsck_file_look(sc_table *t, uint64_t *out_earliest, uint64_t *out_lat
         }
         latest = id;
     }
-    sc_list_page_free(&page);
-    if (rc) return rc;
+    free(ids);
     int present = 0;
     if (gap) {
         if ((rc = snapshot_present(&present, t, gap)) != 0) return rc;
@@ -194,7 +190,9 @@ static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_la
 int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     uint64_t earliest = 0, latest = 0;
     int rc = 0;
-    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) {
+    sc_strategy_forget_found(t); /* every snapshot is read from the store */
+    int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
+    if (!file_chain) {
         /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
         rc = t->strategy->earliest(t, &earliest);
         if (!rc) rc = t->strategy->latest(t, &latest);
@@ -242,5 +240,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
         if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
     }
     if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);
+    /* head and tracker: the copies Paimon's readers see must be the authority's. */
+    if (!rc && latest && !file_chain) rc = sc_publish_fsck(t, earliest, latest);
     return rc;
 }

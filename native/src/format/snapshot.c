@@ -32,22 +32,25 @@ int sc_utf8_valid(const char *s) {
 }
 
 void sc_snapshot_key(char out[64], uint64_t id) {
-    snprintf(out, 64, SNAPSHOT_KEY_PREFIX "%020" PRIu64, id);
+    snprintf(out, 64, SNAPSHOT_KEY_PREFIX "%" PRIu64, id);
 }
 
+/* Exactly the name sc_snapshot_key writes, so that one id has one key: a
+ * leading zero ("snapshot-07") would be a second object for snapshot 7 that a
+ * Paimon reader parses as 7 too, and discovery must refuse it, not skip it. */
 int sc_snapshot_key_parse(uint64_t *out_id, const char *key) {
     size_t plen = strlen(SNAPSHOT_KEY_PREFIX);
     if (strncmp(key, SNAPSHOT_KEY_PREFIX, plen) != 0) return SC_EINVAL;
     const char *digits = key + plen;
-    if (strlen(digits) != 20) return SC_EINVAL;
+    size_t n = strlen(digits);
+    if (n == 0 || n > 20 || digits[0] == '0') return SC_EINVAL;
     uint64_t v = 0;
-    for (int i = 0; i < 20; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (digits[i] < '0' || digits[i] > '9') return SC_EINVAL;
         uint64_t d = (uint64_t)(digits[i] - '0');
         if (v > (UINT64_MAX - d) / 10) return SC_EINVAL;
         v = v * 10 + d;
     }
-    if (v == 0) return SC_EINVAL;
     *out_id = v;
     return 0;
 }

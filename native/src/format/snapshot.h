@@ -82,9 +82,12 @@ const sc_watermark *sc_snapshot_watermark(const sc_snapshot *snap, const char *u
 /* 1 when the NUL-terminated string is valid UTF-8 (JSON strings must be). */
 int sc_utf8_valid(const char *s);
 
-/* Store key of snapshot `id` (strategy layer owns the naming rule). */
+/* Store key of snapshot `id`: "snapshot/snapshot-<id>" in plain decimal without
+ * padding (Paimon's name). Such names do not sort numerically: nothing may rely
+ * on the LIST order of snapshot keys. */
 void sc_snapshot_key(char out[64], uint64_t id);
-/* Parse such a key; 0 on success. */
+/* Parse such a key: exactly "snapshot/snapshot-" + 1 to 20 digits, no leading
+ * zero, value >= 1 that fits a uint64_t; SC_EINVAL (unset) for anything else. */
 int sc_snapshot_key_parse(uint64_t *out_id, const char *key);
 
 /* Table metadata: metadata/table.json */

@@ -94,12 +94,44 @@ int sc_strategy_probe(uint32_t *out_caps, sc_store *store); /* strategy_probe.c 
 
 /*
  * Parse a hint: a decimal snapshot id >= 1 (at most 20 digits, no sign or
- * blanks), optionally followed by one newline. SC_EINVAL for anything else.
+ * blanks), optionally followed by one newline (Paimon writes none; older
+ * snapcommit tables have one). SC_EINVAL for anything else.
  */
 int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len); /* strategy_file.c */
 /* The largest hint object read (LATEST, EARLIEST): an id is at most 20 digits and a
  * newline, so anything above this is damage, refused before it is read. */
 #define SC_HINT_MAX_BYTES 32
+/* Overwrite hint `key` with `id` as Paimon writes it (decimal, no newline).
+ * Best effort: a failure is logged at WARN. */
+void sc_hint_write(sc_table *t, const char *key, uint64_t id); /* strategy_file.c */
+/*
+ * Every id under snapshot/snapshot-, all pages, sorted numerically (unpadded
+ * names do not sort in LIST order). A key there that is not a snapshot name
+ * (sc_snapshot_key_parse) is SC_ECORRUPT naming it. *out_ids: caller frees.
+ */
+int sc_snapshot_ids_list(uint64_t **out_ids, size_t *out_count, sc_table *t); /* strategy_file.c */
+/* Forget the snapshot bytes a snapshot-file discovery keeps for the read that
+ * follows it (fsck reads everything from the store). No-op for other strategies. */
+void sc_strategy_forget_found(sc_table *t); /* strategy_file.c */
+
+/*
+ * head and tracker: publish snapshot `id` for Paimon's readers after a won
+ * claim (docs/protocols.md "Publication"): snapshot/snapshot-<id> with the
+ * authority's bytes (`data`, or read through the strategy when NULL), in id
+ * order — an unpublished predecessor is copied from the authority first —
+ * then LATEST (and EARLIEST when snapshot 1 was published). Best effort:
+ * every failure is logged at WARN and left to the next commit or fsck.
+ */
+void sc_publish_snapshot(sc_table *t, uint64_t id, const uint8_t *data, size_t len); /* publish.c */
+/*
+ * fsck of the published copies of a head or tracker table whose authority
+ * holds earliest..latest: every snapshot/snapshot-<id> there must hold the
+ * authority's bytes (SC_ECORRUPT naming it otherwise); a missing one is
+ * republished and a missing, damaged or lagging hint rewritten (WARN). A
+ * published id above the authority's latest (re-read once: a commit may
+ * have landed) is SC_ECORRUPT.
+ */
+int sc_publish_fsck(sc_table *t, uint64_t earliest, uint64_t latest); /* publish.c */
 
 /*
  * After snapshot `id` was committed: make sure the history marker exists.

@@ -1,13 +1,16 @@
 /*
- * Snapshot-file strategies: snapshot N is the object snapshot/snapshot-<N>,
- * claimed by creating it only if absent.
+ * Snapshot-file strategies: snapshot N is the object snapshot/snapshot-<N>
+ * (Paimon's name: plain decimal, no padding), claimed by creating it only if absent.
  *   rename       put_if_absent is an atomic no-replace publish (POSIX renameat2/link)
  *   conditional  put_if_absent is a conditional create (S3 If-None-Match: *)
- * Discovery (docs/protocols.md "Discovery") never trusts a hint and never
- * stops at the first missing id: it LISTs from the hint on and requires the
- * ids it sees to be contiguous, so a gap, a hint naming a lost snapshot, a
- * missing snapshot/ or a missing first snapshot is SC_ECORRUPT, not an older
- * state. While the hint is current that is 1 GET + 1 LIST per discovery.
+ * Discovery (docs/protocols.md "Discovery") never trusts a hint: from
+ * LATEST = n it HEADs n+1 and n+2 and GETs n (that GET serves the read of n
+ * that follows), probes forward a bounded number of ids when n lags, and
+ * otherwise lists every snapshot key, sorts the ids numerically (unpadded
+ * names do not sort in LIST order) and requires them to be contiguous. A
+ * gap, a hint naming a lost snapshot, a missing snapshot/ or a missing first
+ * snapshot is SC_ECORRUPT, not an older state. With a current hint a
+ * discovery costs GET + 2 HEAD + GET whatever the table's age.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,10 +21,54 @@
 #include "store/store_backends.h"
 #include "strategy/strategy.h"
 
+#include "base/vec.h"
+
 #define SNAPSHOT_PREFIX "snapshot/snapshot-"
-/* How often a listed gap is re-listed before it counts as damage (a
- * directory read concurrent with a claim may miss the newest entries). */
+/* How often a missing id is looked at again before it counts as damage: a
+ * commit may land between the hint read and the probes, and a directory
+ * read concurrent with a claim may miss the newest entries. */
 #define GAP_RECHECKS 3
+/* Ids probed one HEAD each past a lagging hint before discovery lists every
+ * snapshot instead (a listing costs O(history / 1000) requests). */
+#define PROBE_AHEAD 8
+
+/* Per handle: the bytes of the snapshot the last discovery confirmed with a
+ * GET, handed to the read of that id that follows (one-shot). Snapshots are
+ * immutable once claimed, so these are the bytes a read would return. */
+typedef struct file_state {
+    uint64_t id; /* 0 = nothing kept */
+    uint8_t *doc;
+    size_t len;
+} file_state;
+
+static int file_open(sc_table *t, void **out_state) {
+    (void)t;
+    *out_state = calloc(1, sizeof(file_state));
+    return *out_state ? 0 : sc_error_set(SC_ENOMEM, "out of memory opening the snapshot-file strategy");
+}
+
+static void file_state_drop(file_state *st) {
+    if (!st) return;
+    free(st->doc);
+    st->doc = NULL;
+    st->len = 0;
+    st->id = 0;
+}
+
+static void file_close(void *p) {
+    file_state_drop(p);
+    free(p);
+}
+
+/* strategy_state is NULL for a strategy that borrows these functions
+ * without open (the simulation's naive strategy): then nothing is kept. */
+static file_state *state_of(sc_table *t) {
+    return t->strategy->open == file_open ? t->strategy_state : NULL;
+}
+
+void sc_strategy_forget_found(sc_table *t) {
+    if (t->strategy->open == file_open) file_state_drop(t->strategy_state);
+}
 
 int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len) {
     *out_id = 0;
@@ -64,9 +111,9 @@ static int read_hint(uint64_t *out_id, int *out_damaged, sc_table *t, const char
     return 0;
 }
 
-static void write_hint(sc_table *t, const char *key, uint64_t id) {
+void sc_hint_write(sc_table *t, const char *key, uint64_t id) {
     char text[32];
-    int n = snprintf(text, sizeof text, "%" PRIu64 "\n", id);
+    int n = snprintf(text, sizeof text, "%" PRIu64, id); /* as Paimon writes it: no newline */
     int rc = sc_store_put_hint(t->store, key, (const uint8_t *)text, (size_t)n);
     if (rc) sc_log(SC_LOG_WARN, "could not update hint %s to %" PRIu64 ": %s", key, id, sc_error_message());
 }
@@ -84,41 +131,70 @@ static int exists(sc_table *t, uint64_t id, int *out) {
     return rc;
 }
 
-/*
- * List the snapshot ids after `after` (0 = all), all pages, and check them:
- * every key must be a snapshot name, and the ids must be contiguous.
- * *out_first / *out_last: the first and last id listed (0, 0 when none).
- * *out_gap: the first missing id between them (0 = none), *out_gap_next the id listed after it.
- */
-static int list_chain(sc_table *t, uint64_t after, uint64_t *out_first, uint64_t *out_last, uint64_t *out_gap,
-                      uint64_t *out_gap_next) {
+static int id_order(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int sc_snapshot_ids_list(uint64_t **out_ids, size_t *out_count, sc_table *t) {
+    *out_ids = NULL;
+    *out_count = 0;
     char start[SC_STORE_KEY_MAX + 1] = ""; /* a whole key: a truncated one would list the same page again */
-    if (after) sc_snapshot_key(start, after);
-    *out_first = *out_last = *out_gap = *out_gap_next = 0;
-    for (;;) {
+    uint64_t *ids = NULL;
+    size_t count = 0, cap = 0;
+    int rc = 0;
+    for (int more = 1; more && !rc;) {
         sc_list_page page = {0};
-        int rc = sc_store_list(t->store, &page, SNAPSHOT_PREFIX, start[0] ? start : NULL, 1000);
-        if (rc) return sc_error_wrap(rc, "listing snapshots");
-        for (size_t i = 0; i < page.count; i++) {
-            uint64_t id;
-            if (sc_snapshot_key_parse(&id, page.keys[i]) != 0) {
-                rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<20 digits>)",
-                                  page.keys[i]);
-                sc_list_page_free(&page);
-                return rc;
-            }
-            if (!*out_first) *out_first = id;
-            else if (id != *out_last + 1 && !*out_gap) {
-                *out_gap = *out_last + 1;
-                *out_gap_next = id;
-            }
-            *out_last = id;
+        rc = sc_store_list(t->store, &page, SNAPSHOT_PREFIX, start[0] ? start : NULL, 1000);
+        if (rc) {
+            rc = sc_error_wrap(rc, "listing snapshots");
+            break;
         }
-        int more = page.truncated && page.count > 0;
+        if (page.count) SC_VEC_RESERVE(rc, ids, cap, count + page.count, 64, "snapshot ids");
+        for (size_t i = 0; !rc && i < page.count; i++) {
+            if (sc_snapshot_key_parse(&ids[count], page.keys[i]) != 0)
+                rc = sc_error_set(SC_ECORRUPT, "%s: not a snapshot name (a snapshot is snapshot/snapshot-<id>, "
+                                               "the id in decimal without leading zeros)",
+                                  page.keys[i]);
+            else count++;
+        }
+        more = page.truncated && page.count > 0;
         if (more) snprintf(start, sizeof start, "%s", page.keys[page.count - 1]);
         sc_list_page_free(&page);
-        if (!more) return 0;
     }
+    if (rc) {
+        free(ids);
+        return rc;
+    }
+    if (count) qsort(ids, count, sizeof *ids, id_order);
+    *out_ids = ids;
+    *out_count = count;
+    return 0;
+}
+
+/*
+ * The listed ids from `start` on (sorted): *out_first, *out_last (0, 0 when
+ * none), *out_gap the first missing id between them (0 = none) and
+ * *out_gap_next the id listed after it. Ids below `start` are ignored.
+ */
+static int list_chain(sc_table *t, uint64_t start, uint64_t *out_first, uint64_t *out_last, uint64_t *out_gap,
+                      uint64_t *out_gap_next) {
+    *out_first = *out_last = *out_gap = *out_gap_next = 0;
+    uint64_t *ids;
+    size_t n;
+    int rc = sc_snapshot_ids_list(&ids, &n, t);
+    if (rc) return rc;
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] < start) continue;
+        if (!*out_first) *out_first = ids[i];
+        else if (ids[i] != *out_last + 1 && !*out_gap) {
+            *out_gap = *out_last + 1;
+            *out_gap_next = ids[i];
+        }
+        *out_last = ids[i];
+    }
+    free(ids);
+    return 0;
 }
 
 /*
@@ -142,25 +218,142 @@ static int missing_start(uint64_t start, uint64_t first) {
                         first);
 }
 
+static int gap_error(uint64_t gap, uint64_t next) {
+    return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps over it to snapshot %" PRIu64, gap, next);
+}
+
+/* What the probes from a hint found. */
+typedef enum probe_outcome {
+    PROBE_FOUND,  /* *out_id is the latest */
+    PROBE_RETRY,  /* a commit landed meanwhile: look again */
+    PROBE_LIST,   /* the hint lags too far (or behind EARLIEST): list everything */
+} probe_outcome;
+
+/*
+ * GET snapshot `id` into the handle's one-shot cache: confirms that it
+ * exists (*out_present) and saves the read that follows a discovery.
+ */
+static int fetch_found(int *out_present, sc_table *t, uint64_t id) {
+    char key[64];
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sc_snapshot_key(key, id);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
+    *out_present = rc == 0;
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return rc;
+    file_state *st = state_of(t);
+    if (st) {
+        file_state_drop(st);
+        st->id = id;
+        st->doc = data;
+        st->len = len;
+    } else {
+        free(data);
+    }
+    return 0;
+}
+
+/*
+ * From LATEST = hint: HEAD hint+1. Absent: HEAD hint+2 as well, because a
+ * gap right above a lagging hint (hint+1 lost, hint+2 there) must stop a
+ * commit from claiming into it; then GET the hint's snapshot, which must
+ * exist. Present: HEAD forward up to PROBE_AHEAD ids to the first absent a,
+ * and a+1 for the same reason. A missing id that exists on a second look is
+ * a commit that landed between two probes (PROBE_RETRY), never damage.
+ */
+static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left) {
+    int present, rc;
+    if (hint > UINT64_MAX - PROBE_AHEAD - 2) { /* ids past it would wrap: the listing decides */
+        *out = PROBE_LIST;
+        return 0;
+    }
+    uint64_t a = hint + 1; /* the first id not seen */
+    if ((rc = exists(t, a, &present)) != 0) return rc;
+    if (present) {
+        /* The hint lags: the hint's own snapshot must still be there. */
+        int hint_present;
+        if ((rc = exists(t, hint, &hint_present)) != 0) return rc;
+        if (!hint_present) {
+            *out = PROBE_LIST; /* lost, or expired below EARLIEST: the listing decides */
+            return 0;
+        }
+        for (a = hint + 2; a <= hint + 1 + PROBE_AHEAD; a++) {
+            if ((rc = exists(t, a, &present)) != 0) return rc;
+            if (!present) break;
+        }
+        if (present) {
+            *out = PROBE_LIST;
+            return 0;
+        }
+    }
+    /* a is absent; a+1 must be too, or a is a gap (or a commit in flight). */
+    if ((rc = exists(t, a + 1, &present)) != 0) return rc;
+    if (present) {
+        int again;
+        if ((rc = exists(t, a, &again)) != 0) return rc;
+        if (again && recheck_left) {
+            *out = PROBE_RETRY;
+            return 0;
+        }
+        if (!again) {
+            /* Below EARLIEST it is an expiration's work, not a gap: the listing decides. */
+            uint64_t e;
+            if ((rc = history_start(&e, t)) != 0) return rc;
+            if (e > a) {
+                *out = PROBE_LIST;
+                return 0;
+            }
+            return gap_error(a, a + 1);
+        }
+        *out = PROBE_RETRY; /* out of rechecks: the caller reports it */
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " kept appearing above the latest while discovery looked "
+                                         "(%d looks): too many commits meanwhile", a, GAP_RECHECKS + 1);
+    }
+    if ((rc = fetch_found(&present, t, a - 1)) != 0) return rc;
+    if (!present) {
+        if (a - 1 != hint) { /* seen by a HEAD a moment ago: only deletion makes it vanish */
+            *out = PROBE_RETRY;
+            if (recheck_left) return 0;
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " vanished while discovery looked", a - 1);
+        }
+        *out = PROBE_LIST; /* the hint's snapshot: lost, or expired below EARLIEST */
+        return 0;
+    }
+    *out = PROBE_FOUND;
+    *out_id = a - 1;
+    return 0;
+}
+
 static int file_latest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
+    file_state_drop(state_of(t));
     int use_earliest = 0;
     for (int attempt = 0;; attempt++) {
         uint64_t hint, first, last, gap, gap_next;
         int rc = read_hint(&hint, &t->latest_hint_damaged, t, SC_LATEST_HINT_KEY);
         if (rc) return rc;
-        /* With a hint h: everything from h on, which must start at h. Without
-         * (or with a hint that lags behind EARLIEST after an expiration):
-         * everything from where retained history starts, which must start
-         * there. Snapshots below EARLIEST are expirable, never damage, and
-         * are not listed: expiration moves EARLIEST forward before it deletes. */
+        if (hint && !use_earliest) {
+            probe_outcome po;
+            if ((rc = probe_from_hint(&po, out_id, t, hint, attempt < GAP_RECHECKS)) != 0) return rc;
+            if (po == PROBE_FOUND) return 0;
+            if (po == PROBE_RETRY) continue;
+        }
+        /* The listing: with a hint h everything from h on, which must start at
+         * h. Without (or with a hint that lags behind EARLIEST after an
+         * expiration): everything from where retained history starts, which
+         * must start there. Snapshots below EARLIEST are expirable, never
+         * damage: expiration moves EARLIEST forward before it deletes. */
         uint64_t start = hint;
         if (!hint || use_earliest) {
             uint64_t e;
             if ((rc = history_start(&e, t)) != 0) return rc;
             if (e > start) start = e;
         }
-        if ((rc = list_chain(t, start - 1, &first, &last, &gap, &gap_next)) != 0) return rc;
+        if ((rc = list_chain(t, start, &first, &last, &gap, &gap_next)) != 0) return rc;
         if (!first && !hint) { /* nothing at all: a new table, or a history that was deleted */
             int marked;
             if ((rc = sc_table_history_marked(&marked, t)) != 0) return rc;
@@ -169,8 +362,14 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
             return sc_table_no_history_error();
         }
         if (first == start && !gap) {
-            *out_id = last;
-            return 0;
+            int present;
+            if ((rc = fetch_found(&present, t, last)) != 0) return rc;
+            if (present) {
+                *out_id = last;
+                return 0;
+            }
+            if (attempt < GAP_RECHECKS) continue;
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " vanished while discovery looked", last);
         }
         /* The list may have raced a claim (a directory read does not promise to
          * show entries added while it runs): a missing id that now exists is a
@@ -186,8 +385,7 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         if (first != start && start == hint)
             return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by snapshot/LATEST is missing (lost or rolled back)", hint);
         if (first != start) return missing_start(start, first);
-        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing: the chain jumps over it to snapshot %" PRIu64,
-                            gap, gap_next);
+        return gap_error(gap, gap_next);
     }
 }
 
@@ -197,6 +395,7 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
  */
 static int file_earliest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
+    file_state_drop(state_of(t));
     for (int attempt = 0;; attempt++) {
         uint64_t start;
         int rc = history_start(&start, t);
@@ -208,7 +407,7 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
             return 0;
         }
         uint64_t first, last, gap, gap_next;
-        if ((rc = list_chain(t, 0, &first, &last, &gap, &gap_next)) != 0) return rc;
+        if ((rc = list_chain(t, 1, &first, &last, &gap, &gap_next)) != 0) return rc;
         if (first) {
             if (attempt < GAP_RECHECKS) continue; /* snapshot 1 may have been claimed since the HEAD */
             return missing_start(start, first);
@@ -220,6 +419,16 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
 }
 
 static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {
+    file_state *st = state_of(t);
+    if (st && st->id && st->id == id) { /* the bytes discovery just fetched */
+        *out_data = st->doc;
+        *out_len = st->len;
+        st->doc = NULL;
+        st->id = 0;
+        st->len = 0;
+        return 0;
+    }
+    file_state_drop(st);
     char key[64];
     sc_snapshot_key(key, id);
     return sc_store_get_bounded(t->store, out_data, out_len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
@@ -228,6 +437,7 @@ static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
 static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     char key[64];
     sc_snapshot_key(key, id);
+    file_state_drop(state_of(t));
     /* A hint that does not parse may have named a newer snapshot that is now
      * lost: claiming `id` would bury that evidence (and rewrite the hint), so
      * a commit fails closed where a read only warns. */
@@ -240,11 +450,12 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
 }
 
 static void file_after_commit(sc_table *t, uint64_t id) {
-    write_hint(t, SC_LATEST_HINT_KEY, id);
-    if (id == 1) write_hint(t, SC_EARLIEST_HINT_KEY, id);
+    sc_hint_write(t, SC_LATEST_HINT_KEY, id);
+    if (id == 1) sc_hint_write(t, SC_EARLIEST_HINT_KEY, id);
 }
 
-/* No per-handle state: every answer comes from the store (no open/close). */
+/* Per handle only the one-shot bytes of the last discovery (open/close);
+ * every answer comes from the store. */
 const sc_strategy sc_strategy_rename = {
     .kind = SC_STRATEGY_RENAME,
     .required_caps = SC_CAP_ATOMIC_NOREPLACE,
@@ -253,6 +464,8 @@ const sc_strategy sc_strategy_rename = {
     .claim = file_claim,
     .after_commit = file_after_commit,
     .earliest = file_earliest,
+    .open = file_open,
+    .close = file_close,
 };
 
 const sc_strategy sc_strategy_conditional = {
@@ -263,4 +476,6 @@ const sc_strategy sc_strategy_conditional = {
     .claim = file_claim,
     .after_commit = file_after_commit,
     .earliest = file_earliest,
+    .open = file_open,
+    .close = file_close,
 };

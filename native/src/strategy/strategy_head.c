@@ -45,6 +45,10 @@ typedef struct head_state {
     size_t count;
     uint8_t (*hashes)[SC_SHA256_LEN];
     uint8_t *have;
+    /* The bytes of the snapshot this handle's last claim won, for publication. */
+    uint64_t won_id;
+    uint8_t *won_doc;
+    size_t won_len;
 } head_state;
 
 /* The handle starts knowing nothing: the first call reads head/CURRENT. */
@@ -59,6 +63,7 @@ static void head_close(void *p) {
     if (!st) return;
     free(st->hashes);
     free(st->have);
+    free(st->won_doc);
     free(st);
 }
 
@@ -438,7 +443,7 @@ static int decide(sc_table *t, head_state *st, uint64_t id, const sc_head_record
                         HEAD_KEY, st->rec.revision, id - 1);
 }
 
-static int head_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
+static int head_claim_once(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     head_state *st = state_of(t);
     sc_snapshot s;
     int rc = sc_snapshot_decode(&s, data, len, "candidate snapshot");
@@ -600,10 +605,31 @@ static int head_fsck(sc_table *t) {
     return rc;
 }
 
-/* The head is the pointer: there are no hints to maintain. */
+/* A won claim keeps its bytes for the publication that follows (after_commit). */
+static int head_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
+    head_state *st = state_of(t);
+    free(st->won_doc);
+    st->won_doc = NULL;
+    st->won_id = 0;
+    int rc = head_claim_once(t, id, data, len);
+    if (rc == 0 && (st->won_doc = malloc(len ? len : 1)) != NULL) {
+        memcpy(st->won_doc, data, len);
+        st->won_len = len;
+        st->won_id = id;
+    }
+    return rc;
+}
+
+/* The head stays the truth; Paimon's readers get snapshot/snapshot-<id> and
+ * the hints (publish.c). A claim reconciled later has no kept bytes: they are
+ * read back through the head then. */
 static void head_after_commit(sc_table *t, uint64_t id) {
-    (void)t;
-    (void)id;
+    head_state *st = state_of(t);
+    int kept = st->won_id == id;
+    sc_publish_snapshot(t, id, kept ? st->won_doc : NULL, kept ? st->won_len : 0);
+    free(st->won_doc);
+    st->won_doc = NULL;
+    st->won_id = 0;
 }
 
 const sc_strategy sc_strategy_head = {

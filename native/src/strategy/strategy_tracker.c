@@ -77,6 +77,10 @@ typedef struct tracker_state {
     uint64_t hint_pending; /* version won whose COMMIT-HINT could not be written */
     char hint_pending_uuid[SC_UUID_TEXT_LEN + 1];
     uint64_t hint_pending_sub;
+    /* The bytes of the version this handle's last claim won, for publication. */
+    uint64_t won_id;
+    uint8_t *won_doc;
+    size_t won_len;
     /* Storage-time anchor: a put's mtime and the elapsed-clock readings around it. */
     int64_t anchor_mtime, anchor_sent, anchor_returned;
     const sc_env *env; /* the table's (it outlives this state) */
@@ -89,6 +93,7 @@ static void tracker_close(void *p) {
     tracker_state *st = p;
     if (!st) return;
     for (int i = 0; i < 2; i++) free(st->cache[i].doc);
+    free(st->won_doc);
     free(st);
 }
 
@@ -691,7 +696,7 @@ static int find_sub(tracker_state *st, sc_table *t, uint64_t v, uint64_t *out_s)
     return lost("too many dead sub-versions in one claim", v);
 }
 
-static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t len) {
+static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size_t len) {
     tracker_state *st = state_of(t);
     int rc = ensure_tracker(st, t, v);
     uint64_t s = 0;
@@ -824,13 +829,43 @@ static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t le
     return 0;
 }
 
+/* A won claim keeps its bytes for the publication that follows (after_commit);
+ * one reconciled later is read back through its COMMIT-HINT then. */
+static int tracker_claim(sc_table *t, uint64_t v, const uint8_t *data, size_t len) {
+    tracker_state *st = state_of(t);
+    free(st->won_doc);
+    st->won_doc = NULL;
+    st->won_id = 0;
+    int rc = tracker_claim_once(t, v, data, len);
+    if (rc == 0 && (st->won_doc = malloc(len ? len : 1)) != NULL) {
+        memcpy(st->won_doc, data, len);
+        st->won_len = len;
+        st->won_id = v;
+    }
+    return rc;
+}
+
+/*
+ * The version's COMMIT-HINT first (readers of the tracker find it through
+ * that), then, once it is written, the copy for Paimon's readers: a snapshot
+ * is never published before the authority shows it.
+ */
 static void tracker_after_commit(sc_table *t, uint64_t id) {
     tracker_state *st = state_of(t);
-    if (!st || st->hint_pending != id) return;
-    if (write_hint(st, t, id, st->hint_pending_uuid, st->hint_pending_sub) == 0) st->hint_pending = 0;
-    else sc_log(SC_LOG_WARN, "tracker: " HINT_NAME " of version %" PRIu64 " still missing (%s); the next writer publishes it",
-                id, sc_error_message());
-    sc_error_clear();
+    if (!st) return;
+    if (st->hint_pending == id) {
+        if (write_hint(st, t, id, st->hint_pending_uuid, st->hint_pending_sub) == 0) st->hint_pending = 0;
+        else sc_log(SC_LOG_WARN, "tracker: " HINT_NAME " of version %" PRIu64 " still missing (%s); the next writer publishes it",
+                    id, sc_error_message());
+        sc_error_clear();
+    }
+    if (st->hint_pending != id) {
+        int kept = st->won_id == id && st->won_doc;
+        sc_publish_snapshot(t, id, kept ? st->won_doc : NULL, kept ? st->won_len : 0);
+    }
+    free(st->won_doc);
+    st->won_doc = NULL;
+    st->won_id = 0;
 }
 
 const sc_strategy sc_strategy_tracker = {
