@@ -75,7 +75,7 @@ static int push_checked(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry
     if (!rc) rc = field_lengths_check(e);
     /* Only adds introduce names; a delete may still name a file that an older
      * version let in, so that it can be removed. */
-    if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("partition", e->partition.data, e->partition.len);
+    /* The partition is a serialized BinaryRow (sc_file_entry v2): binary, never a name. */
     if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("file", (const uint8_t *)e->file, strlen(e->file));
     return rc ? rc : sc_entry_vec_push(v, kind, e);
 }
