@@ -112,8 +112,10 @@ public final class PaimonDataWriter implements AutoCloseable {
             String name = options.dataFilePrefix() + uuid + "-" + n + "." + formatName;
             String dir = partitionPath(key.partition);
             this.path = (dir.isEmpty() ? "" : dir + "/") + "bucket-" + key.bucket + "/" + name;
-            this.tmp = Files.createTempFile(tmpDir, "snapcommit-", "-" + name);
-            Files.delete(tmp); // Paimon's writer creates it and refuses to overwrite
+            // Named as the data file: Paimon's writer takes the file name of DataFileMeta from this path.
+            // Names are unique (a fresh uuid per partition/bucket and writer), and the directory is this
+            // writer's own.
+            this.tmp = tmpDir.resolve(name);
             LongCounter seq = sequence.computeIfAbsent(key, k -> new LongCounter(0));
             this.writer = new RowDataFileWriter(
                 LocalFileIO.create(),
