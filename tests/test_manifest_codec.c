@@ -481,7 +481,9 @@ Test(manifest_codec, crafted_bucket_out_of_int32_range) {
     const uint8_t raw[] = {0x80, 0x80, 0x80, 0x80, 0x10}; /* 2^32 */
     expect_crafted("bucket", raw, sizeof raw, SC_ECORRUPT, "bucket 4294967296 out of range", NULL);
     const uint8_t raw2[] = {0x80, 0x80, 0x80, 0x80, 0x08}; /* 2^31 */
-    expect_crafted("total_buckets", raw2, sizeof raw2, SC_ECORRUPT, "field total_buckets",
+    /* 2^31 is the stopgap's -1 (bucket-unaware); one more is out of range. */
+    const uint8_t raw3[] = {0x81, 0x80, 0x80, 0x80, 0x08}; /* 2^31 + 1 */
+    expect_crafted("total_buckets", raw3, sizeof raw3, SC_ECORRUPT, "field total_buckets",
                    "out of range");
     expect_crafted("level", raw2, sizeof raw2, SC_ECORRUPT, "field level", "out of range");
 }
@@ -752,7 +754,7 @@ Test(validate, accepts_valid_entries) {
 Test(validate, rejects_each_field) {
     sc_file_entry f;
     f = valid_entry(), f.bucket = -1, expect_invalid(&f, "bucket");
-    f = valid_entry(), f.total_buckets = -1, expect_invalid(&f, "total_buckets");
+    f = valid_entry(), f.total_buckets = -2, expect_invalid(&f, "total_buckets");
     f = valid_entry(), f.level = -1, expect_invalid(&f, "level");
     f = valid_entry(), f.rows = -1, expect_invalid(&f, "rows");
     f = valid_entry(), f.size = INT64_MIN, expect_invalid(&f, "size");

@@ -33,7 +33,9 @@ static int encode_entry(sc_buf *out, const sc_manifest_entry *e, size_t index, s
     rc = sc_buf_append_byte(out, (uint8_t)e->kind);
     if (!rc) rc = sc_buf_append_lenbytes(out, f->partition.data, f->partition.len);
     if (!rc) rc = sc_buf_append_varint(out, (uint64_t)f->bucket);
-    if (!rc) rc = sc_buf_append_varint(out, (uint64_t)f->total_buckets);
+    /* Stopgap until the Avro manifests replace this codec: -1 (bucket-unaware) is stored as
+     * 2^31, so that every value this format could hold before keeps its bytes. */
+    if (!rc) rc = sc_buf_append_varint(out, f->total_buckets < 0 ? (uint64_t)1 << 31 : (uint64_t)f->total_buckets);
     if (!rc) rc = sc_buf_append_varint(out, (uint64_t)f->level);
     if (!rc) rc = sc_buf_append_lenbytes(out, (const uint8_t *)f->file, strlen(f->file));
     if (!rc) rc = sc_buf_append_varint(out, (uint64_t)f->rows);
@@ -76,7 +78,7 @@ static int decode_entry(sc_entry_vec *out, sc_reader *r) {
                               kind);
     rc = sc_reader_lenbytes(&partition, &partition_len, r, "partition");
     if (!rc) rc = sc_reader_varint_max(&bucket, r, "bucket", INT32_MAX);
-    if (!rc) rc = sc_reader_varint_max(&total_buckets, r, "total_buckets", INT32_MAX);
+    if (!rc) rc = sc_reader_varint_max(&total_buckets, r, "total_buckets", (uint64_t)1 << 31);
     if (!rc) rc = sc_reader_varint_max(&level, r, "level", INT32_MAX);
     at = r->pos;
     if (!rc) rc = sc_reader_lenbytes(&name, &name_len, r, "file");
@@ -107,7 +109,7 @@ static int decode_entry(sc_entry_vec *out, sc_reader *r) {
     sc_file_entry fe = {
         .partition = {partition, partition_len},
         .bucket = (int32_t)bucket,
-        .total_buckets = (int32_t)total_buckets,
+        .total_buckets = total_buckets == (uint64_t)1 << 31 ? -1 : (int32_t)total_buckets,
         .level = (int32_t)level,
         .file = file,
         .rows = (int64_t)rows,

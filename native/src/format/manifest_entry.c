@@ -88,8 +88,9 @@ static int bytes_check(const char *field, sc_bytes b) {
 int sc_file_entry_validate(const sc_file_entry *f) {
     if (!f) return sc_error_set(SC_EINVAL, "file entry: missing");
     if (f->bucket < 0) return sc_error_set(SC_EINVAL, "bucket: %d is negative", (int)f->bucket);
-    if (f->total_buckets < 0)
-        return sc_error_set(SC_EINVAL, "total_buckets: %d is negative", (int)f->total_buckets);
+    /* -1 = a bucket-unaware table, as Paimon writes it (sc_file_entry v2). */
+    if (f->total_buckets < -1)
+        return sc_error_set(SC_EINVAL, "total_buckets: %d is below -1", (int)f->total_buckets);
     if (f->level < 0) return sc_error_set(SC_EINVAL, "level: %d is negative", (int)f->level);
     if (f->rows < 0) return sc_error_set(SC_EINVAL, "rows: %lld is negative", (long long)f->rows);
     if (f->size < 0) return sc_error_set(SC_EINVAL, "size: %lld is negative", (long long)f->size);
