@@ -247,7 +247,7 @@ class S3ITCase extends ITBase {
         assertOnServer(table);
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");
-        long dataObjects = serverKeys(keyPrefix(table) + "data/").size();
+        long dataObjects = serverKeys(keyPrefix(table) + "bucket-0/").size();
         summary(String.format("S3 (gofakes3) failover (map throws once after %d rows of subtask 0, attempt 0; restored "
                               + "from checkpoint %s): %d rows generated, %d rows flushed into data files by writers "
                               + "incl. replays, %d live rows, %d data objects on the server (%d live), %d snapshots = "
