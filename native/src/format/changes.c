@@ -154,7 +154,9 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
     sc_file_entry e = {.partition = partition, .bucket = (int32_t)bucket, .total_buckets = (int32_t)total,
                        .level = (int32_t)level, .file = (const char *)file.data, .rows = rows, .size = size,
                        .min_key = min_key, .max_key = max_key};
-    rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
+    /* Text partitions of the JSON form are names; the API's are BinaryRow bytes (checked there as bytes). */
+    if (kind == SC_ENTRY_ADD) rc = sc_name_check("partition", partition.data, partition.len);
+    if (!rc) rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
     if (rc) return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
     return 0;
 }
