@@ -28,9 +28,7 @@ import org.apache.paimon.table.sink.AppendTableRowKeyExtractor;
 import org.apache.paimon.table.sink.FixedBucketRowKeyExtractor;
 import org.apache.paimon.table.sink.RowKeyExtractor;
 import org.apache.paimon.types.RowType;
-import org.apache.paimon.utils.InternalRowPartitionComputer;
 import org.apache.paimon.utils.LongCounter;
-import org.apache.paimon.utils.PartitionPathUtils;
 import org.apache.paimon.utils.SerializationUtils;
 import org.apache.paimon.utils.StatsCollectorFactories;
 
@@ -64,13 +62,13 @@ public final class PaimonDataWriter implements AutoCloseable {
         }
     }
 
+    private final PaimonTableSpec spec;
     private final TableSchema schema;
     private final CoreOptions options;
     private final RowType rowType;
     private final FileFormat format;
     private final String formatName;
     private final RowKeyExtractor extractor;
-    private final InternalRowPartitionComputer partitionComputer;
     private final int totalBuckets;
     private final long targetFileSize;
     private final java.nio.file.Path tmpDir;
@@ -129,6 +127,7 @@ public final class PaimonDataWriter implements AutoCloseable {
     }
 
     public PaimonDataWriter(PaimonTableSpec spec, long targetFileSize, java.nio.file.Path tmpDir) {
+        this.spec = spec;
         this.schema = spec.schema();
         this.options = new CoreOptions(schema.options());
         this.rowType = schema.logicalRowType();
@@ -146,18 +145,13 @@ public final class PaimonDataWriter implements AutoCloseable {
         } else {
             throw new IllegalArgumentException("bucket " + bucket + " is not supported (use -1 or N > 0)");
         }
-        this.partitionComputer = new InternalRowPartitionComputer(
-            options.partitionDefaultName(), schema.logicalPartitionType(),
-            schema.partitionKeys().toArray(new String[0]), options.legacyPartitionName());
         this.targetFileSize = targetFileSize;
         this.tmpDir = Objects.requireNonNull(tmpDir);
     }
 
     /** Hive-style partition path of a partition row, escaped as Paimon escapes it ("" when unpartitioned). */
     public String partitionPath(BinaryRow partition) {
-        if (schema.partitionKeys().isEmpty()) return "";
-        String p = PartitionPathUtils.generatePartitionPath(partitionComputer.generatePartValues(partition));
-        return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+        return spec.partitionPath(partition);
     }
 
     /** The partition row and bucket Paimon assigns to a row. */

@@ -12,9 +12,15 @@ import java.util.TreeSet;
 
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.schema.Schema;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.types.DataField;
+import org.apache.paimon.utils.InternalRowPartitionComputer;
+import org.apache.paimon.utils.PartitionPathUtils;
+import org.apache.paimon.utils.SerializationUtils;
+
+import io.snapcommit.jni.FileEntry;
 
 /**
  * The Paimon schema a sink writes with: derived from a Flink row type (the SQL table's DDL, or the
@@ -173,6 +179,24 @@ public final class PaimonTableSpec implements Serializable {
             throw new IllegalArgumentException("the schema of the job does not match the schema of table " + location
                                                + ": " + diff);
         return table;
+    }
+
+    /** Hive-style path of a partition row, escaped as Paimon escapes it ("" when unpartitioned). */
+    public String partitionPath(BinaryRow partition) {
+        TableSchema t = schema();
+        if (t.partitionKeys().isEmpty()) return "";
+        CoreOptions o = coreOptions();
+        InternalRowPartitionComputer c = new InternalRowPartitionComputer(
+            o.partitionDefaultName(), t.logicalPartitionType(), t.partitionKeys().toArray(new String[0]),
+            o.legacyPartitionName());
+        String p = PartitionPathUtils.generatePartitionPath(c.generatePartValues(partition));
+        return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    }
+
+    /** Where a live file of this table lives, relative to the table root: {@code <partition path>/bucket-<b>/<file>}. */
+    public String dataFilePath(FileEntry e) {
+        String dir = partitionPath(SerializationUtils.deserializeBinaryRow(e.partition()));
+        return (dir.isEmpty() ? "" : dir + "/") + "bucket-" + e.bucket() + "/" + e.file();
     }
 
     public List<String> fieldNames() {
