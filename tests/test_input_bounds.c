@@ -157,11 +157,12 @@ static void expect_refused(const char *partition, const char *file, const char *
 }
 
 Test(input_bounds, control_characters_in_added_names_are_refused) {
-    expect_refused("dt=1\n", "data/a", "partition \"dt=1\\x0a\": control character \\x0a at byte 4");
+    /* Partitions given to the API are serialized BinaryRows (sc_file_entry v2), binary by nature;
+     * the text partitions of the JSON change sets are still checked (cli_input.sh, below). */
     expect_refused("dt=1", "data/\x1b[31mred", "file \"data/\\x1b[31mred\": control character \\x1b at byte 5");
     expect_refused("dt=1", "data/a\tb", "control character \\x09 at byte 6");
     expect_refused("dt=1", "data/del\x7f", "control character \\x7f at byte 8");
-    expect_refused("\xc2\x9b" "2J", "data/a", "control character \\xc2\\x9b at byte 0"); /* C1 CSI */
+    expect_refused("dt=1", "data/\xc2\x9b" "2J", "control character \\xc2\\x9b at byte 5"); /* C1 CSI */
     expect_refused("dt=1", "data/nel\xc2\x85", "control character \\xc2\\x85 at byte 8"); /* C1 NEL */
     /* Other UTF-8 (including U+00A0, just above C1) is a name like any other. */
     sc_changes *c;

@@ -22,6 +22,15 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
 import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.jni.SnapshotInfo;
 
@@ -99,13 +108,20 @@ public final class DemoJob {
             Types.STRING);
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
             .map(new FailOnce(fail ? rows * 2 / 5 / parallelism : 0)).name("fail-once").uid("fail-once");
-        SnapcommitSink.<String>builder()
+        // The table: (id BIGINT, payload STRING, p BIGINT = id % 3), partitioned by p, Parquet files.
+        RowType rowType = RowType.of(new LogicalType[] {new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH),
+                                                        new BigIntType()}, new String[] {"id", "payload", "p"});
+        DataStream<RowData> rowData = events.map(line -> {
+            long id = idOf(line);
+            return (RowData) GenericRowData.of(id, StringData.fromString("event-" + id), id % 3);
+        }).returns(InternalTypeInfo.of(rowType)).name("to-rowdata").uid("to-rowdata");
+        SnapcommitSink.builder()
             .path(table)
-            .encoder(s -> s.getBytes(StandardCharsets.UTF_8))
-            .partitionBy("p", s -> idOf(s) % 3)
+            .rowType(rowType)
+            .partitionKeys("p")
             .uidPrefix("demo")
             .build()
-            .sinkTo(events);
+            .sinkTo(rowData);
 
         long started = System.currentTimeMillis();
         JobExecutionResult result = env.execute(JOB_NAME);

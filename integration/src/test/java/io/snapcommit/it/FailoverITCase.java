@@ -26,7 +26,7 @@ class FailoverITCase extends ITBase {
         long rows = 1200, failAfter = 200;
         StreamExecutionEnvironment env = env("200 ms", Map.of());
         sink(table).uidPrefix("fo").build()
-            .sinkTo(generate(env, "fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once"));
+            .sinkTo(rows(generate(env, "fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once")));
         long t0 = System.currentTimeMillis();
         env.execute(testName);
         long ms = System.currentTimeMillis() - t0;
@@ -73,7 +73,7 @@ class FailoverITCase extends ITBase {
         long rows = 1000;
         StreamExecutionEnvironment env = env("200 ms", Map.of());
         sink(table).uidPrefix("replay").commitListener(new FailOnceAfterCommit()).build()
-            .sinkTo(generate(env, "r", rows, 300));
+            .sinkTo(rows(generate(env, "r", rows, 300)));
         env.execute(testName);
 
         String location = sink(table).build().config().location();

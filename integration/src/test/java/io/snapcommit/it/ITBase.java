@@ -3,7 +3,6 @@ package io.snapcommit.it;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -33,10 +32,21 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
 import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.CollectingReporterFactory;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.flink.SnapcommitSink;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
+import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.SnapshotInfo;
 
 /** A MiniCluster (1 task manager, 4 slots) per test class, with the collecting metric reporter. */
@@ -79,9 +89,35 @@ abstract class ITBase {
         return env.fromSource(src, WatermarkStrategy.noWatermarks(), "generator-" + tag).uid("generator-" + tag);
     }
 
-    static SnapcommitSink.Builder<String> sink(String table) {
-        return SnapcommitSink.<String>builder().path(table).encoder(s -> s.getBytes(StandardCharsets.UTF_8));
+    /** The tables of the DataStream ITs: (id BIGINT, tag STRING, p BIGINT = id % 2). */
+    static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH),
+                                                             new BigIntType()}, new String[] {"id", "tag", "p"});
+
+    static SnapcommitSink.Builder sink(String table) {
+        return SnapcommitSink.builder().path(table).rowType(ROW);
     }
+
+    /** The generated {"id":N,"tag":"T"} lines as rows of ROW (one map, uid "to-rowdata"). */
+    static DataStream<RowData> rows(DataStream<String> lines) {
+        return lines.map(ITBase::toRow).returns(InternalTypeInfo.of(ROW)).uid("to-rowdata").name("to-rowdata");
+    }
+
+    static RowData toRow(String line) {
+        long id = idOf(line);
+        int at = line.indexOf("\"tag\":\"") + 7;
+        String tag = line.substring(at, line.indexOf('"', at));
+        return GenericRowData.of(id, StringData.fromString(tag), id % 2);
+    }
+
+    /** The table's Paimon schema, as the native library returns it. */
+    static PaimonTableSpec spec(String table, io.snapcommit.jni.StoreConfig storage) {
+        try (NativeTable t = NativeTable.openTable(table, storage)) {
+            return PaimonTableSpec.fromJson(t.schemaJson());
+        }
+    }
+
+    /** A Paimon data file name: data-<uuid>-<n>.<format>. */
+    static final String DATA_FILE = "data-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]+\\.";
 
     String table(String name) {
         return tmp.resolve(name).toString();
