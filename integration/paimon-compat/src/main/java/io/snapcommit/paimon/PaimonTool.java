@@ -152,6 +152,7 @@ public final class PaimonTool {
                 OUT.println(Json.pretty(Dump.dump(t, f.get("snapshot") == null ? null : Long.parseLong(f.get("snapshot")))));
                 return 0;
             }
+            case "dump-table": flags(args, 2); OUT.println(Json.pretty(DumpTable.dump(open(target, null)))); return 0;
             case "commit-files": {
                 Map<String, String> f = flags(args, 2, "user", "identifier", "file-json");
                 return Commits.commitFiles(open(target, null), need(f, "user"),
