@@ -136,16 +136,8 @@ static void *race_main(void *arg) {
     char user[32];
     snprintf(user, sizeof user, "writer-%d", me->index);
     for (int i = 1; i <= RACE_COMMITS; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "data/%s-%d", user, i);
-        sc_changes *c;
-        sc_changes_new(&c);
-        sc_file_entry f = {.partition = {(const uint8_t *)"p", 1}, .total_buckets = 1, .file = name, .rows = 1, .size = 1};
-        sc_changes_add(c, &f);
-        sc_commit_request req = {user, i, SC_KIND_APPEND, 0, c};
-        sc_commit_result r;
-        int rc = sc_table_commit(&r, t, &req);
-        sc_changes_free(c);
+        sc_commit_result r = {0};
+        int rc = tu_commit_one(&r, t, user, i); /* one file, data-<user>-<i>; asserts nothing (a worker thread) */
         me->lost += r.lost_claims;
         if (rc) {
             me->failures++;

@@ -13,6 +13,9 @@
 
 static int entry_error(int rc, const char *list, size_t i, const sc_file_entry *f) {
     char name[128];
+    /* The row decoders call a row that does not fit its types damage (SC_ECORRUPT); here every
+     * row is the caller's input, so it is the caller's error (exit 2, not a damaged table). */
+    if (rc == SC_ECORRUPT) rc = SC_EINVAL;
     sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
     return sc_error_wrap(rc, "%s[%zu] (%s)", list, i, name);
 }
