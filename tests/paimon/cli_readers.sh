@@ -4,15 +4,17 @@
 #
 #   tests/paimon/cli_readers.sh PATH_TO_SNAPCOMMIT
 #
-# NOT registered in ctest yet: it is written against the documented CLI contract (issue 10 item 2
-# `init TABLE --schema FILE`, item 8 change-set entries, `commit` exit codes 0 / 2 / 3 / 4) and FAILS
-# until the native engine writes Paimon's format (schema-0, Paimon snapshots, Avro manifests). The
-# lead registers it when the engine lands.
+# Registered in ctest as paimon_cli_readers (CMakeLists.txt): needs the JDK and Maven, the pypaimon
+# venv and the S3 test servers, and FAILS without them (never skips).
 #
 # Cases, each local and on the S3 test server (gofakes3; scripts/s3-servers.sh start):
 #   append    unpartitioned bucket-unaware table (id INT, name STRING, amount DOUBLE), 3 commits
-#   parted    partitioned dt STRING + h INT, bucket-unaware, 3 commits over several partitions
+#   parted    partitioned dt STRING + h INT, bucket-unaware, 3 commits over several partitions, then
+#             a COMPACT commit: the files of partition dt=2024-01-01/h=3 deleted and one merged file
+#             holding their rows added (rows unchanged; the streaming read emits nothing for it)
 #   fixed     fixed-bucket table (bucket 3, bucket-key id) partitioned by dt, 2 commits
+#   pk        primary-key table (dt, id), bucket 2: inserts, then an update (+U) and a delete (-D),
+#             then an insert; level-0 files with sequence numbers, merged by Paimon's readers
 # Each: `snapcommit init TABLE --schema FILE`, data files from tests/paimon/make_data_files.py
 # (uploaded next to the table on S3 before the commit), `snapcommit commit` per change set; then
 # reader_check.sh: latest rows, time travel to every snapshot, the streaming read (each commit's
@@ -56,6 +58,10 @@ cat > "$work/fixed.schema" <<'EOF'
 {"fields":[{"name":"dt","type":"STRING"},{"name":"id","type":"INT NOT NULL"},{"name":"amt","type":"DECIMAL(10, 2)"},{"name":"day","type":"DATE"}],
  "partitionKeys":["dt"],"primaryKeys":[],"options":{"bucket":"3","bucket-key":"id","file.format":"parquet"}}
 EOF
+cat > "$work/pk.schema" <<'EOF'
+{"fields":[{"name":"dt","type":"STRING"},{"name":"id","type":"INT"},{"name":"v","type":"STRING"}],
+ "partitionKeys":["dt"],"primaryKeys":["dt","id"],"options":{"bucket":"2","file.format":"parquet"}}
+EOF
 rows() { # CASE N: the rows of change set N
     local i
     case $1:$2 in
@@ -67,22 +73,46 @@ rows() { # CASE N: the rows of change set N
         parted:3) printf '%s\n' '{"dt":"2024-01-01","h":3,"id":5,"msg":"e"}' '{"dt":"2024-02-29","h":23,"id":6,"msg":"f"}' ;;
         fixed:1) for i in 1 2 3 4 5 6; do echo "{\"dt\":\"2024-01-0$((i % 2 + 1))\",\"id\":$i,\"amt\":\"$i.0$i\",\"day\":\"2024-01-0$i\"}"; done ;;
         fixed:2) for i in 7 8 9; do echo "{\"dt\":\"2024-01-01\",\"id\":$i,\"amt\":\"-$i.50\",\"day\":null}"; done ;;
+        pk:1) printf '%s\n' '{"dt":"d1","id":1,"v":"a"}' '{"dt":"d1","id":2,"v":"b"}' '{"dt":"d2","id":3,"v":"c"}' ;;
+        pk:2) printf '%s\n' '{"dt":"d1","id":1,"v":"a2","_kind":"+U"}' '{"dt":"d1","id":2,"v":"b","_kind":"-D"}' ;;
+        pk:3) printf '%s\n' '{"dt":"d2","id":4,"v":"d"}' ;;
         *) return 1 ;;
     esac
 }
 commits() { case $1 in fixed) echo 2 ;; *) echo 3 ;; esac; }
+rows_of() { grep -c . "$1"; } # rows in a .jsonl file
 
 # expect_dir DIR CASE N USER: the expectation after N change sets committed by USER as identifiers 1..N
 expect_dir() {
     local d=$1 c=$2 n=$3 user=$4 i
     rm -rf "$d"; mkdir -p "$d"; : > "$d/latest.jsonl"; : > "$d/stream.jsonl"; : > "$d/snapshots.jsonl"
     for ((i = 1; i <= n; i++)); do
-        rows "$c" "$i" >> "$d/latest.jsonl"
+        if [[ $c == pk ]]; then # merge by (dt, id): the last row wins, -D removes it
+            rows "$c" "$i" | python3 -c '
+import json,sys
+rows={}
+for l in open(sys.argv[1]): r=json.loads(l); rows[(r["dt"],r["id"])]=r
+for l in sys.stdin:
+    r=json.loads(l); k=r.pop("_kind","+I"); rows.pop((r["dt"],r["id"]),None)
+    if k!="-D": rows[(r["dt"],r["id"])]=r
+for r in rows.values(): print(json.dumps(r))' "$d/latest.jsonl" > "$d/merged" && mv "$d/merged" "$d/latest.jsonl"
+        else
+            rows "$c" "$i" >> "$d/latest.jsonl"
+        fi
         cp "$d/latest.jsonl" "$d/snapshot-$i.jsonl"
         echo "{\"snapshot\":$i,\"rows\":$(rows "$c" "$i" | wc -l)}" >> "$d/stream.jsonl"
         rows "$c" "$i" >> "$d/stream.jsonl"
         echo "{\"id\":$i,\"schemaId\":0,\"commitUser\":\"$user\",\"commitIdentifier\":$i,\"commitKind\":\"APPEND\"}" >> "$d/snapshots.jsonl"
     done
+}
+
+# report TABLE-LABEL READER-OUTPUT ROWS SNAPSHOTS: rows written (the latest snapshot's live rows) vs
+# the rows each reader read at the latest snapshot (reader_compare.py's "latest" lines)
+report() {
+    local java pyp
+    java=$(sed -n 's/^paimon-java latest: \([0-9]*\) rows expected, \([0-9]*\) read.*/\2/p' "$2" | head -1)
+    pyp=$(sed -n 's/^pypaimon latest: \([0-9]*\) rows expected, \([0-9]*\) read.*/\2/p' "$2" | head -1)
+    echo "$1: $4 snapshots, $3 rows live, Paimon Java read ${java:-?}, pypaimon read ${pyp:-?}" >> "$work/report"
 }
 
 # run_case CASE TABLE [--s3]: init, commit every change set, reader_check
@@ -109,21 +139,55 @@ run_case() {
         fi
     done
     expect_dir "$work/expect-$c" "$c" "$n" sc-writer
+    if [[ $c == parted ]]; then
+        # A compaction: the three rows of dt=2024-01-01/h=3 (commits 1 and 3, two files) rewritten
+        # into one file; our COMPACT commit deletes both and adds the merged one.
+        stage=$work/stage-$c-$where-compact
+        [[ -n $s3 ]] || stage=$t
+        { rows parted 1; rows parted 3; } | grep '"h":3,' > "$work/rows"
+        python3 -c '
+import json, sys
+print(json.dumps([e for f in sys.argv[1:] for e in json.load(open(f))["add"] if e["partition"] == "dt=2024-01-01/h=3"]))' \
+            "$work/changes-$c-1.json" "$work/changes-$c-3.json" > "$work/del-$c"
+        if ! "$py" "$here/make_data_files.py" --schema "$work/$c.schema" --rows "$work/rows" --table "$stage" \
+                --seq-start 1000 > "$work/merged-$c.json" 2> "$work/out"; then
+            bad "$c: make_data_files (compaction): $(head -1 "$work/out")"; return
+        fi
+        if [[ -n $s3 ]]; then
+            "$py" "$here/s3_tree.py" upload "$stage" "$t" 2> "$work/out" || { bad "$c s3: upload: $(head -1 "$work/out")"; return; }
+            rm -rf "$stage"
+        fi
+        python3 -c 'import json,sys; print(json.dumps({"delete": json.load(open(sys.argv[1])), "add": json.load(open(sys.argv[2]))["add"]}))' \
+            "$work/del-$c" "$work/merged-$c.json" > "$work/compact-$c.json"
+        [[ $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); print(len(c["delete"]), len(c["add"]))' "$work/compact-$c.json") == "2 1" ]] \
+            || { bad "$c $where: the compaction should delete 2 files and add 1"; return; }
+        if ! "$sc" commit "$t" --user sc-compactor --identifier 1 --kind compact --changes "$work/compact-$c.json" > "$work/out" 2>&1; then
+            bad "$c $where: snapcommit compact commit exited non-zero: $(head -1 "$work/out")"; return
+        fi
+        # rows unchanged; the streaming read consumes the COMPACT snapshot without emitting a row
+        # (the merged file's rows were already streamed from the files it replaces)
+        cp "$work/expect-$c/latest.jsonl" "$work/expect-$c/snapshot-4.jsonl"
+        echo '{"snapshot":4,"rows":0}' >> "$work/expect-$c/stream.jsonl"
+        echo '{"id":4,"schemaId":0,"commitUser":"sc-compactor","commitIdentifier":1,"commitKind":"COMPACT","totalRecordCount":6,"deltaRecordCount":0}' \
+            >> "$work/expect-$c/snapshots.jsonl"
+        n=4
+    fi
     if "$here/reader_check.sh" "$t" "$work/expect-$c" $s3 > "$work/out" 2>&1; then
         ok "$c $where: Paimon Java and pypaimon read what the CLI committed ($(tail -1 "$work/out"))"
+        report "$c $where" "$work/out" "$(rows_of "$work/expect-$c/latest.jsonl")" "$n"
     else
         bad "$c $where: reader_check"; cat "$work/out"
     fi
 }
 
-for c in append parted fixed; do run_case "$c" "$work/warehouse/db.db/$c"; done
+for c in append parted fixed pk; do run_case "$c" "$work/warehouse/db.db/$c"; done
 
 if env_out=$(bash "$root/scripts/s3-servers.sh" env 2>/dev/null); then
     eval "$env_out"
     export AWS_ENDPOINT_URL_S3=$SC_GOFAKES3_ENDPOINT AWS_ACCESS_KEY_ID=$SC_GOFAKES3_ACCESS_KEY_ID \
            AWS_SECRET_ACCESS_KEY=$SC_GOFAKES3_SECRET_ACCESS_KEY
     s3prefix="s3://$SC_S3_BUCKET/cli-readers-$$-$(date +%s%N)"
-    for c in append parted fixed; do run_case "$c" "$s3prefix/db.db/$c" --s3; done
+    for c in append parted fixed pk; do run_case "$c" "$s3prefix/db.db/$c" --s3; done
 else
     bad "S3 test servers not running: run scripts/s3-servers.sh start"
 fi
@@ -163,6 +227,7 @@ if why=$(mixed); then
     echo '{"id":4,"schemaId":0,"commitUser":"paimon-writer","commitIdentifier":4,"commitKind":"APPEND"}' >> "$d/snapshots.jsonl"
     if "$here/reader_check.sh" "$m" "$d" > "$work/out" 2>&1; then
         ok "mixed: snapcommit, Paimon, snapcommit, Paimon commits read back by both readers ($(tail -1 "$work/out"))"
+        report "mixed local (2 snapcommit + 2 Paimon commits)" "$work/out" "$(rows_of "$d/latest.jsonl")" 4
     else
         bad "mixed: reader_check"; cat "$work/out"
     fi
@@ -189,5 +254,6 @@ else
     bad "mixed: $why"
 fi
 
+echo "rows written vs read, per table:"; cat "$work/report" 2>/dev/null
 echo "cli_readers: $pass passed, $fail failed"
 [[ $fail == 0 ]]

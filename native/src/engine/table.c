@@ -127,7 +127,9 @@ int sc_table_schema_json(char **out, size_t *out_len, sc_table *t) {
 
 /*
  * The table's current schema: the highest schema/schema-<id> (Paimon's ALTERs
- * add schema-1, ...). A table without any (made before schemas) has the empty one.
+ * add schema-1, ...). init writes schema-0 before metadata/table.json, so a table
+ * without any lost it: refused, never read as the empty schema (a commit would then
+ * add unpartitioned files to a partitioned table).
  */
 static int load_schema(sc_table *t) {
     sc_list_page page = {0};
@@ -143,7 +145,8 @@ static int load_schema(sc_table *t) {
         if (id > best) best = id;
     }
     sc_list_page_free(&page);
-    if (best < 0) return sc_schema_empty(&t->schema);
+    if (best < 0)
+        return sc_error_set(SC_ECORRUPT, "schema/schema-0 is missing (the table's schema was lost; init writes it first)");
     char key[64];
     sc_schema_key(key, best);
     uint8_t *data = NULL;
