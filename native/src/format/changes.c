@@ -225,10 +225,6 @@ static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, 
     if (rc) return rc;
     if (strlen((const char *)file.data) != file.len) return entry_error(list, i, "file", "contains a NUL byte");
     if (strlen((const char *)spec.data) != spec.len) return entry_error(list, i, "partition", "contains a NUL byte");
-    /* A text partition is a name (printed by log/files and in messages): an added one must not
-     * carry control characters; deletes stay possible for whatever a table already holds. */
-    if (kind == SC_ENTRY_ADD && (rc = sc_name_check("partition", spec.data, spec.len)) != 0)
-        return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
     sc_buf partition = SC_BUF_INIT, min_key = SC_BUF_INIT, max_key = SC_BUF_INIT;
     int has_min = 0, has_max = 0;
     /* A spec is the partition's path, where Paimon escapes control characters (%0A): a raw one in
