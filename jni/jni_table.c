@@ -170,7 +170,7 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
     (void)cls;
     sc_table *t = TABLE(handle);
     if (!t) return NULL;
-    const sc_changes *changes = scj_handle(env, changes_handle, "snapcommit changes are closed");
+    sc_changes *changes = scj_handle(env, changes_handle, "snapcommit changes are closed");
     if (!changes) return NULL;
     if (base_snapshot < 0) {
         scj_throw(env, scj.illegal_argument, "base snapshot must be >= 0");

@@ -69,6 +69,28 @@ Test(commit, invalid_requests_are_rejected) {
     sc_table_free(t);
 }
 
+/* Partition and key bytes that do not decode as BinaryRows of the schema are the caller's mistake:
+ * SC_EINVAL naming the entry and the field (not the decoders' ECORRUPT / ELIMIT, which say the
+ * table is damaged), and nothing is committed. */
+Test(commit, undecodable_partition_or_key_is_einval) {
+    sc_table *t = tu_mem_table("c-undecodable");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.partition = tu_bytes("dt=1"); /* text, not a BinaryRow: its "arity" is huge */
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "add[0] (data-a)") && strstr(sc_error_message(), "partition"), "%s",
+              sc_error_message());
+    f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.partition = tu_bytes("12345678"); /* arity 0x31323334 */
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.max_key = tu_bytes("\0\0\0\1"); /* arity 1 without its fixed part */
+    f.max_key.len = 4;
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "max_key"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 0);
+    sc_table_free(t);
+}
+
 /* Two compactions of the same files: the second fails, naming file, base and user. */
 Test(conflict, deleting_a_file_twice) {
     sc_table *t = tu_mem_table("c-del");

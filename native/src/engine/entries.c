@@ -20,10 +20,16 @@ static int entry_error(int rc, const char *list, size_t i, const sc_file_entry *
     return sc_error_wrap(rc, "%s[%zu] (%s)", list, i, name);
 }
 
+/* The row decoders say ECORRUPT / ELIMIT (right for stored bytes); bytes a caller hands to a commit
+ * that do not decode are invalid input, so they are SC_EINVAL like every other refused entry. */
+static int as_input_error(int rc) {
+    return rc == SC_ECORRUPT || rc == SC_ELIMIT ? sc_error_wrap(SC_EINVAL, "not a valid entry") : rc;
+}
+
 static int check_partition(const sc_table *t, const sc_file_entry *f) {
     const sc_table_schema *s = &t->schema;
-    return sc_row_validate(f->partition.data, f->partition.len, s->partition_types, s->partition_key_count,
-                           "partition");
+    return as_input_error(sc_row_validate(f->partition.data, f->partition.len, s->partition_types,
+                                          s->partition_key_count, "partition"));
 }
 
 static int is_empty_row(sc_bytes b) {
@@ -52,7 +58,7 @@ static int check_keys(const sc_table *t, const sc_file_entry *f) {
     if (!rc) rc = sc_row_compare(&c, f->min_key.data, f->min_key.len, f->max_key.data, f->max_key.len,
                                  s->trimmed_key_types, s->trimmed_key_count, "key range");
     if (!rc && c > 0) return sc_error_set(SC_EINVAL, "min_key: greater than max_key in the key's typed order");
-    return rc;
+    return as_input_error(rc);
 }
 
 static int check_buckets(const sc_table *t, sc_file_entry *f) {

@@ -35,6 +35,7 @@ class FailoverITCase extends ITBase {
         assertIdentifiersIncreasing(log);
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), "commit user changed: " + log);
         assertExactlyOnce(table, "fo", rows);
+        assertPypaimonReads(table, "fo", rows, null);
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");

@@ -93,8 +93,9 @@ class S3ITCase extends ITBase {
         assertEquals(200, code, NOT_RUNNING + " (listing bucket " + bucket + " at " + endpoint + ")");
     }
 
+    /** An S3 table in Paimon's filesystem-catalog layout: s3://bucket/<run>/warehouse/db.db/<name>. */
     String s3Table(String name) {
-        return "s3://" + bucket + "/" + RUN + "/" + name;
+        return "s3://" + bucket + "/" + RUN + "/warehouse/db.db/" + name;
     }
 
     /** The table's key prefix inside the bucket. */
@@ -244,6 +245,7 @@ class S3ITCase extends ITBase {
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, "s3fo", rows, gofakes3());
+        assertPypaimonReads(table, "s3fo", rows, gofakes3());
         assertOnServer(table);
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");

@@ -59,7 +59,7 @@ class TwoCredentialsITCase extends ITBase {
     }
 
     String table(String name) {
-        return "s3://" + bucket + "/" + RUN + "/" + name;
+        return "s3://" + bucket + "/" + RUN + "/warehouse/db.db/" + name;
     }
 
     /** A checkpointed bounded job writing rows of `tag` into table with the given credentials. */
