@@ -13,23 +13,18 @@
 
 static int entry_error(int rc, const char *list, size_t i, const sc_file_entry *f) {
     char name[128];
-    /* The row decoders call a row that does not fit its types damage (SC_ECORRUPT); here every
-     * row is the caller's input, so it is the caller's error (exit 2, not a damaged table). */
-    if (rc == SC_ECORRUPT) rc = SC_EINVAL;
+    /* The row decoders call a row that does not fit its types damage (SC_ECORRUPT, SC_ELIMIT for
+     * an arity above the limit); here every row is the caller's input, so it is the caller's
+     * error (exit 2, not a damaged table). */
+    if (rc == SC_ECORRUPT || rc == SC_ELIMIT) rc = SC_EINVAL;
     sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
     return sc_error_wrap(rc, "%s[%zu] (%s)", list, i, name);
 }
 
-/* The row decoders say ECORRUPT / ELIMIT (right for stored bytes); bytes a caller hands to a commit
- * that do not decode are invalid input, so they are SC_EINVAL like every other refused entry. */
-static int as_input_error(int rc) {
-    return rc == SC_ECORRUPT || rc == SC_ELIMIT ? sc_error_wrap(SC_EINVAL, "not a valid entry") : rc;
-}
-
 static int check_partition(const sc_table *t, const sc_file_entry *f) {
     const sc_table_schema *s = &t->schema;
-    return as_input_error(sc_row_validate(f->partition.data, f->partition.len, s->partition_types,
-                                          s->partition_key_count, "partition"));
+    return sc_row_validate(f->partition.data, f->partition.len, s->partition_types, s->partition_key_count,
+                           "partition");
 }
 
 static int is_empty_row(sc_bytes b) {
@@ -58,7 +53,7 @@ static int check_keys(const sc_table *t, const sc_file_entry *f) {
     if (!rc) rc = sc_row_compare(&c, f->min_key.data, f->min_key.len, f->max_key.data, f->max_key.len,
                                  s->trimmed_key_types, s->trimmed_key_count, "key range");
     if (!rc && c > 0) return sc_error_set(SC_EINVAL, "min_key: greater than max_key in the key's typed order");
-    return as_input_error(rc);
+    return rc;
 }
 
 static int check_buckets(const sc_table *t, sc_file_entry *f) {
