@@ -380,7 +380,7 @@ static int open_session(sc_store **st, sc_table **t, actor *a) {
         *st = NULL;
         return rc;
     }
-    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) (*t)->strategy = &sim_strategy_naive;
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(*t);
     return 0;
 }
 
@@ -681,7 +681,7 @@ static void check_world(void) {
         sc_store_free(st);
         return;
     }
-    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) t->strategy = &sim_strategy_naive;
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
     uint64_t latest = 0, earliest = 0;
     int rc = sc_table_latest_id(&latest, t);
     if (!rc) rc = sc_table_earliest_id(&earliest, t);
