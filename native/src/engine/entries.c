@@ -27,6 +27,30 @@ static int check_partition(const sc_table *t, const sc_file_entry *f) {
                            "partition");
 }
 
+/*
+ * A file's identity holds its partition's bytes (Paimon's BinaryRow.equals), so an
+ * added partition must be the one spelling Paimon's writer produces for its values:
+ * a row that decodes to the same values with other bytes (a stray byte in a slot or
+ * in padding, a short string out of line) would be a second partition at the same
+ * path, and one file could be live twice. Call after check_partition.
+ */
+static int check_partition_canonical(const sc_table *t, const sc_file_entry *f) {
+    const sc_table_schema *s = &t->schema;
+    size_t n = s->partition_key_count;
+    sc_datum *v = calloc(n ? n : 1, sizeof *v);
+    sc_buf b = SC_BUF_INIT;
+    int rc = v ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = sc_row_get(&v[i], f->partition.data, f->partition.len, &s->partition_types[i], i, "partition");
+    if (!rc) rc = sc_row_encode(&b, s->partition_types, v, n);
+    if (!rc && (b.len != f->partition.len || memcmp(b.data, f->partition.data, b.len) != 0))
+        rc = sc_error_set(SC_EINVAL, "partition: not the canonical BinaryRow of its values (partitions are "
+                                     "compared by their bytes, as Paimon's writer produces them)");
+    sc_buf_free(&b);
+    free(v);
+    return rc;
+}
+
 static int is_empty_row(sc_bytes b) {
     uint32_t arity;
     if (!b.data) return 1;
@@ -132,6 +156,7 @@ static int replace_entry(sc_entry_vec *v, size_t i, const sc_file_entry *e) {
 static int prepare_add(sc_table *t, sc_entry_vec *v, size_t i, sc_commit_kind kind, int64_t now_ms) {
     sc_file_entry *f = &v->items[i].file;
     int rc = check_partition(t, f);
+    if (!rc) rc = check_partition_canonical(t, f);
     if (!rc) rc = check_buckets(t, f);
     if (!rc) rc = check_keys(t, f);
     if (!rc) rc = check_stats(t, f);
