@@ -88,8 +88,8 @@ int main(int argc, char **argv) {
         t0 = now_s();
         for (int i = done; i < done + block && i < n; i++) {
             char file[64];
-            snprintf(file, sizeof file, "data/f-%d", i);
-            sc_file_entry e = {.partition = {(const uint8_t *)"dt=1", 4}, .total_buckets = 1, .file = file, .rows = 100, .size = 4096};
+            snprintf(file, sizeof file, "data-f-%d", i);
+            sc_file_entry e = {.file = file, .rows = 100, .size = 4096};
             sc_changes_new(&c[0]);
             sc_changes_add(c[0], &e);
             sc_commit_request req = {"bench", i + 1, SC_KIND_APPEND, 0, c[0]};

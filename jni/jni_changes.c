@@ -21,47 +21,43 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_free(JNIEnv *env, j
 }
 
 /*
- * static native void add(long changes, boolean delete, byte[] partition, int bucket,
- *                        int totalBuckets, int level, byte[] file, long rows, long size,
- *                        byte[] minKey, byte[] maxKey)
- * partition, minKey and maxKey may be null (absent); file is NUL-terminated UTF-8.
+ * static native void add(long changes, boolean delete, long[] nums, byte[][] bytes,
+ *                        byte[][] extraFiles, byte[][] valueStatsCols, byte[][] writeCols,
+ *                        long[] keyNullCounts, long[] valueNullCounts)
+ * FileEntry.toNative's shape (jni_entry.c).
  */
 SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_add(
-    JNIEnv *env, jclass cls, jlong handle, jboolean is_delete, jbyteArray partition, jint bucket,
-    jint total_buckets, jint level, jbyteArray file, jlong rows, jlong size, jbyteArray min_key,
-    jbyteArray max_key) {
+    JNIEnv *env, jclass cls, jlong handle, jboolean is_delete, jlongArray nums, jobjectArray bytes,
+    jobjectArray extra_files, jobjectArray stats_cols, jobjectArray write_cols, jlongArray key_nulls,
+    jlongArray value_nulls) {
     (void)cls;
     sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
     if (!c) return;
-    uint8_t *part = NULL, *min = NULL, *max = NULL;
-    size_t part_len = 0, min_len = 0, max_len = 0;
-    int absent;
-    char *name = scj_cstr(env, file, "file must be NUL-terminated UTF-8", 0);
-    if (!name) return;
-    part = scj_copy_bytes(env, partition, &part_len, &absent);
-    if (!part && !absent) goto done;
-    min = scj_copy_bytes(env, min_key, &min_len, &absent);
-    if (!min && !absent) goto done;
-    max = scj_copy_bytes(env, max_key, &max_len, &absent);
-    if (!max && !absent) goto done;
-    sc_file_entry e = {
-        .partition = {part, part_len},
-        .bucket = bucket,
-        .total_buckets = total_buckets,
-        .level = level,
-        .file = name,
-        .rows = rows,
-        .size = size,
-        .min_key = {min, min_len},
-        .max_key = {max, max_len},
-    };
-    int rc = is_delete ? sc_changes_delete(c, &e) : sc_changes_add(c, &e);
+    scj_entry e;
+    if (scj_entry_from_java(env, &e, nums, bytes, extra_files, stats_cols, write_cols, key_nulls,
+                            value_nulls))
+        return;
+    int rc = is_delete ? sc_changes_delete(c, &e.e) : sc_changes_add(c, &e.e);
     if (rc) scj_throw_code(env, rc, 0);
-done:
-    free(name);
-    free(part);
-    free(min);
-    free(max);
+    scj_entry_release(&e);
+}
+
+/*
+ * static native FileEntry echo(long[] nums, ...): the entry converted to
+ * sc_file_entry and back, without libsnapcommit; lets the tests check the
+ * marshalling of every field in both directions.
+ */
+SCJ_EXPORT jobject JNICALL Java_io_snapcommit_jni_NativeChanges_echo(
+    JNIEnv *env, jclass cls, jlongArray nums, jobjectArray bytes, jobjectArray extra_files,
+    jobjectArray stats_cols, jobjectArray write_cols, jlongArray key_nulls, jlongArray value_nulls) {
+    (void)cls;
+    scj_entry e;
+    if (scj_entry_from_java(env, &e, nums, bytes, extra_files, stats_cols, write_cols, key_nulls,
+                            value_nulls))
+        return NULL;
+    jobject obj = scj_entry_to_java(env, &e.e);
+    scj_entry_release(&e);
+    return obj;
 }
 
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_addCount(JNIEnv *env, jclass cls,

@@ -42,7 +42,8 @@ typedef struct scj_cache {
 /*
  * Who may call whom (jni/check_cycles.sh keeps it so): the cache (jni_cache.c)
  * depends on nothing; errors (jni_errors.c) only on the cache; marshalling
- * (jni_marshal.c) reports through errors; the entry points (jni_changes,
+ * (jni_marshal.c) reports through errors; file entries (jni_entry.c) use
+ * marshalling; the entry points (jni_changes,
  * jni_config, jni_enums, jni_log, jni_store, jni_table) use all three;
  * jni_onload.c sets them up and tears them down. Nothing below calls up.
  */
@@ -91,6 +92,68 @@ uint8_t *scj_copy_bytes(JNIEnv *env, jbyteArray arr, size_t *len, int *absent);
 /* A new byte[] holding len bytes of data; NULL with an exception pending on failure. */
 jbyteArray scj_new_bytes(JNIEnv *env, const void *data, size_t len);
 jbyteArray scj_new_bytes_str(JNIEnv *env, const char *text);
+
+/*
+ * FileEntry <-> sc_file_entry (jni_entry.c; the shape is described there).
+ * Indexes into FileEntry's long[] of numbers and byte[][] of byte fields;
+ * FileEntry.java holds the same constants.
+ */
+#define SCJ_STR_(x) #x
+#define SCJ_STR(x) SCJ_STR_(x)
+#define SCJ_FE_NUMS 16
+#define SCJ_FE_BYTES 10
+enum {
+    SCJ_FE_BUCKET = 0,
+    SCJ_FE_TOTAL_BUCKETS,
+    SCJ_FE_LEVEL,
+    SCJ_FE_ROWS,
+    SCJ_FE_SIZE,
+    SCJ_FE_MIN_SEQ,
+    SCJ_FE_MAX_SEQ,
+    SCJ_FE_SCHEMA_ID,
+    SCJ_FE_HAS_CREATION_TIME,
+    SCJ_FE_CREATION_TIME,
+    SCJ_FE_HAS_DELETE_ROW_COUNT,
+    SCJ_FE_DELETE_ROW_COUNT,
+    SCJ_FE_HAS_FILE_SOURCE,
+    SCJ_FE_FILE_SOURCE,
+    SCJ_FE_HAS_FIRST_ROW_ID,
+    SCJ_FE_FIRST_ROW_ID,
+};
+enum {
+    SCJ_FE_PARTITION = 0,
+    SCJ_FE_FILE,
+    SCJ_FE_MIN_KEY,
+    SCJ_FE_MAX_KEY,
+    SCJ_FE_KEY_MIN,
+    SCJ_FE_KEY_MAX,
+    SCJ_FE_VALUE_MIN,
+    SCJ_FE_VALUE_MAX,
+    SCJ_FE_EMBEDDED_INDEX,
+    SCJ_FE_EXTERNAL_PATH,
+};
+
+/* An sc_file_entry built from Java, with the copies it borrows. */
+typedef struct scj_entry {
+    sc_file_entry e;
+    uint8_t *bytes[SCJ_FE_BYTES];
+    char **names[3]; /* extra files, value stats columns, write columns */
+    size_t name_count[3];
+    int64_t *counts[2]; /* key, value null counts */
+    size_t count_len[2];
+} scj_entry;
+
+/*
+ * Fill *out from FileEntry's native form (FileEntry.toNative). 0 on success
+ * (release with scj_entry_release), -1 with an exception pending (nothing to
+ * release).
+ */
+int scj_entry_from_java(JNIEnv *env, scj_entry *out, jlongArray nums, jobjectArray bytes,
+                        jobjectArray extra_files, jobjectArray stats_cols, jobjectArray write_cols,
+                        jlongArray key_nulls, jlongArray value_nulls);
+void scj_entry_release(scj_entry *e);
+/* A new FileEntry, or NULL with an exception pending. */
+jobject scj_entry_to_java(JNIEnv *env, const sc_file_entry *e);
 
 /*
  * Store configuration from Java: StoreConfig.toNative() gives a byte[][] of

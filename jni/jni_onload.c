@@ -25,9 +25,10 @@ SCJ_EXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     scj.vm = vm;
     if (scj_errors_init(env) != 0) goto fail;
     if (!(scj.file_entry = scj_global_class(env, SCJ_PKG "FileEntry"))) goto fail;
-    /* (byte[] partition, int bucket, int totalBuckets, int level, byte[] file, long rows,
-     *  long size, byte[] minKey, byte[] maxKey) */
-    scj.file_entry_ctor = (*env)->GetMethodID(env, scj.file_entry, "<init>", "([BIII[BJJ[B[B)V");
+    /* (long[] nums, byte[][] bytes, byte[][] extraFiles, byte[][] valueStatsCols,
+     *  byte[][] writeCols, long[] keyNullCounts, long[] valueNullCounts): jni_entry.c */
+    scj.file_entry_ctor = (*env)->GetMethodID(env, scj.file_entry, "<init>",
+                                              "([J[[B[[B[[B[[B[J[J)V");
     if (!scj.file_entry_ctor) goto fail;
     if (!(scj.snapshot_info = scj_global_class(env, SCJ_PKG "SnapshotInfo"))) goto fail;
     /* (long id, byte[] user, long identifier, int kind (sc_commit_kind), long timeMillis,

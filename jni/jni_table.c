@@ -59,6 +59,65 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_create(JNIEnv *env, j
     free(loc);
 }
 
+/*
+ * static native void createWithSchema(byte[] location, int strategy, byte[][] config, byte[] schema):
+ * as create, with the table's schema JSON (UTF-8, no terminator needed; null = no schema);
+ * SC_ETABLEEXISTS when present, SC_EINVAL naming the problem in the schema.
+ */
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_createWithSchema(
+    JNIEnv *env, jclass cls, jbyteArray location, jint strategy, jobjectArray config,
+    jbyteArray schema) {
+    (void)cls;
+    if (!sc_strategy_name((sc_strategy_kind)strategy)) {
+        scj_throw(env, scj.illegal_argument, "unknown strategy code");
+        return;
+    }
+    size_t schema_len = 0;
+    int absent;
+    uint8_t *json = scj_copy_bytes(env, schema, &schema_len, &absent);
+    if (!json && !absent) return;
+    sc_store_config cfg;
+    scj_config_strings keep;
+    if (scj_config_from(env, config, &cfg, &keep) != 0) {
+        free(json);
+        return;
+    }
+    char *loc = scj_cstr(env, location, "location must be NUL-terminated UTF-8", 0);
+    if (!loc) {
+        scj_config_release(&keep);
+        free(json);
+        return;
+    }
+    sc_store *store = NULL;
+    int rc = sc_store_open_with_config(&store, loc, &cfg);
+    scj_config_release(&keep);
+    if (!rc) rc = sc_table_create_with_schema(store, (sc_strategy_kind)strategy, (const char *)json,
+                                              schema_len);
+    if (rc) scj_throw_code(env, rc, 0);
+    sc_store_free(store);
+    free(loc);
+    free(json);
+}
+
+/* static native byte[] schemaJson(long table): the table's schema as Paimon's JSON (UTF-8). */
+SCJ_EXPORT jbyteArray JNICALL Java_io_snapcommit_jni_NativeTable_schemaJson(JNIEnv *env,
+                                                                            jclass cls,
+                                                                            jlong handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    char *json = NULL;
+    size_t len = 0;
+    int rc = sc_table_schema_json(&json, &len, t);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return NULL;
+    }
+    jbyteArray out = scj_new_bytes(env, json, len);
+    free(json);
+    return out;
+}
+
 SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_close(JNIEnv *env, jclass cls,
                                                                  jlong handle) {
     (void)env, (void)cls;
@@ -111,7 +170,7 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
     (void)cls;
     sc_table *t = TABLE(handle);
     if (!t) return NULL;
-    const sc_changes *changes = scj_handle(env, changes_handle, "snapcommit changes are closed");
+    sc_changes *changes = scj_handle(env, changes_handle, "snapcommit changes are closed");
     if (!changes) return NULL;
     if (base_snapshot < 0) {
         scj_throw(env, scj.illegal_argument, "base snapshot must be >= 0");
@@ -249,33 +308,6 @@ SCJ_EXPORT jobject JNICALL Java_io_snapcommit_jni_NativeTable_snapshotInfo(JNIEn
     return result;
 }
 
-/* Optional bytes: NULL stays NULL (absent), otherwise a new byte[]. */
-static int optional_bytes(JNIEnv *env, jbyteArray *out, sc_bytes b) {
-    *out = NULL;
-    if (!b.data) return 0;
-    *out = scj_new_bytes(env, b.data, b.len);
-    return *out ? 0 : -1;
-}
-
-/* One FileEntry object, or NULL with an exception pending. */
-static jobject file_entry(JNIEnv *env, const sc_file_entry *e) {
-    jobject obj = NULL;
-    jbyteArray partition = NULL, file = NULL, min_key = NULL, max_key = NULL;
-    if (optional_bytes(env, &partition, e->partition)) goto done;
-    if (!(file = scj_new_bytes_str(env, e->file))) goto done;
-    if (optional_bytes(env, &min_key, e->min_key)) goto done;
-    if (optional_bytes(env, &max_key, e->max_key)) goto done;
-    obj = (*env)->NewObject(env, scj.file_entry, scj.file_entry_ctor, partition, (jint)e->bucket,
-                            (jint)e->total_buckets, (jint)e->level, file, (jlong)e->rows,
-                            (jlong)e->size, min_key, max_key);
-done:
-    if (partition) (*env)->DeleteLocalRef(env, partition);
-    if (file) (*env)->DeleteLocalRef(env, file);
-    if (min_key) (*env)->DeleteLocalRef(env, min_key);
-    if (max_key) (*env)->DeleteLocalRef(env, max_key);
-    return obj;
-}
-
 /* static native FileEntry[] files(long table, long snapshotId): 0 = latest */
 SCJ_EXPORT jobjectArray JNICALL Java_io_snapcommit_jni_NativeTable_files(JNIEnv *env, jclass cls,
                                                                          jlong handle, jlong id) {
@@ -296,7 +328,7 @@ SCJ_EXPORT jobjectArray JNICALL Java_io_snapcommit_jni_NativeTable_files(JNIEnv 
     result = (*env)->NewObjectArray(env, (jsize)list->count, scj.file_entry, NULL);
     if (!result) goto done;
     for (size_t i = 0; i < list->count; i++) {
-        jobject e = file_entry(env, &list->entries[i]);
+        jobject e = scj_entry_to_java(env, &list->entries[i]);
         if (!e) {
             (*env)->DeleteLocalRef(env, result);
             result = NULL;

@@ -3,8 +3,9 @@
 # connector, then runs io.snapcommit.demo.DemoJob on an embedded MiniCluster:
 # a generated stream (2,000 rows at 100 rows/s, about 20 s) into a local
 # table, a checkpoint every second, one injected task failure; it prints the
-# snapshot log, the committer metrics and an exactly-once check, then the
-# CLI's view of the same table (snapcommit log + fsck).
+# snapshot log, the committer metrics and an exactly-once check, reads the table
+# back with Apache Paimon's own Java reader (rows, exactly once, time travel,
+# streaming read), then the CLI's view of the same table (snapcommit log + fsck).
 #   scripts/flink-demo.sh [--table DIR] [--rows N] [--rate R] [--no-failure]
 #   FLINK_PROFILE=flink-2 scripts/flink-demo.sh         on Flink 2.x
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-demo.sh      no network (after a first run)
@@ -25,7 +26,8 @@ for ((i = 0; i < ${#args[@]}; i++)); do
   [ "${args[$i]}" = "--table" ] && table=${args[$((i + 1))]:-}
 done
 if [ -z "$table" ]; then
-  table=$(mktemp -d "${TMPDIR:-/tmp}/snapcommit-flink-demo.XXXXXX")/events
+  # Paimon's filesystem-catalog layout: warehouse/<db>.db/<table>, so Paimon's catalogs find it
+  table=$(mktemp -d "${TMPDIR:-/tmp}/snapcommit-flink-demo.XXXXXX")/warehouse/demo.db/events
   args+=(--table "$table")
 fi
 

@@ -31,6 +31,16 @@ s3_servers() {
   fi
 }
 
+# pypaimon (PyPI) reads the tables of FailoverITCase and S3ITCase (ITBase.assertPypaimonReads):
+# its venv's python goes to the tests as SC_PYPAIMON (integration/pom.xml). When it cannot be set
+# up, those tests fail saying so.
+if py=$(scripts/pypaimon-setup.sh); then
+  export SC_PYPAIMON=$py
+  echo "  pypaimon: $SC_PYPAIMON"
+else
+  echo "  pypaimon could not be set up: the pypaimon checks will fail"
+fi
+
 profiles=${FLINK_PROFILES:-"flink-1.20 flink-2"}
 total_pass=0; total_fail=0; status=0
 for profile in $profiles; do

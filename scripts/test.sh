@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Every test: set-up, the S3 test servers (gofakes3 and moto on 127.0.0.1), the
+# Every test: set-up (native packages, JDK and Maven, Paimon's Java tool, pypaimon), the S3 test servers (gofakes3 and moto on 127.0.0.1), the
 # native suite in a normal build, the build matrix (gcc and clang x Release, Debug,
 # RelWithDebInfo under -Werror; build only), the native suite again under AddressSanitizer +
 # UndefinedBehaviorSanitizer, then the Flink connector's suites (Flink 1.20 and 2.x).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# Paimon's own readers judge the format in the native suite (tests/paimon/): the JDK and Maven,
+# PaimonTool (Paimon 1.4.2 from Maven Central) and the pypaimon 2.1.0 venv are set up once here,
+# before ctest runs tests in parallel.
+scripts/flink-setup.sh
+scripts/paimon-tool.sh --build-only
+scripts/pypaimon-setup.sh >/dev/null
 # Stop at the end only servers this run started: others may be using running ones.
 if ! scripts/s3-servers.sh status >/dev/null 2>&1; then
   scripts/s3-servers.sh start

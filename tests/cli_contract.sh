@@ -13,11 +13,16 @@ expect() { # description condition...
   local d=$1; shift
   if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $d"; fi
 }
-entry() { # file [partition] [level] [total] [min] [max]
-  local keys=""
-  [ -n "${5:-}" ] && keys=",\"minKey\":\"$5\",\"maxKey\":\"$6\""
-  printf '{"partition":"%s","bucket":0,"totalBuckets":%s,"level":%s,"file":"%s","rows":10,"size":100%s}' \
-    "${2:-dt=1}" "${4:-4}" "${3:-0}" "$1" "$keys"
+state() { find "$1" -type f -exec sha256sum {} + | sort; }
+# The contract's table (issue 10 item 8): partitioned by dt STRING and h INT, primary key (dt, h, k)
+# with k INT (the trimmed key is [k]), 4 buckets.
+cat >"$work/schema" <<'EOF'
+{"fields":[{"name":"dt","type":"STRING"},{"name":"h","type":"INT"},{"name":"k","type":"INT"},{"name":"v","type":"BIGINT"}],
+ "partitionKeys":["dt","h"],"primaryKeys":["dt","h","k"],"options":{"bucket":"4"}}
+EOF
+entry() { # file [partition] [level] [total] [minKey] [maxKey]: keys default to [1]..[9]
+  printf '{"partition":"%s","bucket":0,"totalBuckets":%s,"level":%s,"file":"%s","rows":10,"size":100,"minKey":%s,"maxKey":%s}' \
+    "${2:-dt=1/h=3}" "${4:-4}" "${3:-0}" "$1" "${5:-[1]}" "${6:-[9]}"
 }
 t="$work/t"
 
@@ -25,68 +30,141 @@ for cmd in init commit log files last-committed fsck; do
   "$sc" $cmd --help >"$work/help" 2>&1; check "$cmd --help" 0 $?
   expect "$cmd --help prints usage" grep -q "usage: snapcommit $cmd" "$work/help"
 done
+"$sc" init --help >"$work/help" 2>&1
+expect "init --help names --schema" grep -q -- "--schema FILE" "$work/help"
 "$sc" bogus >/dev/null 2>&1; check "unknown command" 2 $?
 "$sc" log >/dev/null 2>&1; check "missing TABLE" 2 $?
 
-"$sc" init "$t" >/dev/null; check "init" 0 $?
-before=$(find "$t" -type f -exec sha256sum {} + | sort)
+"$sc" init "$t" --schema "$work/schema" >/dev/null; check "init --schema" 0 $?
+expect "schema-0 is Paimon's schema JSON of the given table" python3 -c '
+import json,sys; s=json.load(open(sys.argv[1]))
+assert s["version"]==3 and s["id"]==0, s
+assert [(f["id"],f["name"],f["type"]) for f in s["fields"]]==[(0,"dt","STRING NOT NULL"),(1,"h","INT NOT NULL"),(2,"k","INT NOT NULL"),(3,"v","BIGINT")], s
+assert s["partitionKeys"]==["dt","h"] and s["primaryKeys"]==["dt","h","k"] and s["options"]["bucket"]=="4", s' "$t/schema/schema-0"
+before=$(state "$t")
 "$sc" init "$t" >/dev/null 2>"$work/err"; check "init twice" 1 $?
-expect "init twice changes nothing" [ "$before" = "$(find "$t" -type f -exec sha256sum {} + | sort)" ]
+expect "init twice changes nothing" [ "$before" = "$(state "$t")" ]
 expect "init twice says why" grep -q "already exists" "$work/err"
+"$sc" init "$t" --schema "$work/schema" >/dev/null 2>&1; check "init --schema over a table" 1 $?
+expect "init --schema twice changes nothing" [ "$before" = "$(state "$t")" ]
 "$sc" init "$work/u" --strategy nonsense >/dev/null 2>&1; check "bad strategy" 2 $?
 "$sc" init "file://$work/uri" --strategy rename >/dev/null; check "init file:// URI" 0 $?
 "$sc" init "$work/hd" --strategy head >/dev/null 2>"$work/err"; check "strategy the store cannot honour" 1 $?
 expect "says what the store lacks" grep -q "compare-and-swap" "$work/err"
+# Bad schemas are bad input (exit 2) and create nothing.
+n=0
+for bad in '{"fields":[' '{"fields":[{"name":"a","type":"NOSUCHTYPE"}]}' \
+           '{"fields":[{"name":"a","type":"INT"}],"partitionKeys":["b"]}' \
+           '{"fields":[{"name":"a","type":"INT"}],"primaryKeys":["b"]}' \
+           '{"fields":[{"name":"a","type":"INT"}],"primaryKeys":["a"],"options":{"bucket":"-1"}}' \
+           '{"fields":[{"name":"a","type":"INT"},{"name":"a","type":"INT"}]}'; do
+  n=$((n + 1))
+  echo "$bad" | "$sc" init "$work/bs$n" --schema - >/dev/null 2>"$work/err"; check "bad schema $n: $bad" 2 $?
+  expect "bad schema $n creates nothing" [ ! -e "$work/bs$n" ]
+done
+"$sc" init "$work/bs" --schema "$work/no-such-file" >/dev/null 2>&1; check "missing schema file" 2 $?
 
-echo "{\"add\":[$(entry data/f1)]}" >"$work/c1"
+# A table without --schema: no fields, no partition keys, bucket-unaware.
+u="$work/plain"
+"$sc" init "$u" >/dev/null; check "init without --schema" 0 $?
+expect "no fields, no partition keys, bucket-unaware" python3 -c '
+import json,sys; s=json.load(open(sys.argv[1]))
+assert s["fields"]==[] and s["partitionKeys"]==[] and s["primaryKeys"]==[] and s["options"].get("bucket","-1")=="-1", s' "$u/schema/schema-0"
+echo '{"add":[{"partition":"","bucket":0,"level":0,"file":"data-0.parquet","rows":3,"size":30}]}' >"$work/p1"
+"$sc" commit "$u" --user u --identifier 1 --changes "$work/p1" >/dev/null; check "unpartitioned commit" 0 $?
+"$sc" files "$u" --json >"$work/pf.json"
+expect "files of a bucket-unaware table" python3 -c '
+import json,sys; f=json.load(open(sys.argv[1]))
+assert f==[{"partition":"","bucket":0,"totalBuckets":-1,"level":0,"file":"data-0.parquet","path":"bucket-0/data-0.parquet","rows":3,"size":30}], f' "$work/pf.json"
+ubefore=$(state "$u")
+for bad in '"partition":"dt=1"' '"partition":"","totalBuckets":4' '"partition":"","minKey":[1],"maxKey":[2]'; do
+  echo "{\"add\":[{$bad,\"bucket\":0,\"level\":0,\"file\":\"data-x.parquet\",\"rows\":1,\"size\":1}]}" \
+    | "$sc" commit "$u" --user u --identifier 2 --changes - >/dev/null 2>&1; check "unpartitioned table refuses $bad" 2 $?
+done
+expect "refused entries changed nothing" [ "$ubefore" = "$(state "$u")" ]
+
+echo "{\"add\":[$(entry f1)]}" >"$work/c1"
 out=$("$sc" commit "$t" --user u1 --identifier 1 --changes "$work/c1"); check "commit" 0 $?
 expect "commit prints the snapshot id" [ "$out" = 1 ]
+expect "the snapshot is Paimon's snapshot-1, LATEST says 1" [ -f "$t/snapshot/snapshot-1" -a "$(cat "$t/snapshot/LATEST")" = 1 ]
 "$sc" commit "$t" --user u1 --identifier 1 --changes "$work/c1" >/dev/null 2>&1; check "replay" 3 $?
 "$sc" commit "$t" --user u1 --identifier 0 --changes "$work/c1" >/dev/null 2>&1; check "lower identifier" 3 $?
-out=$(echo "{\"add\":[$(entry data/f2)]}" | "$sc" commit "file://$t" --user u1 --identifier 2 --changes -); check "commit from stdin via file://" 0 $?
+# A bare value is accepted for a one-field key.
+out=$(echo '{"add":[{"partition":"dt=1/h=3","bucket":1,"level":0,"file":"f2","rows":10,"size":100,"minKey":1,"maxKey":9}]}' \
+  | "$sc" commit "file://$t" --user u1 --identifier 2 --changes -); check "commit from stdin via file://, bare key values" 0 $?
 expect "second snapshot is 2" [ "$out" = 2 ]
 "$sc" commit "$t" --user u2 --identifier 1 --changes "$work/c1" >/dev/null 2>"$work/err"; check "re-add live file" 4 $?
-expect "conflict names the file" grep -q "data/f1" "$work/err"
+expect "conflict names the file" grep -q "f1" "$work/err"
 
-echo "{\"add\":[$(entry data/f9 dt=1 0 8)]}" >"$work/c8"
+echo "{\"add\":[$(entry f9 dt=1/h=3 0 8)]}" >"$work/c8"
 "$sc" commit "$t" --user u2 --identifier 2 --changes "$work/c8" >/dev/null 2>&1; check "bucket count change" 4 $?
 out=$("$sc" commit "$t" --user u2 --identifier 3 --kind overwrite --changes "$work/c8"); check "overwrite may change buckets" 0 $?
 
-echo "{\"delete\":[$(entry data/f9 dt=1 0 8)],\"add\":[$(entry data/c1 dt=1 1 8 a m)]}" >"$work/compact1"
-echo "{\"delete\":[$(entry data/f9 dt=1 0 8)],\"add\":[$(entry data/c2 dt=1 1 8 a m)]}" >"$work/compact2"
+# Compaction: f9 (level 0, keys 1..9) becomes level-1 c1 (keys 1..9).
+echo "{\"delete\":[$(entry f9 dt=1/h=3 0 8)],\"add\":[$(entry c1 dt=1/h=3 1 8 [1] [9])]}" >"$work/compact1"
+echo "{\"delete\":[$(entry f9 dt=1/h=3 0 8)],\"add\":[$(entry c2 dt=1/h=3 1 8 [1] [9])]}" >"$work/compact2"
 "$sc" commit "$t" --user c1 --identifier 1 --kind compact --changes "$work/compact1" >/dev/null; check "compaction" 0 $?
 "$sc" commit "$t" --user c2 --identifier 1 --kind compact --changes "$work/compact2" >/dev/null 2>"$work/err"; check "second compaction of the same file" 4 $?
 expect "deletion conflict message" grep -q "File deletion conflict" "$work/err"
-echo "{\"add\":[$(entry data/c3 dt=1 1 8 l z)]}" >"$work/lsm"
+echo "{\"add\":[$(entry c3 dt=1/h=3 1 8 [5] [20])]}" >"$work/lsm"
 "$sc" commit "$t" --user c1 --identifier 2 --kind compact --changes "$work/lsm" >/dev/null 2>"$work/err"; check "LSM overlap" 4 $?
 expect "LSM message" grep -q "LSM conflict" "$work/err"
+# Keys compare in the key's type (Paimon's order): [256, 300] lies above [1, 9]. As the
+# little-endian bytes of the BinaryRow they would overlap (256 = 00 01 .., 9 = 09 ..).
+echo "{\"add\":[$(entry c4 dt=1/h=3 1 8 [256] [300])]}" >"$work/typed"
+"$sc" commit "$t" --user c1 --identifier 3 --kind compact --changes "$work/typed" >/dev/null 2>"$work/err"; check "INT keys compare as numbers" 0 $?
+echo "{\"delete\":[$(entry c4 dt=1/h=3 1 8 [256] [300])]}" >"$work/untyped"
+"$sc" commit "$t" --user c1 --identifier 4 --kind compact --changes "$work/untyped" >/dev/null 2>"$work/err"; check "delete that file again" 0 $?
 
+before=$(state "$t")
 echo '{"add":[' >"$work/bad"
 "$sc" commit "$t" --user u1 --identifier 9 --changes "$work/bad" >/dev/null 2>&1; check "malformed JSON" 2 $?
-echo "{\"add\":[$(entry /etc/passwd)]}" >"$work/abs"
-"$sc" commit "$t" --user u1 --identifier 9 --changes "$work/abs" >/dev/null 2>&1; check "absolute file" 2 $?
-echo "{\"add\":[$(entry data/../../x)]}" >"$work/dotdot"
-"$sc" commit "$t" --user u1 --identifier 9 --changes "$work/dotdot" >/dev/null 2>&1; check "file with .." 2 $?
-echo '{"add":[{"partition":"p","bucket":0,"level":0,"file":"data/x","rows":1}]}' >"$work/missing"
-"$sc" commit "$t" --user u1 --identifier 9 --changes "$work/missing" >/dev/null 2>"$work/err"; check "missing field" 2 $?
-expect "missing field is named" grep -q "size" "$work/err"
+bad_entry() { # description expected-stderr-pattern entry-json
+  echo "{\"add\":[$3]}" >"$work/be"
+  "$sc" commit "$t" --user u1 --identifier 9 --changes "$work/be" >/dev/null 2>"$work/err"; check "$1" 2 $?
+  expect "$1: message" grep -qF -- "$2" "$work/err"
+}
+bad_entry "absolute file" '"/etc/passwd"' "$(entry /etc/passwd)"
+bad_entry "file with a directory" 'has no "/"' "$(entry data/f7)"
+bad_entry "file with .." 'data/../../x' "$(entry data/../../x)"
+bad_entry "file .." 'not a file name' "$(entry ..)"
+bad_entry "unknown partition key" '"zz" is no partition key' "$(entry f7 zz=1/h=3)"
+bad_entry "partition value of the wrong type" 'h=x' "$(entry f7 dt=1/h=x)"
+bad_entry "partition spec missing a key" 'dt=1' "$(entry f7 dt=1)"
+bad_entry "key value of the wrong type" 'minKey' "$(entry f7 dt=1/h=3 0 4 '["x"]' '[9]')"
+bad_entry "key with too many values" 'minKey has 2 values' "$(entry f7 dt=1/h=3 0 4 '[1,2]' '[9]')"
+bad_entry "bucket not below totalBuckets" 'bucket: 4 is not below' \
+  '{"partition":"dt=1/h=3","bucket":4,"level":0,"file":"f7","rows":1,"size":1,"minKey":[1],"maxKey":[2]}'
+bad_entry "primary-key table without keys" 'required on a primary-key table' \
+  '{"partition":"dt=1/h=3","bucket":0,"level":0,"file":"f7","rows":1,"size":1}'
+bad_entry "missing field" 'size' '{"partition":"dt=1/h=3","bucket":0,"level":0,"file":"x","rows":1}'
 "$sc" commit "$t" --identifier 9 --changes "$work/c1" >/dev/null 2>&1; check "missing --user" 2 $?
 "$sc" commit "$t" --user u --identifier x --changes "$work/c1" >/dev/null 2>&1; check "bad identifier" 2 $?
+expect "bad input changed nothing" [ "$before" = "$(state "$t")" ]
 "$sc" commit "$work/none" --user u --identifier 1 --changes "$work/c1" >/dev/null 2>&1; check "no table" 1 $?
 
 "$sc" log "$t" --json >"$work/log.json"; check "log --json" 0 $?
 expect "log JSON has the contract fields" python3 -c '
 import json,sys; log=json.load(open(sys.argv[1]))
-assert [s["id"] for s in log]==[1,2,3,4], log
+assert [s["id"] for s in log]==[1,2,3,4,5,6], log
 for s in log: assert {"id","commitUser","commitIdentifier","commitKind","timeMillis"} <= s.keys()
-assert [s["commitKind"] for s in log]==["APPEND","APPEND","OVERWRITE","COMPACT"]' "$work/log.json"
+assert [s["commitKind"] for s in log]==["APPEND","APPEND","OVERWRITE","COMPACT","COMPACT","COMPACT"]' "$work/log.json"
+expect "snapshots are Paimon snapshot JSON" python3 -c '
+import json,sys
+s=json.load(open(sys.argv[1]))
+assert (s["version"],s["id"],s["schemaId"],s["commitUser"],s["commitIdentifier"],s["commitKind"])==(3,4,0,"c1",1,"COMPACT"), s
+for k in ("baseManifestList","deltaManifestList"): assert s[k].startswith("manifest-list-") and "/" not in s[k], s
+assert all(isinstance(v,str) for v in s["properties"].values()), s' "$t/snapshot/snapshot-4"
 "$sc" files "$t" --json >"$work/files.json"; check "files --json" 0 $?
 expect "files JSON holds the live files" python3 -c '
 import json,sys; f=json.load(open(sys.argv[1]))
-assert sorted(x["file"] for x in f)==["data/c1"], f
-x=f[0]; assert (x["partition"],x["bucket"],x["totalBuckets"],x["level"],x["rows"],x["size"],x["minKey"],x["maxKey"])==("dt=1",0,8,1,10,100,"a","m"), x' "$work/files.json"
+assert sorted(x["file"] for x in f)==["c1"], f
+assert f[0]=={"partition":"dt=1/h=3","bucket":0,"totalBuckets":8,"level":1,"file":"c1","path":"dt=1/h=3/bucket-0/c1",
+              "rows":10,"size":100,"minKey":[1],"maxKey":[9]}, f[0]' "$work/files.json"
 "$sc" files "$t" --snapshot 2 --json >"$work/files2.json"; check "files --snapshot" 0 $?
-expect "snapshot 2 had two files" python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1])))==2' "$work/files2.json"
+expect "snapshot 2 had two files" python3 -c '
+import json,sys; f=json.load(open(sys.argv[1]))
+assert sorted((x["file"],x["bucket"],x["path"]) for x in f)==[("f1",0,"dt=1/h=3/bucket-0/f1"),("f2",1,"dt=1/h=3/bucket-1/f2")], f' "$work/files2.json"
 "$sc" files "$t" --snapshot 99 >/dev/null 2>&1; expect "missing snapshot fails" [ $? -ne 0 ]
 expect "last-committed" [ "$("$sc" last-committed "$t" --user u1)" = 2 ]
 expect "last-committed of an unknown user prints nothing" [ -z "$("$sc" last-committed "$t" --user nobody)" ]
@@ -99,12 +177,22 @@ expect "message names snapshot 2" grep -q "snapshot 2" "$work/err"
 cp -r "$t" "$work/d2"; m=$(ls "$work/d2"/manifest/manifest-[0-9a-f]* | head -1); printf 'X' | dd of="$m" bs=1 seek=30 conv=notrunc 2>/dev/null
 "$sc" fsck "$work/d2" >/dev/null 2>"$work/err"; expect "fsck finds a damaged manifest" [ $? -ne 0 ]
 expect "message names the manifest" grep -q "$(basename "$m")" "$work/err"
-cp -r "$t" "$work/d3"; s="$work/d3/snapshot/snapshot-4"; head -c 100 "$s" >"$s.t" && mv "$s.t" "$s"
+cp -r "$t" "$work/d3"; s="$work/d3/snapshot/snapshot-6"; head -c 100 "$s" >"$s.t" && mv "$s.t" "$s"
 "$sc" log "$work/d3" >/dev/null 2>"$work/err"; expect "truncated latest snapshot fails closed" [ $? -ne 0 ]
-expect "message names the snapshot" grep -q "snapshot-4" "$work/err"
+expect "message names the snapshot" grep -q "snapshot-6" "$work/err"
 cp -r "$t" "$work/d4"; echo garbage >"$work/d4/metadata/table.json"
 "$sc" log "$work/d4" >/dev/null 2>"$work/err"; expect "damaged table metadata fails closed" [ $? -ne 0 ]
 expect "message names table.json" grep -q "table.json" "$work/err"
+cp -r "$t" "$work/d5"; echo garbage >"$work/d5/schema/schema-0"
+"$sc" files "$work/d5" >/dev/null 2>"$work/err"; expect "damaged schema fails closed" [ $? -ne 0 ]
+expect "message names schema-0" grep -q "schema/schema-0" "$work/err"
+cp -r "$t" "$work/d6"; l=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["deltaManifestList"])' "$work/d6/snapshot/snapshot-6")
+printf 'X' >>"$work/d6/manifest/$l"
+"$sc" fsck "$work/d6" >/dev/null 2>"$work/err"; expect "fsck finds a manifest list whose size no longer matches" [ $? -ne 0 ]
+expect "message names the manifest list" grep -q "$l" "$work/err"
+cp -r "$t" "$work/d7"; sed -i 's/"commitUser":"c1"/"commitUser":"c9"/' "$work/d7/snapshot/snapshot-6"
+"$sc" fsck "$work/d7" >/dev/null 2>"$work/err"; expect "fsck finds an edited snapshot" [ $? -ne 0 ]
+expect "message says checksum mismatch" grep -q "snapshot-6: checksum mismatch" "$work/err"
 
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" = 0 ]

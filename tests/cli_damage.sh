@@ -11,12 +11,15 @@ passed=0 failed=0
 ok() { passed=$((passed + 1)); }
 bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
 S() { printf 'snapshot-%d' "$1"; }
-changes() { # file name -> a change set adding data/NAME
-  printf '{"add":[{"partition":"dt=1","bucket":0,"totalBuckets":4,"level":0,"file":"data/%s","rows":10,"size":100}]}' "$2" >"$1"
+changes() { # file name -> a change set adding NAME to partition dt=1, bucket 0
+  printf '{"add":[{"partition":"dt=1","bucket":0,"totalBuckets":4,"level":0,"file":"data-%s.parquet","rows":10,"size":100}]}' "$2" >"$1"
 }
+# A fixed-bucket append table partitioned by dt (4 buckets by id).
+echo '{"fields":[{"name":"dt","type":"STRING"},{"name":"id","type":"INT"}],"partitionKeys":["dt"],"primaryKeys":[],
+ "options":{"bucket":"4","bucket-key":"id"}}' >"$work/schema"
 # A table with snapshots 1..n, committed by user u with identifiers 1..n.
 make_table() { # dir n
-  "$sc" init "$1" >/dev/null || { bad "init $1"; return; }
+  "$sc" init "$1" --schema "$work/schema" >/dev/null || { bad "init $1"; return; }
   for i in $(seq 1 "$2"); do
     changes "$work/c" "f$i"
     "$sc" commit "$1" --user u --identifier "$i" --changes "$work/c" >/dev/null || bad "commit $i into $1"
@@ -173,6 +176,55 @@ small_rss "300 MB newest snapshot: log" 1 "$(S 4): $big bytes" "$sc" log "$t"
 changes "$work/cb" bigsnap
 small_rss "300 MB newest snapshot: commit" 1 "$(S 4): $big bytes" "$sc" commit "$t" --user v --identifier 1 --changes "$work/cb"
 [ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "300 MB newest snapshot: a commit built on top"
+
+# 8. Paimon's own objects: the schema, Avro manifests and manifest lists, a snapshot edited with
+# or without resealing. Each read that needs the object fails closed naming it; nothing is built on top.
+reseal() { # snapshot-file python-expression-on-snap: edit a snapshot and reseal it (docs/format.md §4)
+  python3 - "$1" "$2" <<'PY'
+import hashlib, json, sys
+path, edit = sys.argv[1], sys.argv[2]
+snap = json.loads(open(path, 'rb').read())
+exec(edit)
+snap['properties']['snapcommit.checksum'] = '0' * 64
+text = json.dumps(snap, separators=(',', ':'), ensure_ascii=False).encode()
+digest = hashlib.sha256(text).hexdigest().encode()
+open(path, 'wb').write(text.replace(b'0' * 64 + b'"}}', digest + b'"}}'))
+PY
+}
+t=$(fresh noschema); rm "$t/schema/schema-0"
+all_refuse "schema-0 deleted" "$t" "schema/schema-0 is missing"
+t=$(fresh badschema); printf '{"version":3,"id":0,' >"$t/schema/schema-0"
+all_refuse "schema-0 truncated" "$t" "schema/schema-0"
+t=$(fresh schemaid); sed -i 's/"id" : 0,/"id" : 1,/' "$t/schema/schema-0"
+all_refuse "schema-0 holding schema 1" "$t" 'schema/schema-0: its field "id" is not 0'
+# The newest snapshot's base manifest list one byte longer than the snapshot's baseManifestListSize.
+t=$(fresh listsize); l=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseManifestList"])' "$t/snapshot/$(S 4)")
+printf 'X' >>"$t/manifest/$l"
+run "manifest list longer than recorded: files" 1 "$l" "$sc" files "$t"
+run "manifest list longer than recorded: fsck" 1 "$l" "$sc" fsck "$t"
+changes "$work/cl" listsize
+run "manifest list longer than recorded: commit" 1 "$l" "$sc" commit "$t" --user v --identifier 1 --changes "$work/cl"
+[ ! -e "$t/snapshot/$(S 5)" ] && ok || bad "manifest list longer than recorded: a commit built on top"
+# One byte of an Avro manifest's (zstd) data block changed: caught by the digest the list records.
+t=$(fresh avro); m=$(ls "$t"/manifest/manifest-[0-9a-f]* | head -1); sz=$(stat -c %s "$m")
+printf '\x01' | dd of="$m" bs=1 seek=$((sz - 24)) conv=notrunc 2>/dev/null
+run "damaged Avro manifest: files" 1 "$(basename "$m")" "$sc" files "$t"
+run "damaged Avro manifest: fsck" 1 "$(basename "$m")" "$sc" fsck "$t"
+# A manifest cut short.
+t=$(fresh avrocut); m=$(ls "$t"/manifest/manifest-[0-9a-f]* | head -1); truncate -s 100 "$m"
+run "truncated Avro manifest: fsck" 1 "$(basename "$m")" "$sc" fsck "$t"
+# A snapshot edited without resealing (as a Paimon tool that rewrites JSON would leave it).
+t=$(fresh edited); sed -i 's/"totalRecordCount":40/"totalRecordCount":41/' "$t/snapshot/$(S 4)"
+grep -q '"totalRecordCount":41' "$t/snapshot/$(S 4)" && ok || bad "edited snapshot: the edit did not apply"
+all_refuse "snapshot edited, not resealed" "$t" "$(S 4): checksum mismatch"
+# Resealed, but naming a manifest list that is not there: the list is named, not the checksum.
+t=$(fresh resealed); reseal "$t/snapshot/$(S 4)" 'snap["deltaManifestList"] = "manifest-list-00000000-0000-0000-0000-000000000000-9"'
+run "resealed snapshot naming a missing manifest list: log still reads it" 0 "" "$sc" log "$t"
+run "resealed snapshot naming a missing manifest list: files" 1 "manifest-list-00000000-0000-0000-0000-000000000000-9" "$sc" files "$t"
+run "resealed snapshot naming a missing manifest list: fsck" 1 "manifest-list-00000000-0000-0000-0000-000000000000-9" "$sc" fsck "$t"
+# Resealed with a record count that disagrees with its manifests: fsck recounts.
+t=$(fresh recount); reseal "$t/snapshot/$(S 4)" 'snap["totalRecordCount"] = 41'
+run "resealed snapshot with a wrong totalRecordCount: fsck" 1 "totalRecordCount" "$sc" fsck "$t"
 
 # A healthy table still works end to end.
 run "healthy: fsck" 0 "" "$sc" fsck "$base"

@@ -23,8 +23,12 @@ import re,sys; d=open(sys.argv[1],"rb").read()
 sys.exit(1 if re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", d) else 0)' "$1"
 }
 t="$work/t"
-"$sc" init "$t" >/dev/null || { echo "FAIL: init"; exit 1; }
-echo '{"add":[{"partition":"p","bucket":0,"level":0,"file":"data/ok","rows":1,"size":1}]}' >"$work/ok"
+# A primary-key table partitioned by part (key k, 2 buckets): entries carry their key range.
+echo '{"fields":[{"name":"part","type":"STRING"},{"name":"k","type":"STRING"},{"name":"v","type":"BIGINT"}],
+ "partitionKeys":["part"],"primaryKeys":["part","k"],"options":{"bucket":"2"}}' >"$work/schema"
+"$sc" init "$t" --schema "$work/schema" >/dev/null || { echo "FAIL: init"; exit 1; }
+K='"minKey":["a"],"maxKey":["z"]'
+echo "{\"add\":[{\"partition\":\"part=p\",\"bucket\":0,\"level\":0,\"file\":\"data-ok\",\"rows\":1,\"size\":1,$K}]}" >"$work/ok"
 "$sc" commit "$t" --user job --identifier 1 --changes "$work/ok" >/dev/null; check "first commit" 0 $?
 before=$(state "$t")
 
@@ -39,9 +43,9 @@ for user in $'job\n2        APPEND    forged' $'job\tx' $'job\e[2J' $'job\x7f' $
   expect "message has no raw control character ($n)" no_controls "$work/err"
 done
 expect "refused users wrote nothing" [ "$before" = "$(state "$t")" ]
-for bad in '"partition":"p\n"' '"partition":"p\u001b[1m"' '"file":"data/a\u0085"' '"file":"data/a\u007f"'; do
-  case $bad in *partition*) e="{\"add\":[{$bad,\"bucket\":0,\"level\":0,\"file\":\"data/n\",\"rows\":1,\"size\":1}]}" ;;
-               *) e="{\"add\":[{\"partition\":\"p\",\"bucket\":0,\"level\":0,$bad,\"rows\":1,\"size\":1}]}" ;; esac
+for bad in '"partition":"part=p\n"' '"partition":"part=p\u001b[1m"' '"file":"data-a\u0085"' '"file":"data-a\u007f"'; do
+  case $bad in *partition*) e="{\"add\":[{$bad,\"bucket\":0,\"level\":0,\"file\":\"data-n\",\"rows\":1,\"size\":1,$K}]}" ;;
+               *) e="{\"add\":[{\"partition\":\"part=p\",\"bucket\":0,\"level\":0,$bad,\"rows\":1,\"size\":1,$K}]}" ;; esac
   echo "$e" | "$sc" commit "$t" --user job --identifier 5 --changes - >/dev/null 2>"$work/err"
   check "control character in $bad" 2 $?
   expect "message names add[0] and the byte ($bad)" grep -q 'changes: add\[0\]: \(partition\|file\) ".*": control character .* at byte' "$work/err"
@@ -80,10 +84,10 @@ bounded 100000 "$sc" commit "$t" --user job --identifier 5 --changes "$work/empt
 check "10M empty entries refused by count, peak RSS < 100 MB" 2 $?
 expect "entry-count message names the limit" grep -q -- 'changes: 10000000 entries, more than the limit of 250000 entries.*(SC_ELIMIT)' "$work/err"
 rm -f "$work/empties"
-python3 -c 'import sys; open(sys.argv[1],"w").write("{\"add\":[{\"partition\":\"p\",\"minKey\":["+",".join(["{}"]*5000000)+"]}]}")' "$work/deep"
+python3 -c 'import sys; open(sys.argv[1],"w").write("{\"add\":[{\"partition\":\"part=p\",\"minKey\":["+",".join(["{}"]*5000000)+"]}]}")' "$work/deep"
 bounded 100000 "$sc" commit "$t" --user job --identifier 5 --changes "$work/deep" >/dev/null 2>"$work/err"
 check "one entry of 5M nested values refused, peak RSS < 100 MB" 2 $?
-expect "token message names the entry" grep -q -- 'changes: add\[0\] has more than 64 JSON tokens' "$work/err"
+expect "token message names the entry" grep -q -- 'changes: add\[0\] has more than 256 JSON tokens' "$work/err"
 rm -f "$work/deep"
 # The worst accepted input: the most entries a change set may hold (250,000 minimal valid
 # adds) is parsed and committed within the stated bound (measured 225 MB peak; docs/operations.md).
@@ -91,7 +95,7 @@ python3 - "$work/maxvalid" <<'PY'
 import sys
 limit, parts, size = 64 << 20, [], len('{"add":[]}')
 for i in range(250000):
-    e = '{"partition":"","bucket":0,"level":0,"file":"d/%07d","rows":0,"size":0}' % i
+    e = '{"partition":"","bucket":0,"level":0,"file":"d-%07d","rows":0,"size":0}' % i
     if size + len(e) + 1 > limit: break
     parts.append(e); size += len(e) + 1
 open(sys.argv[1], "w").write('{"add":[' + ",".join(parts) + ']}')
@@ -108,12 +112,13 @@ expect "limits wrote nothing" [ "$before" = "$(state "$t")" ]
 # ---- fields the manifests cannot hold are bad input (exit 2), not a failure mid-commit ----
 python3 -c '
 import json,sys
-e={"partition":"p","bucket":0,"level":1,"file":"data/k","rows":1,"size":1,"minKey":"a","maxKey":"z"*70000}
+e={"partition":"part=p","bucket":0,"level":1,"file":"data-k","rows":1,"size":1,"minKey":["a"],"maxKey":["z"*70000]}
 json.dump({"add":[e]},open(sys.argv[1],"w"))
-e={"partition":"p"*70000,"bucket":0,"level":0,"file":"data/k","rows":1,"size":1}
+e={"partition":"part="+"p"*70000,"bucket":0,"level":0,"file":"data-k","rows":1,"size":1,"minKey":["a"],"maxKey":["z"]}
 json.dump({"add":[e]},open(sys.argv[2],"w"))' "$work/bigkey" "$work/bigpart"
 "$sc" commit "$t" --user job --identifier 5 --changes "$work/bigkey" >/dev/null 2>"$work/err"; check "oversized maxKey" 2 $?
-expect "oversized key message" grep -q 'max_key: 70000 bytes, longer than the field limit of 65536 bytes' "$work/err"
+# (the key is checked as its encoded BinaryRow: 70000 bytes of text plus the row header and offsets)
+expect "oversized key message" grep -q 'max_key: 700[0-9][0-9] bytes, longer than the field limit of 65536 bytes' "$work/err"
 "$sc" commit "$t" --user job --identifier 5 --changes "$work/bigpart" >/dev/null 2>"$work/err"; check "oversized partition" 2 $?
 long=$(printf 'a%.0s' $(seq 300))
 "$sc" commit "$t" --user "$long" --identifier 5 --changes "$work/ok" >/dev/null 2>&1; check "user over 255 bytes" 2 $?
@@ -143,7 +148,7 @@ expect "refused options wrote nothing" [ "$before" = "$(state "$t")" ]
 # Rename the commit user inside the latest snapshot and reseal it (docs/format.md §4: the
 # checksum property is the SHA-256 of the document with its value written as 64 zeros).
 "$sc" commit "$t" --user evil-user-0000000 --identifier 7 --changes - >/dev/null <<'EOF'
-{"add":[{"partition":"p","bucket":0,"level":0,"file":"data/evil","rows":1,"size":1}]}
+{"add":[{"partition":"part=p","bucket":1,"level":0,"file":"data-evil","rows":1,"size":1,"minKey":"a","maxKey":"z"}]}
 EOF
 python3 - "$t/snapshot" <<'EOF'
 import hashlib, json, os, sys
@@ -174,7 +179,7 @@ import json,sys; raw=open(sys.argv[1],"rb").read(); raw.decode("ascii")
 assert json.loads(raw)[1]["commitUser"]=="e\n2  APPEND  x\x1b[2J\x9b\t"' "$work/log.json"
 out=$("$sc" last-committed "$t" --user $'e\n2  APPEND  x\e[2J\xc2\x9b\t'); check "last-committed of a legacy user" 0 $?
 expect "last-committed finds the legacy user" [ "$out" = 7 ]
-echo '{"add":[{"partition":"p","bucket":0,"level":0,"file":"data/evil","rows":1,"size":1}]}' >"$work/readd"
+echo '{"add":[{"partition":"part=p","bucket":1,"level":0,"file":"data-evil","rows":1,"size":1,"minKey":["a"],"maxKey":["z"]}]}' >"$work/readd"
 "$sc" commit "$t" --user job --identifier 9 --changes "$work/readd" >/dev/null 2>"$work/err"; check "conflict naming a legacy user" 4 $?
 expect "conflict message is one escaped line" [ "$(wc -l <"$work/err")" = 1 ]
 expect "conflict message has no raw control character" no_controls "$work/err"

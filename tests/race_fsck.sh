@@ -13,11 +13,12 @@ work=$(mktemp -d /tmp/sc-race-fsck.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export SNAPCOMMIT_LOG=off
 table=$work/table
-"$sc" init "$table" >/dev/null || { echo "FAIL: init"; exit 1; }
+echo '{"fields":[{"name":"part","type":"STRING"},{"name":"v","type":"BIGINT"}],"partitionKeys":["part"],"primaryKeys":[],"options":{}}' \
+  | "$sc" init "$table" --schema - >/dev/null || { echo "FAIL: init"; exit 1; }
 
 writer() {
   for i in $(seq 1 "$commits"); do
-    printf '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/%s-%d","rows":1,"size":1}]}' "$1" "$i" \
+    printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$1" "$i" \
       | "$sc" commit "$table" --user "$1" --identifier "$i" --changes - --max-retries 100 >/dev/null \
       || echo "writer $1 commit $i failed" >>"$work/writer-errors"
   done

@@ -11,12 +11,14 @@ work=$(mktemp -d /tmp/sc-race.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 table=${RACE_TABLE:-$work/table}
 strategy=${RACE_STRATEGY:-rename}
-"$sc" init "$table" --strategy "$strategy" >/dev/null
+# A partitioned append table (bucket-unaware): each commit adds one file to partition part=p.
+schema='{"fields":[{"name":"part","type":"STRING"},{"name":"v","type":"BIGINT"}],"partitionKeys":["part"],"primaryKeys":[],"options":{}}'
+echo "$schema" | "$sc" init "$table" --strategy "$strategy" --schema - >/dev/null
 
 writer() {
   local user=$1 lost=0
   for i in $(seq 1 "$commits"); do
-    printf '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/%s-%d","rows":1,"size":1}]}' "$user" "$i" \
+    printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$user" "$i" \
       | SNAPCOMMIT_LOG=off "$sc" commit "$table" --user "$user" --identifier "$i" --changes - \
           --max-retries 100 --json >>"$work/$user.out"
   done
@@ -46,6 +48,8 @@ assert len(set(pairs)) == total, "a (user, identifier) was committed twice"
 expected = {(f"w{p}", i) for p in range(1, procs + 1) for i in range(1, commits + 1)}
 assert set(pairs) == expected, f"missing commits: {sorted(expected - set(pairs))[:5]}"
 assert len(files) == total and len({f['file'] for f in files}) == total, "live files do not match the commits"
+assert {f["path"] for f in files} == {f"part=p/bucket-0/data-w{p}-{i}.parquet" for p in range(1, procs + 1) for i in range(1, commits + 1)}, "live file paths"
+assert all(f["totalBuckets"] == -1 and f["partition"] == "part=p" for f in files), files[0]
 lost = attempts = 0
 for out in glob.glob(os.path.join(work, "w*.out")):
     for line in open(out):

@@ -16,9 +16,10 @@ run=$(date +%s%N)
 
 # Exit codes on S3 are those of the local file system.
 t="s3://$SC_S3_BUCKET/cli-$run"
-"$sc" init "$t" >/dev/null
+schema='{"fields":[{"name":"part","type":"STRING"},{"name":"v","type":"BIGINT"}],"partitionKeys":["part"],"primaryKeys":[],"options":{}}'
+echo "$schema" | "$sc" init "$t" --schema - >/dev/null
 "$sc" init "$t" >/dev/null 2>&1 && { echo "FAIL: init over an existing S3 table succeeded"; exit 1; }
-c='{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/f1","rows":1,"size":1}]}'
+c='{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-f1.parquet","rows":1,"size":1}]}'
 [ "$(echo "$c" | "$sc" commit "$t" --user u --identifier 1 --changes -)" = 1 ]
 set +e
 echo "$c" | SNAPCOMMIT_LOG=off "$sc" commit "$t" --user u --identifier 1 --changes - >/dev/null 2>&1; replay=$?
@@ -27,7 +28,7 @@ set -e
 [ "$replay" = 3 ] || { echo "FAIL: replay on S3 exited $replay, expected 3"; exit 1; }
 [ "$conflict" = 4 ] || { echo "FAIL: conflict on S3 exited $conflict, expected 4"; exit 1; }
 [ "$("$sc" last-committed "$t" --user u)" = 1 ]
-stats=$(echo '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/f2","rows":1,"size":1}]}' \
+stats=$(echo '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-f2.parquet","rows":1,"size":1}]}' \
   | "$sc" commit "$t" --user u --identifier 2 --changes - --stats --json)
 python3 -c '
 import json,sys; r=json.loads(sys.argv[1]); s=r["stats"]

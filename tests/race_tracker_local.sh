@@ -10,7 +10,8 @@ commits=${RACE_COMMITS:-25}
 work=$(mktemp -d /tmp/sc-race-tracker.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 table="$work/table"
-"$sc" init "$table" --strategy tracker >/dev/null
+echo '{"fields":[{"name":"part","type":"STRING"},{"name":"v","type":"BIGINT"}],"partitionKeys":["part"],"primaryKeys":[],"options":{}}' \
+  | "$sc" init "$table" --strategy tracker --schema - >/dev/null
 
 # RACE_KILL=1: SIGKILL each commit process after a random 5..80 ms and retry the
 # same identifier until it is known committed (SC_OK or SC_ECOMMITTED), as a
@@ -23,7 +24,7 @@ writer() {
   for i in $(seq 1 "$commits"); do
     while :; do
       if [ "$kill_mode" = 1 ]; then
-        out=$(printf '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/%s-%d","rows":1,"size":1}]}' "$user" "$i" \
+        out=$(printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$user" "$i" \
           | SNAPCOMMIT_LOG=off timeout -s KILL "0.0$(( RANDOM % 75 + 5 ))" "$sc" commit "$table" --user "$user" --identifier "$i" \
               --changes - --max-retries 1000 --json --stats 2>/dev/null || true)
         case "$out" in
@@ -32,7 +33,7 @@ writer() {
           *) echo x >>"$work/$user.killed" ;;
         esac
       else
-        printf '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/%s-%d","rows":1,"size":1}]}' "$user" "$i" \
+        printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$user" "$i" \
           | SNAPCOMMIT_LOG=off "$sc" commit "$table" --user "$user" --identifier "$i" --changes - \
               --max-retries 1000 --json --stats >>"$work/$user.out"
         break
@@ -49,7 +50,7 @@ end=$(date +%s.%N)
 [ "$status" = 0 ] || { echo "FAIL: a writer process failed"; cat "$work"/w*.out | grep -v SC_OK | head; exit 1; }
 
 # One more commit alone: the cost of an uncontended commit from a fresh process.
-printf '{"add":[{"partition":"p","bucket":0,"totalBuckets":1,"level":0,"file":"data/solo","rows":1,"size":1}]}' \
+printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-solo.parquet","rows":1,"size":1}]}' \
   | SNAPCOMMIT_LOG=off "$sc" commit "$table" --user solo --identifier 1 --changes - --json --stats >"$work/solo.json"
 
 "$sc" log "$table" --json >"$work/log.json"

@@ -8,18 +8,75 @@
 #include <string.h>
 
 #include "snapcommit/snapcommit.h"
+#include "base/buf.h"
+#include "format/binary_row.h"
 #include "store/store_backends.h" /* sc_mem_store_keys */
 
 static inline sc_bytes tu_bytes(const char *s) {
     return (sc_bytes){(const uint8_t *)s, s ? strlen(s) : 0};
 }
 
-/* A file entry; min/max NULL = no keys. */
+/*
+ * The schema of every test table (tu_create): partitioned by a STRING, with a
+ * one-field STRING key after the partition field, two buckets. tu_file's
+ * partition and key strings are values of those fields.
+ */
+#define TU_SCHEMA                                                                                          \
+    "{\"fields\":[{\"name\":\"part\",\"type\":\"STRING\"},{\"name\":\"k\",\"type\":\"STRING\"},"           \
+    "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[\"part\"],\"primaryKeys\":[\"part\",\"k\"],"      \
+    "\"options\":{\"bucket\":\"2\"}}"
+#define TU_BUCKETS 2
+
+/* Create a test table (TU_SCHEMA) in `store`; returns the library code. */
+static inline int tu_create(sc_store *store, sc_strategy_kind strategy) {
+    return sc_table_create_with_schema(store, strategy, TU_SCHEMA, strlen(TU_SCHEMA));
+}
+
+/*
+ * Bytes that must outlive the entry they are put in: a ring of slots per
+ * thread, far more than any test holds at once (entries are copied by
+ * sc_changes_add).
+ */
+#define TU_POOL_SLOTS 4096
+static inline uint8_t *tu_pool(size_t len) {
+    static _Thread_local uint8_t slots[TU_POOL_SLOTS][160];
+    static _Thread_local size_t next;
+    cr_assert(len <= sizeof slots[0], "test value of %zu bytes is too long for the pool", len);
+    return slots[next++ % TU_POOL_SLOTS];
+}
+
+/* A serialized BinaryRow of one STRING (a partition or key of TU_SCHEMA), from the pool. */
+static inline sc_bytes tu_string_row(const char *value) {
+    static const sc_data_type string_type = {SC_TYPE_VARCHAR, 1, SC_TYPE_MAX_LENGTH, 0, 0, NULL};
+    sc_datum d = {0};
+    d.bytes = (const uint8_t *)value;
+    d.len = strlen(value);
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_row_encode(&b, &string_type, &d, 1), 0);
+    uint8_t *slot = tu_pool(b.len);
+    memcpy(slot, b.data, b.len);
+    sc_bytes out = {slot, b.len};
+    sc_buf_free(&b);
+    return out;
+}
+
+/* A data file's name: tests write "data/a" for readability; a Paimon entry names
+ * the file alone (its directory follows from partition and bucket), so "/" is "-". */
+static inline const char *tu_name(const char *file) {
+    size_t n = strlen(file);
+    char *slot = (char *)tu_pool(n + 1);
+    for (size_t i = 0; i <= n; i++) slot[i] = file[i] == '/' ? '-' : file[i];
+    return slot;
+}
+
+/* A file entry of a TU_SCHEMA table: partition and keys are STRING values; min/max NULL is a
+ * file holding one key, its own name (distinct files never overlap). total 0 = the table's. */
 static inline sc_file_entry tu_file(const char *partition, int bucket, int total, int level,
                                     const char *file, long rows, const char *min, const char *max) {
-    sc_file_entry e = {.partition = tu_bytes(partition), .bucket = bucket, .total_buckets = total, .level = level,
-                       .file = file, .rows = rows, .size = rows * 100,
-                       .min_key = min ? tu_bytes(min) : (sc_bytes){NULL, 0}, .max_key = max ? tu_bytes(max) : (sc_bytes){NULL, 0}};
+    const char *name = tu_name(file);
+    sc_file_entry e = {.partition = tu_string_row(partition), .bucket = bucket, .total_buckets = total, .level = level,
+                       .file = name, .rows = rows, .size = rows * 100,
+                       .min_key = tu_string_row(min ? min : name), .max_key = tu_string_row(max ? max : name)};
     return e;
 }
 
@@ -55,7 +112,7 @@ static inline sc_table *tu_table_at(const char *location, tu_table_opts o) {
     if (strncmp(location, "mem://", 6) == 0) sc_mem_store_reset(location + 6);
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, location), 0, "%s: %s", location, sc_error_message());
-    cr_assert_eq(sc_table_create(s, o.strategy), 0, "%s: %s", location, sc_error_message());
+    cr_assert_eq(tu_create(s, o.strategy), 0, "%s: %s", location, sc_error_message());
     sc_store_free(s);
     sc_table *t = tu_open(location, o);
     if (o.strategy != SC_STRATEGY_AUTO) cr_assert_eq(sc_table_strategy(t), o.strategy);
@@ -115,7 +172,15 @@ static inline int tu_commit_one(sc_commit_result *r, sc_table *t, const char *us
     snprintf(name, sizeof name, "data/%s-%lld", user, (long long)ident);
     sc_changes *c;
     if (sc_changes_new(&c) != 0) return SC_ENOMEM;
-    sc_file_entry f = tu_file("p", 0, 1, 0, name, 1, NULL, NULL);
+    for (char *p = name; *p; p++) if (*p == '/') *p = '-'; /* not tu_file: worker threads call this */
+    static const uint8_t p_row[] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 'p', 0, 0, 0, 0, 0, 0, 0x81};
+    uint8_t key[24] = {0, 0, 0, 1};
+    sc_file_entry f = {.partition = {p_row, sizeof p_row}, .total_buckets = TU_BUCKETS, .file = name, .rows = 1, .size = 100};
+    size_t n = strlen(name);
+    if (n > 7) n = 7; /* the key: the name's first 7 bytes inline (a key per file is all a test needs) */
+    memcpy(key + 12, name, n);
+    key[19] = (uint8_t)(0x80 | n);
+    f.min_key = f.max_key = (sc_bytes){key, 20};
     int rc = sc_changes_add(c, &f);
     sc_commit_request req = {user, ident, SC_KIND_APPEND, 0, c};
     if (!rc) rc = sc_table_commit(r, t, &req);
@@ -154,7 +219,7 @@ static inline void tu_check_whole_or_nothing(const char *name, int rc, int kind,
         sc_file_list *l;
         cr_assert_eq(sc_table_files(&l, t, 0), 0);
         int seen = 0;
-        for (size_t i = 0; i < l->count; i++) seen |= strcmp(l->entries[i].file, second) == 0;
+        for (size_t i = 0; i < l->count; i++) seen |= strcmp(l->entries[i].file, tu_name(second)) == 0;
         sc_file_list_free(l);
         cr_assert(seen, "%s is not among the files", second);
         cr_assert(rc == 0 || rc == SC_EUNKNOWN, "fault %d at op %d: visible commit reported %s", kind, n,

@@ -52,12 +52,41 @@ Test(commit, invalid_requests_are_rejected) {
     cr_assert_eq(tu_commit(NULL, t, "u", -1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL);
     sc_changes *c;
     cr_assert_eq(sc_changes_new(&c), 0);
-    sc_file_entry bad = tu_file("p", 0, 0, 0, "../escape", 1, NULL, NULL);
-    cr_assert_eq(sc_changes_add(c, &bad), SC_EINVAL);
-    bad.file = "/abs/path";
-    cr_assert_eq(sc_changes_add(c, &bad), SC_EINVAL);
+    /* A Paimon entry names the file alone: no directory part, so no way out of its bucket directory. */
+    sc_file_entry bad = tu_file("p", 0, 0, 0, "escape", 1, NULL, NULL);
+    const char *names[] = {"../escape", "/abs/path", "a/b", "..", "."};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        bad.file = names[i];
+        cr_assert_eq(sc_changes_add(c, &bad), SC_EINVAL, "%s accepted", names[i]);
+        cr_assert(strstr(sc_error_message(), "file \""), "%s", sc_error_message());
+    }
+    cr_assert_eq(sc_changes_add_count(c), 0);
+    bad.file = "..escape"; /* dots inside a name are just a name */
+    cr_assert_eq(sc_changes_add(c, &bad), 0, "%s", sc_error_message());
     sc_changes_free(c);
     cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 5, &f, 1, NULL, 0), SC_EINVAL, "base beyond latest");
+    cr_assert_eq(tu_latest(t), 0);
+    sc_table_free(t);
+}
+
+/* Partition and key bytes that do not decode as BinaryRows of the schema are the caller's mistake:
+ * SC_EINVAL naming the entry and the field (not the decoders' ECORRUPT / ELIMIT, which say the
+ * table is damaged), and nothing is committed. */
+Test(commit, undecodable_partition_or_key_is_einval) {
+    sc_table *t = tu_mem_table("c-undecodable");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.partition = tu_bytes("dt=1"); /* text, not a BinaryRow: its "arity" is huge */
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "add[0] (data-a)") && strstr(sc_error_message(), "partition"), "%s",
+              sc_error_message());
+    f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.partition = tu_bytes("12345678"); /* arity 0x31323334 */
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    f.max_key = tu_bytes("\0\0\0\1"); /* arity 1 without its fixed part */
+    f.max_key.len = 4;
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "max_key"), "%s", sc_error_message());
     cr_assert_eq(tu_latest(t), 0);
     sc_table_free(t);
 }
@@ -74,7 +103,7 @@ Test(conflict, deleting_a_file_twice) {
     cr_assert_eq(tu_commit(&r, t, "compact-2", 1, SC_KIND_COMPACT, 0, &out2, 1, l0, 2), SC_ECONFLICT);
     const char *m = sc_error_message();
     cr_assert(strstr(m, "File deletion conflict"), "%s", m);
-    cr_assert(strstr(m, "data/l0-a"), "%s", m);
+    cr_assert(strstr(m, tu_name("data/l0-a")), "%s", m);
     cr_assert(strstr(m, "snapshot 2"), "%s", m);
     cr_assert(strstr(m, "compact-1"), "%s", m);
     cr_assert_eq(r.attempts, 0, "a conflict is never retried (no claim attempted)");
@@ -88,7 +117,7 @@ Test(conflict, adding_a_live_file) {
     cr_assert_eq(tu_commit(NULL, t, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
     cr_assert_eq(tu_commit(NULL, t, "a", 2, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "File addition conflict"), "%s", sc_error_message());
-    cr_assert(strstr(sc_error_message(), "data/f1"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), tu_name("data/f1")), "%s", sc_error_message());
     /* Moving a file between levels (delete + add of the same file) is not a re-add. */
     sc_file_entry up = tu_file("dt=1", 0, 0, 1, "data/f1", 1, NULL, NULL);
     cr_assert_eq(tu_commit(NULL, t, "a", 3, SC_KIND_COMPACT, 0, &up, 1, &f, 1), 0, "%s", sc_error_message());
@@ -97,18 +126,18 @@ Test(conflict, adding_a_live_file) {
 
 Test(conflict, lsm_overlap_at_the_same_level) {
     sc_table *t = tu_mem_table("c-lsm");
-    sc_file_entry a = tu_file("p", 0, 1, 1, "data/a", 1, "a", "k");
+    sc_file_entry a = tu_file("p", 0, TU_BUCKETS, 1, "data/a", 1, "a", "k");
     cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_COMPACT, 0, &a, 1, NULL, 0), 0);
-    sc_file_entry disjoint = tu_file("p", 0, 1, 1, "data/b", 1, "l", "z");
+    sc_file_entry disjoint = tu_file("p", 0, TU_BUCKETS, 1, "data/b", 1, "l", "z");
     cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_COMPACT, 0, &disjoint, 1, NULL, 0), 0, "%s", sc_error_message());
-    sc_file_entry level0 = tu_file("p", 0, 1, 0, "data/c", 1, "a", "z");
+    sc_file_entry level0 = tu_file("p", 0, TU_BUCKETS, 0, "data/c", 1, "a", "z");
     cr_assert_eq(tu_commit(NULL, t, "u", 3, SC_KIND_APPEND, 0, &level0, 1, NULL, 0), 0, "level 0 may overlap");
-    sc_file_entry other_bucket = tu_file("p", 1, 1, 1, "data/d", 1, "a", "z");
+    sc_file_entry other_bucket = tu_file("p", 1, TU_BUCKETS, 1, "data/d", 1, "a", "z");
     cr_assert_eq(tu_commit(NULL, t, "u", 4, SC_KIND_COMPACT, 0, &other_bucket, 1, NULL, 0), 0);
-    sc_file_entry touching = tu_file("p", 0, 1, 1, "data/e", 1, "k", "k"); /* a.max == b.min */
+    sc_file_entry touching = tu_file("p", 0, TU_BUCKETS, 1, "data/e", 1, "k", "k"); /* a.max == b.min */
     cr_assert_eq(tu_commit(NULL, t, "u", 5, SC_KIND_COMPACT, 0, &touching, 1, NULL, 0), SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "LSM conflict"), "%s", sc_error_message());
-    cr_assert(strstr(sc_error_message(), "data/e"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), tu_name("data/e")), "%s", sc_error_message());
     /* Replacing the overlapped file in the same commit is fine. */
     cr_assert_eq(tu_commit(NULL, t, "u", 6, SC_KIND_COMPACT, 0, &touching, 1, &a, 1), 0, "%s", sc_error_message());
     sc_table_free(t);
@@ -128,7 +157,7 @@ Test(conflict, bucket_count_change_needs_overwrite) {
     sc_file_list *l;
     cr_assert_eq(sc_table_files(&l, t, 0), 0);
     cr_assert_eq(l->count, 2);
-    for (size_t i = 0; i < l->count; i++) cr_assert_neq(strcmp(l->entries[i].file, "data/f4"), 0);
+    for (size_t i = 0; i < l->count; i++) cr_assert_neq(strcmp(l->entries[i].file, tu_name("data/f4")), 0);
     sc_file_list_free(l);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
@@ -405,7 +434,9 @@ Test(commit, deletes_are_recorded_as_stored_not_as_given) {
 
 /* A file entry with an explicit row count (tu_file computes size = rows * 100). */
 static sc_file_entry rows_file(const char *file, int64_t rows) {
-    sc_file_entry e = {.partition = tu_bytes("p"), .total_buckets = 1, .file = file, .rows = rows, .size = 1};
+    sc_file_entry e = tu_file("p", 0, 1, 0, file, 0, NULL, NULL);
+    e.rows = rows;
+    e.size = 1;
     return e;
 }
 

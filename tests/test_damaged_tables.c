@@ -65,7 +65,7 @@ static sc_table *mem_table(const char *name, sc_strategy_kind kind) {
     sc_mem_store_reset(name);
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, kind), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, kind), 0, "%s", sc_error_message());
     sc_store_free(s);
     return tu_reopen(name);
 }
@@ -229,7 +229,7 @@ static sc_table *posix_table(int n) {
     snprintf(loc, sizeof loc, "%s/t", root);
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_store_free(s);
     sc_table *t;
     cr_assert_eq(sc_table_open_location(&t, loc), 0, "%s", sc_error_message());
@@ -346,7 +346,7 @@ Test(damaged_tables_posix, init_with_undeclared_strategy_writes_nothing, .init =
     snprintf(loc, sizeof loc, "%s/nonexist/deep/t", root);
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
-    int rc = sc_table_create(s, SC_STRATEGY_HEAD); /* needs compare-and-swap: posix has none */
+    int rc = tu_create(s, SC_STRATEGY_HEAD); /* needs compare-and-swap: posix has none */
     cr_assert_eq(rc, SC_EUNSUPPORTED, "%s: %s", sc_error_name(rc), sc_error_message());
     cr_assert(strstr(sc_error_message(), "compare-and-swap"), "%s", sc_error_message());
     sc_store_free(s);
@@ -406,7 +406,7 @@ static int failed_init(const char *loc) {
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, loc), 0, "%s", sc_error_message());
     sc_store_set_fault_hook(s, fail_probe_reads, NULL);
-    int rc = sc_table_create(s, SC_STRATEGY_AUTO);
+    int rc = tu_create(s, SC_STRATEGY_AUTO);
     cr_assert_eq(rc, SC_EIO, "%s: %s", sc_error_name(rc), sc_error_message());
     /* The failure's own message survives the clean-up. */
     cr_assert(strstr(sc_error_message(), "probing the posix store under metadata/probe-"), "%s", sc_error_message());
@@ -449,7 +449,7 @@ Test(damaged_tables_posix, failed_init_removes_what_it_created, .init = posix_se
     /* 4. A successful init leaves no probe directory either. */
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, root), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_store_free(s);
     snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s/metadata')\" = table.json", root);
     cr_assert_eq(system(cmd), 0, "init left more than table.json in %s/metadata", root);

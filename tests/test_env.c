@@ -84,7 +84,7 @@ Test(env, table_uuid_comes_from_the_store_env) {
         sc_env e = fake_env(&f, 1700000000000);
         sc_store *s = mem_store("env-uuid");
         OK(sc_store_set_env(s, &e));
-        OK(sc_table_create(s, SC_STRATEGY_AUTO));
+        OK(tu_create(s, SC_STRATEGY_AUTO));
         cr_assert_gt(f.random_calls, 0, "creation drew no randomness from the environment");
         sc_table *t = NULL;
         OK(sc_table_open(&t, s));
@@ -102,7 +102,7 @@ Test(env, snapshot_time_comes_from_the_table_env) {
     sc_env store_env = fake_env(&fs, 1111111111111);
     sc_env table_env = fake_env(&ft, 2222222222222);
     sc_store *s = mem_store("env-time");
-    OK(sc_table_create(s, SC_STRATEGY_AUTO));
+    OK(tu_create(s, SC_STRATEGY_AUTO));
     OK(sc_store_set_env(s, &store_env));
     sc_table *t = NULL;
     OK(sc_table_open(&t, s));
@@ -138,7 +138,7 @@ Test(env, backoff_sleeps_through_the_table_env) {
     fake f;
     sc_env e = fake_env(&f, 1700000000000);
     sc_store *s = mem_store("env-backoff");
-    OK(sc_table_create(s, SC_STRATEGY_AUTO));
+    OK(tu_create(s, SC_STRATEGY_AUTO));
     sc_table *t = NULL;
     OK(sc_table_open(&t, s));
     OK(sc_table_set_env(t, &e));
@@ -191,7 +191,7 @@ Test(env, mem_store_env_stamps_mtimes_and_stalls) {
 /* Members left NULL are the real ones; an uninitialised environment is refused. */
 Test(env, partial_and_uninitialised_envs) {
     sc_store *s = mem_store("env-partial");
-    OK(sc_table_create(s, SC_STRATEGY_AUTO));
+    OK(tu_create(s, SC_STRATEGY_AUTO));
     sc_table *t = NULL;
     OK(sc_table_open(&t, s));
     fake f;
@@ -228,7 +228,7 @@ static void capture(void *ctx, sc_log_level level, const char *message) {
  * value is ignored with a warning, and the tracker's own default applies. */
 Test(env, tracker_ttl_variable_is_a_config_default) {
     sc_store *s = mem_store("env-ttl");
-    OK(sc_table_create(s, SC_STRATEGY_TRACKER));
+    OK(tu_create(s, SC_STRATEGY_TRACKER));
     sc_store_free(s);
     setenv("SNAPCOMMIT_TRACKER_TTL_MS", "12345", 1);
     sc_table *t = tu_reopen("env-ttl");

@@ -136,16 +136,8 @@ static void *race_main(void *arg) {
     char user[32];
     snprintf(user, sizeof user, "writer-%d", me->index);
     for (int i = 1; i <= RACE_COMMITS; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "data/%s-%d", user, i);
-        sc_changes *c;
-        sc_changes_new(&c);
-        sc_file_entry f = {.partition = {(const uint8_t *)"p", 1}, .total_buckets = 1, .file = name, .rows = 1, .size = 1};
-        sc_changes_add(c, &f);
-        sc_commit_request req = {user, i, SC_KIND_APPEND, 0, c};
-        sc_commit_result r;
-        int rc = sc_table_commit(&r, t, &req);
-        sc_changes_free(c);
+        sc_commit_result r = {0};
+        int rc = tu_commit_one(&r, t, user, i); /* one file, data-<user>-<i>; asserts nothing (a worker thread) */
         me->lost += r.lost_claims;
         if (rc) {
             me->failures++;
@@ -555,7 +547,7 @@ Test(probe, mem_store_probes_to_conditional) {
     cr_assert_eq(sc_strategy_probe(&caps, s), 0, "%s", sc_error_message());
     cr_assert_eq(caps, sc_store_caps(s), "mem honours everything it declares");
     cr_assert_eq(tu_count_keys("p-mem", "", NULL), 0, "the probe leaves nothing behind");
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_store_free(s);
     sc_strategy_kind k;
     cr_assert_eq(lookup_strategy("mem://p-mem", &k), 0);
@@ -572,8 +564,8 @@ Test(probe, posix_store_probes_to_rename) {
     cr_assert_eq(sc_strategy_probe(&caps, s), 0, "%s", sc_error_message());
     cr_assert(caps & SC_CAP_ATOMIC_NOREPLACE);
     cr_assert_eq(caps & (SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP), 0);
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED, "posix cannot swap a head");
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED, "posix cannot swap a head");
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_list_page page;
     cr_assert_eq(sc_store_list_all(s, &page, "metadata/"), 0);
     cr_assert_eq(page.count, 1, "only table.json remains");
@@ -624,12 +616,12 @@ Test(probe, lying_conditional_create_is_detected) {
     cr_assert_eq(sc_strategy_probe(&caps, s), 0, "%s", sc_error_message());
     cr_assert_eq(caps & (SC_CAP_CONDITIONAL_CREATE | SC_CAP_ATOMIC_NOREPLACE), 0, "caps %#x", caps);
     cr_assert(caps & SC_CAP_COMPARE_AND_SWAP, "the honest CAS is kept");
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_CONDITIONAL), SC_EUNSUPPORTED);
+    cr_assert_eq(tu_create(s, SC_STRATEGY_CONDITIONAL), SC_EUNSUPPORTED);
     cr_assert(strstr(sc_error_message(), "probe"), "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED);
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_RENAME), SC_EUNSUPPORTED);
+    cr_assert_eq(tu_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED);
+    cr_assert_eq(tu_create(s, SC_STRATEGY_RENAME), SC_EUNSUPPORTED);
     /* Auto may only fall back to the list-based protocol (when this build has it). */
-    int rc = sc_table_create(s, SC_STRATEGY_AUTO);
+    int rc = tu_create(s, SC_STRATEGY_AUTO);
     if (rc == 0) {
         sc_table *t;
         cr_assert_eq(sc_table_open(&t, s), 0);
@@ -648,9 +640,9 @@ Test(probe, lying_compare_and_swap_is_detected) {
     cr_assert_eq(sc_strategy_probe(&caps, s), 0, "%s", sc_error_message());
     cr_assert_eq(caps & SC_CAP_COMPARE_AND_SWAP, 0);
     cr_assert(caps & SC_CAP_CONDITIONAL_CREATE);
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED);
+    cr_assert_eq(tu_create(s, SC_STRATEGY_HEAD), SC_EUNSUPPORTED);
     cr_assert(strstr(sc_error_message(), "compare-and-swap"), "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
     sc_table *t;
     cr_assert_eq(sc_table_open(&t, s), 0);
     cr_assert_eq(sc_table_strategy(t), SC_STRATEGY_CONDITIONAL);

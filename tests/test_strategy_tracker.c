@@ -98,7 +98,7 @@ Test(tracker, commits_on_posix) {
     cr_assert_not_null(mkdtemp(dir));
     sc_store *s;
     cr_assert_eq(sc_store_open(&s, dir), 0, "%s", sc_error_message());
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(s, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
     sc_table *t;
     cr_assert_eq(sc_table_open(&t, s), 0, "%s", sc_error_message());
     sc_commit_result r;
@@ -854,11 +854,11 @@ static void *plain_racer(void *arg) {
 Test(tracker, put_get_list_only_store) {
     sc_mem_store_reset("tr-plain");
     sc_store *s = plain_store("tr-plain");
-    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), SC_EUNSUPPORTED, "table creation itself needs a conditional create");
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), SC_EUNSUPPORTED, "table creation itself needs a conditional create");
     /* Create the table through a capable handle; the claims then run on the plain one. */
     sc_store *m;
     cr_assert_eq(sc_store_open(&m, "mem://tr-plain"), 0);
-    cr_assert_eq(sc_table_create(m, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_create(m, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
     sc_store_free(m);
     sc_table *t;
     cr_assert_eq(sc_table_open(&t, s), 0, "%s", sc_error_message());

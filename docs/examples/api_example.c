@@ -1,9 +1,11 @@
 /*
  * api_example — the C API of snapcommit in one small program (docs/api.md).
  *
- * Creates a table in DIR (default: a new directory under /tmp), commits two
- * checkpoints of a streaming job, shows that replaying checkpoint 2 is filtered
- * (SC_ECOMMITTED, nothing written), prints the snapshot log and the live files,
+ * Creates a Paimon table in DIR (default: a new directory under /tmp) with a
+ * schema partitioned by dt, commits two checkpoints of a streaming job (their
+ * files described as change-set JSON, parsed against the table's schema),
+ * shows that replaying checkpoint 2 is filtered (SC_ECOMMITTED, nothing
+ * written), prints the snapshot log and the live files with their paths,
  * verifies the table with fsck, and frees everything.
  *
  *   api_example [DIR]
@@ -34,32 +36,38 @@ static void log_line(void *ctx, sc_log_level level, const char *message) {
     fprintf(stderr, "[snapcommit %s] %s\n", names[level], message);
 }
 
-/* One data file of partition dt=2026-11-29, bucket 0 of 1, level 0, no key range. */
-static sc_file_entry data_file(const char *name, int64_t rows) {
-    static const char partition[] = "dt=2026-11-29";
-    sc_file_entry e;
-    memset(&e, 0, sizeof e);
-    e.partition.data = (const uint8_t *)partition;
-    e.partition.len = sizeof partition - 1;
-    e.bucket = 0;
-    e.total_buckets = 1;
-    e.level = 0;
-    e.file = name;
-    e.rows = rows;
-    e.size = rows * 64;
-    /* min_key / max_key stay absent (data == NULL) */
-    return e;
-}
+/*
+ * The table's schema (Paimon's, or this short form): an append table partitioned
+ * by dt, bucket-unaware (Paimon's default bucket = -1). Stored as schema/schema-0.
+ */
+static const char schema[] =
+    "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},{\"name\":\"order_id\",\"type\":\"BIGINT\"},"
+    "{\"name\":\"amount\",\"type\":\"DECIMAL(10, 2)\"}],\"partitionKeys\":[\"dt\"],\"primaryKeys\":[],\"options\":{}}";
 
-/* Commit the files written during one checkpoint. Returns the library's code. */
+/*
+ * Commit the files written during one checkpoint, all in partition dt=2026-11-29,
+ * bucket 0 (a bucket-unaware table writes bucket 0; totalBuckets is the table's).
+ * The change-set JSON is the CLI's: partitions are Hive-style specs of the
+ * schema's partition keys, and the library encodes them as Paimon's BinaryRows.
+ * A file is named alone: it lives at dt=2026-11-29/bucket-0/<file>.
+ * Returns the library's code.
+ */
 static int commit_checkpoint(sc_table *table, const char *user, int64_t checkpoint, const char *const *files,
                              size_t count, sc_commit_result *res) {
-    sc_changes *changes = NULL;
-    int rc = sc_changes_new(&changes);
-    for (size_t i = 0; rc == 0 && i < count; i++) {
-        sc_file_entry e = data_file(files[i], 100 * checkpoint);
-        rc = sc_changes_add(changes, &e); /* the entry is copied */
+    char json[1024];
+    size_t len = (size_t)snprintf(json, sizeof json, "{\"add\":[");
+    for (size_t i = 0; i < count && len < sizeof json; i++)
+        len += (size_t)snprintf(json + len, sizeof json - len,
+                                "%s{\"partition\":\"dt=2026-11-29\",\"bucket\":0,\"level\":0,\"file\":\"%s\","
+                                "\"rows\":%" PRId64 ",\"size\":%" PRId64 "}",
+                                i ? "," : "", files[i], 100 * checkpoint, 6400 * checkpoint);
+    if (len < sizeof json) len += (size_t)snprintf(json + len, sizeof json - len, "]}");
+    if (len >= sizeof json) {
+        fprintf(stderr, "api_example: change set too long\n");
+        return SC_EINVAL;
     }
+    sc_changes *changes = NULL;
+    int rc = sc_table_parse_changes(&changes, table, json, len); /* checked against the schema */
     if (rc == 0) {
         sc_commit_request req;
         memset(&req, 0, sizeof req);
@@ -115,8 +123,10 @@ int main(int argc, char **argv) {
         report("opening the store", rc);
         goto done;
     }
-    /* AUTO picks the claim strategy from the store's capabilities: rename on posix. */
-    if ((rc = sc_table_create(store, SC_STRATEGY_AUTO)) != 0) {
+    /* AUTO picks the claim strategy from the store's capabilities: rename on posix.
+     * (sc_table_create, without a schema, makes an unpartitioned bucket-unaware table
+     * without fields, or adopts the Paimon table already at the location.) */
+    if ((rc = sc_table_create_with_schema(store, SC_STRATEGY_AUTO, schema, strlen(schema))) != 0) {
         report("creating the table", rc); /* SC_ETABLEEXISTS when DIR already holds one */
         goto done;
     }
@@ -132,8 +142,8 @@ int main(int argc, char **argv) {
     sc_table_set_retry_policy(table, &policy);
 
     /* Two checkpoints of job "orders-job". */
-    static const char *const cp1[] = {"data/orders-1-a.parquet", "data/orders-1-b.parquet"};
-    static const char *const cp2[] = {"data/orders-2-a.parquet"};
+    static const char *const cp1[] = {"data-orders-1-a.parquet", "data-orders-1-b.parquet"};
+    static const char *const cp2[] = {"data-orders-2-a.parquet"};
     sc_commit_result res;
     if ((rc = commit_checkpoint(table, "orders-job", 1, cp1, 2, &res)) != 0) {
         report("committing checkpoint 1", rc);
@@ -183,11 +193,21 @@ int main(int argc, char **argv) {
         goto done;
     }
     printf("live files:\n");
-    for (size_t i = 0; i < files->count; i++)
-        printf("  %.*s bucket %d: %s (%" PRId64 " rows)\n", (int)files->entries[i].partition.len,
-               (const char *)files->entries[i].partition.data, files->entries[i].bucket, files->entries[i].file,
-               files->entries[i].rows);
+    for (size_t i = 0; rc == 0 && i < files->count; i++) {
+        /* Partitions are BinaryRows: the table turns them into specs and paths. */
+        char *spec = NULL, *path = NULL;
+        if ((rc = sc_table_partition_spec(&spec, table, files->entries[i].partition)) == 0 &&
+            (rc = sc_table_file_path(&path, table, &files->entries[i])) == 0)
+            printf("  %s bucket %d: %s (%" PRId64 " rows) at %s\n", spec, files->entries[i].bucket,
+                   files->entries[i].file, files->entries[i].rows, path);
+        free(spec);
+        free(path);
+    }
     sc_file_list_free(files);
+    if (rc != 0) {
+        report("describing a live file", rc);
+        goto done;
+    }
 
     if ((rc = sc_table_fsck(table, NULL, NULL)) != 0) {
         report("fsck", rc);

@@ -32,6 +32,15 @@ void cli_put_str(FILE *f, const char *s, int width);
 int cli_input_error(const char *command, const char *code_name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/*
+ * Read `path` ('-' = stdin) given with `flag` to `command`, with the size limit
+ * enforced while reading: whatever the input (a huge file, /dev/zero, a pipe
+ * that never ends), at most `limit` + 1 bytes are held before it is refused
+ * ("... more than the <what> limit of <limit> bytes (<limit_text>)"). *out is
+ * malloc()ed. Returns 0, or an exit code after printing a message naming the flag.
+ */
+int cli_read_input(char **out, size_t *out_len, const char *command, const char *flag, const char *path, size_t limit,
+                   const char *what, const char *limit_text);
 /* Map a library code to an exit code, printing the detailed message to stderr. */
 int cli_fail(const char *command, int rc);
 /* Print "snapcommit CMD: message" and the command's usage hint; returns EXIT_USAGE. */

@@ -23,62 +23,6 @@ static const char help[] =
     "Exit: 0 committed, 3 already committed (nothing written), 4 conflict, 5 retries exhausted\n"
     "or timeout, 2 bad usage or input, 1 other errors.\n";
 
-/*
- * Read the change set from `path` ('-' = stdin) with the size limit enforced
- * while reading: whatever the input (a huge file, /dev/zero, a pipe that never
- * ends), at most `limit` + 1 bytes are held before it is refused. Returns 0,
- * or an exit code after printing a message that names --changes.
- */
-static int read_changes(char **out, size_t *out_len, const char *path, size_t limit) {
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *shown = is_stdin ? "- (stdin)" : path;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return cli_input_error("commit", "SC_EINVAL", "--changes %s: cannot open: %s", shown, strerror(errno));
-    struct stat st;
-    int code = 0;
-    if (fstat(fd, &st) != 0) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: %s", shown, strerror(errno));
-    else if (S_ISDIR(st.st_mode)) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: is a directory", shown);
-    else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > limit)
-        code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: %" PRIu64 " bytes, more than the change-set limit of %zu bytes (64 MiB)",
-                               shown, (uint64_t)st.st_size, limit);
-    size_t cap = 0, len = 0;
-    char *buf = NULL;
-    while (!code) {
-        if (len == cap) {
-            /* Grow by doubling, but never past limit + 1: one byte over is enough to refuse. */
-            size_t ncap = cap ? (cap > (limit + 1) / 2 ? limit + 1 : cap * 2) : 1 << 16;
-            if (ncap <= cap) {
-                code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (64 MiB)",
-                                       shown, limit);
-                break;
-            }
-            char *grown = realloc(buf, ncap);
-            if (!grown) {
-                fprintf(stderr, "snapcommit commit: out of memory reading --changes (SC_ENOMEM)\n");
-                code = EXIT_ERROR;
-                break;
-            }
-            buf = grown;
-            cap = ncap;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) code = cli_input_error("commit", "SC_EINVAL", "--changes %s: read failed: %s", shown, strerror(errno));
-        if (n <= 0) break;
-        len += (size_t)n;
-        if (len > limit)
-            code = cli_input_error("commit", "SC_ELIMIT", "--changes %s: more than the change-set limit of %zu bytes (64 MiB)",
-                                   shown, limit);
-    }
-    if (!is_stdin) close(fd);
-    if (code) {
-        free(buf);
-        return code;
-    }
-    *out = buf;
-    *out_len = len;
-    return 0;
-}
 
 int cmd_commit(int argc, char **argv) {
     static const struct option opts[] = {
@@ -137,21 +81,22 @@ int cmd_commit(int argc, char **argv) {
 
     char *text = NULL;
     size_t len = 0;
-    int rc = read_changes(&text, &len, changes_path, SC_CHANGES_MAX_JSON_BYTES);
+    int rc = cli_read_input(&text, &len, "commit", "--changes", changes_path, SC_CHANGES_MAX_JSON_BYTES, "change-set", "64 MiB");
     if (rc) return rc;
+    /* The table first: its schema says what a partition spec and a key mean. */
+    sc_table *t;
+    if ((rc = cli_open_table(&t, "commit", location)) != 0) {
+        free(text);
+        return rc;
+    }
     sc_changes *changes;
-    rc = sc_changes_parse_json(&changes, text, len);
+    rc = sc_table_parse_changes(&changes, t, text, len);
     free(text);
     if (rc) {
         /* Everything the parser refuses is bad input (exit 2), the size limit included. */
         int code = cli_fail("commit", rc);
+        sc_table_free(t);
         return rc == SC_ENOMEM ? code : EXIT_USAGE;
-    }
-
-    sc_table *t;
-    if ((rc = cli_open_table(&t, "commit", location)) != 0) {
-        sc_changes_free(changes);
-        return rc;
     }
     sc_table_set_retry_policy(t, &policy);
     sc_commit_request req = {user, (int64_t)identifier, kind, base, changes};

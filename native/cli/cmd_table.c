@@ -35,26 +35,57 @@ static int parse(int argc, char **argv, const char *command, const char *help,
 
 /* ---- init ---- */
 
+typedef struct init_opts {
+    sc_strategy_kind strategy;
+    const char *schema_path;
+} init_opts;
+
 static int init_option(void *ctx, int opt, const char *arg) {
-    sc_strategy_kind *strategy = ctx;
-    if (opt == 's' && sc_strategy_parse(strategy, arg) != 0)
+    init_opts *o = ctx;
+    if (opt == 's' && sc_strategy_parse(&o->strategy, arg) != 0)
         return cli_usage_error("init", "unknown strategy \"%s\" (auto, rename, conditional, head, tracker)", arg);
+    if (opt == 'S') o->schema_path = arg;
     return -1;
 }
 
+/* The largest schema file read (Paimon's schema JSON of thousands of fields stays far below). */
+#define SCHEMA_FILE_MAX ((size_t)4 << 20)
+
 int cmd_init(int argc, char **argv) {
-    static const struct option opts[] = {{"strategy", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {{"strategy", required_argument, NULL, 's'},
+                                         {"schema", required_argument, NULL, 'S'},
+                                         {"help", no_argument, NULL, 'h'}, {0}};
     static const char help[] =
-        "usage: snapcommit init TABLE [--strategy auto|rename|conditional|head|tracker]\n"
-        "Create an empty table. 'auto' (default) picks the claim strategy from what the storage\n"
-        "supports. Fails with exit 1, changing nothing, when TABLE already holds a table.\n";
-    sc_strategy_kind strategy = SC_STRATEGY_AUTO;
+        "usage: snapcommit init TABLE [--strategy auto|rename|conditional|head|tracker] [--schema FILE]\n"
+        "Create an empty Apache Paimon table. 'auto' (default) picks the claim strategy from what\n"
+        "the storage supports. FILE ('-' = stdin) is Paimon's schema JSON or the short form\n"
+        "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},...],\"partitionKeys\":[...],\n"
+        "\"primaryKeys\":[...],\"options\":{...}}; without it the table has no fields and no\n"
+        "partition keys. Without --schema, a Paimon table already at TABLE (schema/schema-0\n"
+        "present) is adopted as it is. Fails with exit 1, changing nothing, when TABLE already\n"
+        "holds a snapcommit table; a bad schema is exit 2.\n";
+    init_opts o = {SC_STRATEGY_AUTO, NULL};
     const char *location = NULL;
-    int rc = parse(argc, argv, "init", help, opts, init_option, &strategy, &location);
+    int rc = parse(argc, argv, "init", help, opts, init_option, &o, &location);
     if (rc >= 0) return rc;
+    char *schema = NULL;
+    size_t schema_len = 0;
+    if (o.schema_path && (rc = cli_read_input(&schema, &schema_len, "init", "--schema", o.schema_path, SCHEMA_FILE_MAX,
+                                              "schema", "4 MiB")) != 0)
+        return rc;
+    if (o.schema_path && !schema) schema = calloc(1, 1); /* an empty file: refused by the parser, not read as "none" */
     sc_store *store;
-    if ((rc = sc_store_open(&store, location)) != 0) return cli_fail("init", rc);
-    rc = sc_table_create(store, strategy);
+    if ((rc = sc_store_open(&store, location)) != 0) {
+        free(schema);
+        return cli_fail("init", rc);
+    }
+    rc = sc_table_create_with_schema(store, o.strategy, schema, schema_len);
+    free(schema);
+    if (rc == SC_EINVAL) {
+        sc_store_free(store);
+        cli_fail("init", rc);
+        return EXIT_USAGE; /* the schema (or an option) is bad input */
+    }
     sc_table *t = NULL;
     if (!rc) rc = sc_table_open(&t, store);
     if (rc) {
@@ -151,9 +182,14 @@ static int files_option(void *ctx, int opt, const char *arg) {
     return -1;
 }
 
-static json_t *bytes_json(sc_bytes b) {
-    json_t *s = json_stringn((const char *)b.data, b.len);
-    return s ? s : json_stringn_nocheck((const char *)b.data, b.len); /* not UTF-8: raw bytes */
+/* A key row as a JSON array of its values (typed: numbers, booleans and strings), or NULL. */
+static json_t *key_json(sc_table *t, sc_bytes key) {
+    char *text = NULL;
+    if (sc_table_key_json(&text, t, key) != 0) return NULL;
+    json_error_t err;
+    json_t *v = json_loads(text, 0, &err);
+    free(text);
+    return v;
 }
 
 int cmd_files(int argc, char **argv) {
@@ -162,7 +198,9 @@ int cmd_files(int argc, char **argv) {
     static const char help[] =
         "usage: snapcommit files TABLE [--snapshot N] [--json]\n"
         "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
-        "entries with partition, bucket, totalBuckets, level, file, rows, size, minKey, maxKey.\n";
+        "entries with partition (a spec: dt=2024-01-01/h=3, \"\" when unpartitioned), bucket,\n"
+        "totalBuckets, level, file, path (relative to the table), rows, size, and on a\n"
+        "primary-key table minKey and maxKey (arrays of the key's values).\n";
     files_opts o = {0, 0};
     const char *location = NULL;
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
@@ -176,24 +214,41 @@ int cmd_files(int argc, char **argv) {
         return cli_fail("files", rc);
     }
     json_t *arr = json_array();
-    if (!o.as_json) printf("%-16s %6s %5s %-40s %10s %12s\n", "PARTITION", "BUCKET", "LEVEL", "FILE", "ROWS", "SIZE");
-    for (size_t i = 0; i < list->count; i++) {
+    if (!o.as_json) printf("%-24s %6s %5s %-48s %10s %12s\n", "PARTITION", "BUCKET", "LEVEL", "FILE", "ROWS", "SIZE");
+    for (size_t i = 0; !rc && i < list->count; i++) {
         const sc_file_entry *e = &list->entries[i];
+        char *spec = NULL, *path = NULL;
+        rc = sc_table_partition_spec(&spec, t, e->partition);
+        if (!rc) rc = sc_table_file_path(&path, t, e);
+        if (rc) {
+            free(spec);
+            rc = cli_fail("files", rc);
+            break;
+        }
         if (o.as_json) {
-            json_t *obj = json_pack("{s:o, s:i, s:i, s:i, s:s, s:I, s:I}", "partition", bytes_json(e->partition),
-                                    "bucket", e->bucket, "totalBuckets", e->total_buckets, "level", e->level,
-                                    "file", e->file, "rows", (json_int_t)e->rows, "size", (json_int_t)e->size);
-            if (e->min_key.data) {
-                json_object_set_new(obj, "minKey", bytes_json(e->min_key));
-                json_object_set_new(obj, "maxKey", bytes_json(e->max_key));
+            json_t *obj = json_pack("{s:s, s:i, s:i, s:i, s:s, s:s, s:I, s:I}", "partition", spec, "bucket", e->bucket,
+                                    "totalBuckets", e->total_buckets, "level", e->level, "file", e->file, "path", path,
+                                    "rows", (json_int_t)e->rows, "size", (json_int_t)e->size);
+            json_t *min = obj ? key_json(t, e->min_key) : NULL, *max = min ? key_json(t, e->max_key) : NULL;
+            if (min && max) {
+                json_object_set_new(obj, "minKey", min);
+                json_object_set_new(obj, "maxKey", max);
+            } else {
+                json_decref(min);
+                json_decref(max);
             }
+            /* A name that is not UTF-8 (a table written by another tool) cannot be a JSON string. */
+            if (!obj) obj = json_pack("{s:s%, s:i, s:s%}", "partition", spec, strlen(spec), "bucket", e->bucket, "file",
+                                      "(not UTF-8)", (size_t)11);
             json_array_append_new(arr, obj);
         } else {
-            cli_put_text(stdout, e->partition.data, e->partition.len, 16);
+            cli_put_str(stdout, spec, 24);
             printf(" %6d %5d ", e->bucket, e->level);
-            cli_put_str(stdout, e->file, 40);
+            cli_put_str(stdout, e->file, 48);
             printf(" %10" PRId64 " %12" PRId64 "\n", e->rows, e->size);
         }
+        free(spec);
+        free(path);
     }
     if (o.as_json) {
         /* ASCII only (C1 controls escaped), unless a partition or key is not UTF-8:

@@ -3,6 +3,7 @@
 
     py=$(scripts/pypaimon-setup.sh)
     "$py" tests/paimon/pypaimon_read.py TABLE [--snapshot N]
+    "$py" tests/paimon/pypaimon_read.py TABLE --out-dir DIR [--snapshots N,M]
 
 TABLE is a local path, file:// URI or s3://bucket/key. For S3 the usual AWS variables are used:
 AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (a self-hosted server, addressed path-style),
@@ -12,6 +13,11 @@ Output: one JSON object per row (fields in schema order), sorted by the line tex
 {"summary":{"snapshot":S,"rows":N}}. Values use the canonical form that PaimonTool's Values.java
 documents (doubles as plain decimals, DECIMAL with its scale, DATE / TIMESTAMP(p) as ISO text
 with exactly p fraction digits, bytes as hex), so the two outputs can be compared with diff.
+With --out-dir (one process for tests/paimon/reader_check.sh, like PaimonTool's read-all): the
+latest snapshot's output goes to DIR/latest.jsonl, each listed snapshot's to DIR/snapshot-N.jsonl,
+and DIR/snapshots.jsonl gets one line per snapshot as pypaimon decodes it (id, schemaId, commitUser,
+commitIdentifier, commitKind, totalRecordCount, deltaRecordCount, properties). A part that fails
+leaves DIR/<part>.error instead, the others still run.
 Exit status: 0 on success, 1 on any read error, 2 on bad usage.
 """
 
@@ -120,18 +126,20 @@ def s3_options(path):
     return opts
 
 
-def main(argv):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("table")
-    p.add_argument("--snapshot", type=int)
-    args = p.parse_args(argv)
-
+def open_table(path, snapshot):
     from pypaimon.table.file_store_table import FileStoreTable
 
-    table = FileStoreTable.from_path(args.table, s3_options(args.table))
-    if args.snapshot is not None:
-        table = table.copy({"scan.snapshot-id": str(args.snapshot)})
-        snapshot_id = args.snapshot
+    table = FileStoreTable.from_path(path, s3_options(path))
+    if snapshot is not None:
+        table = table.copy({"scan.snapshot-id": str(snapshot)})
+    return table
+
+
+def read_lines(path, snapshot):
+    """The sorted row lines and the summary line of one batch read (latest when snapshot is None)."""
+    table = open_table(path, snapshot)
+    if snapshot is not None:
+        snapshot_id = snapshot
     else:
         latest = table.snapshot_manager().get_latest_snapshot()
         snapshot_id = latest.id if latest is not None else None
@@ -146,11 +154,56 @@ def main(argv):
         for row in arrow.to_pylist():
             parts = [string(name) + ":" + value(row.get(name), type_str) for name, type_str in fields]
             lines.append("{" + ",".join(parts) + "}")
-    lines.sort()
+    lines.sort(key=lambda x: x.encode("utf-8"))
+    lines.append('{"summary":{"snapshot":%s,"rows":%d}}' % ("null" if snapshot_id is None else snapshot_id, len(lines)))
+    return lines
+
+
+def snapshot_lines(path):
+    import json
+
+    out = []
+    for s in open_table(path, None).snapshot_manager().list_snapshots():
+        out.append(json.dumps({"id": s.id, "schemaId": s.schema_id, "commitUser": s.commit_user,
+                               "commitIdentifier": s.commit_identifier, "commitKind": s.commit_kind,
+                               "totalRecordCount": s.total_record_count,
+                               "deltaRecordCount": s.delta_record_count,
+                               "properties": s.properties}, ensure_ascii=False))
+    return out
+
+
+def read_all(path, out_dir, snapshots):
+    os.makedirs(out_dir, exist_ok=True)
+    parts = [("latest", lambda: read_lines(path, None)), ("snapshots", lambda: snapshot_lines(path))]
+    parts += [("snapshot-%d" % n, (lambda n=n: read_lines(path, n))) for n in snapshots]
+    failed = 0
+    for name, fn in parts:
+        try:
+            lines = fn()
+            with open(os.path.join(out_dir, name + ".jsonl"), "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in lines))
+        except Exception as e:  # reported per part; the check prints the reason
+            with open(os.path.join(out_dir, name + ".error"), "w", encoding="utf-8") as f:
+                f.write("%s: %s\n" % (type(e).__name__, e))
+            print("pypaimon_read: %s: %s: %s" % (name, type(e).__name__, e), file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("table")
+    p.add_argument("--snapshot", type=int)
+    p.add_argument("--out-dir")
+    p.add_argument("--snapshots", default="")
+    args = p.parse_args(argv)
+
+    if args.out_dir:
+        ids = [int(x) for x in args.snapshots.split(",") if x.strip()]
+        return read_all(args.table, args.out_dir, ids)
     out = sys.stdout
-    for line in lines:
+    for line in read_lines(args.table, args.snapshot):
         out.write(line + "\n")
-    out.write('{"summary":{"snapshot":%s,"rows":%d}}\n' % ("null" if snapshot_id is None else snapshot_id, len(lines)))
     return 0
 
 

@@ -39,3 +39,11 @@ const sc_strategy sim_strategy_naive = {
     .after_commit = naive_after_commit,
     .earliest = naive_earliest,
 };
+
+void sim_use_naive(sc_table *t) {
+    /* The handle was opened with the conditional strategy: release what its open made
+     * (the naive strategy keeps nothing per handle) before swapping it in. */
+    if (t->strategy->close) t->strategy->close(t->strategy_state);
+    t->strategy_state = NULL;
+    t->strategy = &sim_strategy_naive;
+}

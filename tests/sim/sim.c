@@ -380,7 +380,7 @@ static int open_session(sc_store **st, sc_table **t, actor *a) {
         *st = NULL;
         return rc;
     }
-    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) (*t)->strategy = &sim_strategy_naive;
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(*t);
     return 0;
 }
 
@@ -392,7 +392,7 @@ static void close_session(sc_store *st, sc_table *t) {
 static int build_changes(sc_changes **out, const item *it) {
     int rc = sc_changes_new(out);
     if (rc) return rc;
-    sc_file_entry e = {.partition = {(const uint8_t *)"p", 1}, .total_buckets = 1, .file = it->add, .rows = 1, .size = 100};
+    sc_file_entry e = {.file = it->add, .rows = 1, .size = 100}; /* an unpartitioned, bucket-unaware table */
     if (it->del[0]) {
         sc_file_entry d = e;
         d.file = it->del;
@@ -657,7 +657,7 @@ static int live_find(const char **live, size_t n, const char *name) {
 static char diagnosis[200];
 static void diagnose_invisible(sc_table *t, const ack *a, const char *user) {
     sc_changes *ch = NULL;
-    item probe = {SC_KIND_APPEND, 1, "data/probe", "", 0, 0};
+    item probe = {SC_KIND_APPEND, 1, "data-probe", "", 0, 0};
     sc_snapshot_info *info = NULL;
     if (build_changes(&ch, &probe) != 0) return;
     sc_commit_request req = {"probe", 1, SC_KIND_APPEND, 0, ch};
@@ -681,7 +681,7 @@ static void check_world(void) {
         sc_store_free(st);
         return;
     }
-    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) t->strategy = &sim_strategy_naive;
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
     uint64_t latest = 0, earliest = 0;
     int rc = sc_table_latest_id(&latest, t);
     if (!rc) rc = sc_table_earliest_id(&earliest, t);
@@ -836,7 +836,7 @@ static void plan_schedule(sim_rng *r) {
             item *it = &a->items[k];
             it->kind = SC_KIND_APPEND;
             it->ident = k + 1;
-            snprintf(it->add, sizeof it->add, "data/c%d-%d", c, k + 1);
+            snprintf(it->add, sizeof it->add, "data-c%d-%d", c, k + 1);
             it->outcome = OUT_PENDING;
         }
     }
@@ -851,8 +851,8 @@ static void plan_schedule(sim_rng *r) {
             item *it = &a->items[a->nitems];
             it->kind = SC_KIND_COMPACT;
             it->ident = a->nitems + 1;
-            snprintf(it->add, sizeof it->add, "data/c%d-compact", c);
-            snprintf(it->del, sizeof it->del, "data/c%d-1", target);
+            snprintf(it->add, sizeof it->add, "data-c%d-compact", c);
+            snprintf(it->del, sizeof it->del, "data-c%d-1", target);
             it->outcome = OUT_PENDING;
             a->nitems++;
         }

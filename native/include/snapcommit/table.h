@@ -48,20 +48,13 @@ SC_API void sc_changes_free(sc_changes *changes);
  */
 SC_API int sc_changes_add(sc_changes *changes, const sc_file_entry *entry);
 SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
-/* Largest change-set JSON that sc_changes_parse_json accepts (64 MiB). */
+/* Largest change-set JSON that sc_table_parse_changes accepts (64 MiB). */
 #define SC_CHANGES_MAX_JSON_BYTES ((size_t)64 << 20)
 /* Most entries (adds and deletes together) in one change-set JSON. Each
  * decoded entry holds a whole DataFileMeta (~0.9 KB with its copies during a
  * commit), so this bounds a commit's memory to ~250 MB (docs/operations.md). */
 #define SC_CHANGES_MAX_ENTRIES 250000
-/*
- * Parse {"add":[ENTRY...],"delete":[ENTRY...]} (see docs/format.md).
- * SC_EINVAL with a message naming the entry and field on bad input;
- * SC_ELIMIT when len is above SC_CHANGES_MAX_JSON_BYTES or the text has more
- * than SC_CHANGES_MAX_ENTRIES entries (counted before any is decoded).
- * Memory is bounded: entries are decoded one at a time (docs/operations.md).
- */
-SC_API int sc_changes_parse_json(sc_changes **out, const char *json, size_t len);
+/* sc_table_parse_changes, the change-set JSON of a table, is declared with the table API below. */
 /* Number of entries added (sc_changes_add) or deleted so far; `changes` must not be NULL. */
 SC_API size_t sc_changes_add_count(const sc_changes *changes);
 SC_API size_t sc_changes_delete_count(const sc_changes *changes);
@@ -115,6 +108,22 @@ SC_API int sc_table_open_location(sc_table **out, const char *location);
 SC_API int sc_table_open_location_with_config(sc_table **out, const char *location,
                                               const sc_store_config *config);
 
+/*
+ * Parse a change set for `table`: {"add":[ENTRY...],"delete":[ENTRY...]}, each
+ * ENTRY {"partition":"dt=2024-01-01/h=3" (a spec of the table's partition
+ * keys, "" when unpartitioned), "bucket":0, "totalBuckets":N (optional: -1
+ * bucket-unaware, 0 or absent the table's setting), "level":0, "file":"<name,
+ * no />", "rows":10, "size":100, "minKey":[...], "maxKey":[...] (the trimmed
+ * primary key's values; a bare value for a one-field key; only on
+ * primary-key tables), "minSeq":0, "maxSeq":0} (docs/format.md §8).
+ * *out is owned by the caller (sc_changes_free). SC_EINVAL naming the entry
+ * and field on bad input; SC_ELIMIT when len is above
+ * SC_CHANGES_MAX_JSON_BYTES or the text has more than SC_CHANGES_MAX_ENTRIES
+ * entries (counted before any is decoded). Memory is bounded: entries are
+ * decoded one at a time (docs/operations.md).
+ */
+SC_API int sc_table_parse_changes(sc_changes **out, sc_table *table, const char *json, size_t len);
+
 /* Close the handle (and its store when opened by location). Accepts NULL. */
 SC_API void sc_table_free(sc_table *table);
 
@@ -144,7 +153,11 @@ typedef struct sc_commit_request {
     int64_t identifier;         /* >= 0, strictly increasing per user (checkpoint id) */
     sc_commit_kind kind;
     uint64_t base_snapshot;     /* snapshot the changes were planned against, 0 = unknown */
-    const sc_changes *changes;
+    /* The files; sc_table_commit checks them against the table's schema and
+     * completes them in place (docs/api.md: total_buckets 0 becomes the
+     * table's setting; missing statistics, file source and creation time are
+     * filled in), so the same change set can be committed again unchanged. */
+    sc_changes *changes;
 } sc_commit_request;
 
 typedef struct sc_commit_result {
@@ -225,6 +238,21 @@ typedef struct sc_file_list {
     sc_file_entry *entries;
     size_t count;
 } sc_file_list;
+
+/*
+ * Where a data file lives, relative to the table root:
+ * "<partition spec>/bucket-<b>/<file>" ("bucket-<b>/<file>" when unpartitioned),
+ * values escaped as Paimon escapes them. *out is malloc()ed (free() it).
+ * SC_ECORRUPT when the entry's partition does not fit the table's schema.
+ */
+SC_API int sc_table_file_path(char **out, sc_table *table, const sc_file_entry *entry);
+/* The Hive-style spec of a partition row of the table ("dt=2024-01-01/h=3", "" when
+ * unpartitioned). *out is malloc()ed (free() it). SC_ECORRUPT as sc_table_file_path. */
+SC_API int sc_table_partition_spec(char **out, sc_table *table, sc_bytes partition);
+/* A key row of the table's trimmed primary key as a JSON array of its values
+ * (numbers, booleans, strings). *out is malloc()ed (free() it). SC_EINVAL when the
+ * table has no primary key or the row does not fit it. */
+SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
 
 /* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free(). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);

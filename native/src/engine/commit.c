@@ -15,12 +15,14 @@
 
 #include "base/backoff.h"
 #include "engine/conflict.h"
+#include "engine/entries.h"
 #include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "format/partition.h"
 #include "strategy/strategy.h"
 
 /* Above this many manifests in a base list, the next commit rewrites them merged. */
@@ -71,45 +73,73 @@ static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, 
     return 0;
 }
 
-static void describe_range(sc_manifest_meta *m, const sc_entry_vec *v, size_t from, size_t to) {
-    sc_bytes min = v->items[from].file.partition, max = min;
-    for (size_t i = from; i < to; i++) {
-        sc_bytes p = v->items[i].file.partition;
-        if (sc_bytes_compare(p, min) < 0) min = p;
-        if (sc_bytes_compare(p, max) > 0) max = p;
+/* Paimon's ManifestFileMeta of entries [from, to): counts, partition statistics, bucket and level ranges. */
+static int describe_range(sc_manifest_file *m, sc_table *t, const sc_entry_vec *v, size_t from, size_t to) {
+    size_t n = to - from, arity = t->schema.partition_key_count;
+    sc_bytes *parts = malloc((n ? n : 1) * sizeof *parts);
+    int64_t *nulls = calloc(arity ? arity : 1, sizeof *nulls);
+    sc_buf min = SC_BUF_INIT, max = SC_BUF_INIT;
+    int rc = parts && nulls ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = from; !rc && i < to; i++) {
+        const sc_file_entry *f = &v->items[i].file;
+        parts[i - from] = f->partition;
         if (v->items[i].kind == SC_ENTRY_ADD) m->added++;
         else m->deleted++;
+        if (i == from || f->bucket < m->min_bucket) m->min_bucket = f->bucket;
+        if (i == from || f->bucket > m->max_bucket) m->max_bucket = f->bucket;
+        if (i == from || f->level < m->min_level) m->min_level = f->level;
+        if (i == from || f->level > m->max_level) m->max_level = f->level;
     }
-    m->min_partition = (uint8_t *)min.data;
-    m->min_partition_len = min.len;
-    m->max_partition = (uint8_t *)max.data;
-    m->max_partition_len = max.len;
+    m->has_bucket_range = m->has_level_range = n > 0;
+    if (!rc) rc = sc_partition_stats(&min, &max, nulls, &t->schema, parts, n, "a partition of this commit");
+    if (!rc) {
+        m->partition_min = min.data;
+        m->partition_min_len = min.len;
+        m->partition_max = max.data;
+        m->partition_max_len = max.len;
+        m->partition_null_counts = nulls;
+        m->partition_null_count_len = arity;
+        m->has_partition_null_counts = 1;
+        nulls = NULL;
+        memset(&min, 0, sizeof min);
+        memset(&max, 0, sizeof max);
+    }
+    free(parts);
+    free(nulls);
+    sc_buf_free(&min);
+    sc_buf_free(&max);
+    return rc;
 }
 
 /* Write entries [from, to) of v as one manifest and add its meta to `list`. */
-static int write_manifest(commit_state *cs, sc_meta_vec *list, const sc_entry_vec *v, size_t from,
+static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
                           size_t to) {
     sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
     sc_buf body = SC_BUF_INIT;
     sc_object_ref ref = {0};
-    int rc = sc_manifest_encode(&body, &part);
+    sc_manifest_file m = {0};
+    int rc = sc_paimon_manifest_encode(&body, &part);
     if (!rc) rc = put_unique(cs, &ref, "manifest", &body);
     if (!rc) {
-        sc_manifest_meta m = {0};
         m.name = ref.name;
+        m.size = (int64_t)ref.length;
+        m.has_sha256 = 1;
         memcpy(m.sha256, ref.sha256, SC_SHA256_LEN);
-        m.length = ref.length;
-        describe_range(&m, v, from, to);
-        rc = sc_meta_vec_push(list, &m);
+        m.schema_id = cs->t->schema.id;
+        rc = describe_range(&m, cs->t, v, from, to);
     }
+    if (!rc) rc = sc_manifest_file_vec_push(list, &m);
+    free(m.partition_min);
+    free(m.partition_max);
+    free(m.partition_null_counts);
     free(ref.name);
     sc_buf_free(&body);
     return rc;
 }
 
-static int write_list(commit_state *cs, sc_object_ref *out, const sc_meta_vec *list) {
+static int write_list(commit_state *cs, sc_object_ref *out, const sc_manifest_file_vec *list) {
     sc_buf body = SC_BUF_INIT;
-    int rc = sc_manifest_list_encode(&body, list);
+    int rc = sc_paimon_list_encode(&body, list);
     if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
     sc_buf_free(&body);
     return rc;
@@ -125,7 +155,7 @@ static int write_delta(commit_state *cs) {
     const sc_changes *c = cs->req->changes;
     const sc_entry_vec *deletes = &cs->deletes;
     sc_entry_vec all = {0};
-    sc_meta_vec list = {0};
+    sc_manifest_file_vec list = {0};
     int rc = 0;
     cs->delta_rows = 0;
     cs->delta_files = 0;
@@ -145,7 +175,7 @@ static int write_delta(commit_state *cs) {
     if (!rc && all.count) rc = write_manifest(cs, &list, &all, 0, all.count);
     ref_clear(&cs->delta_list);
     if (!rc) rc = write_list(cs, &cs->delta_list, &list);
-    sc_meta_vec_free(&list);
+    sc_manifest_file_vec_free(&list);
     sc_entry_vec_free(&all);
     return rc;
 }
@@ -164,7 +194,7 @@ static int by_partition(const void *pa, const void *pb) {
  * that keeps every later read short.
  */
 static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *latest) {
-    sc_meta_vec list = {0};
+    sc_manifest_file_vec list = {0};
     int rc = 0;
     if (latest) {
         rc = sc_state_load_list(&list, cs->t, &latest->base_manifest_list);
@@ -172,7 +202,7 @@ static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *l
     }
     if (!rc && list.count > SC_MANIFEST_MERGE_THRESHOLD) {
         sc_entry_vec live = {0};
-        sc_meta_vec merged = {0};
+        sc_manifest_file_vec merged = {0};
         rc = sc_state_live_files(&live, cs->t, latest, NULL);
         if (!rc && live.count) qsort(live.items, live.count, sizeof *live.items, by_partition);
         for (size_t from = 0; !rc && from < live.count; from += SC_MANIFEST_MERGE_CHUNK) {
@@ -180,16 +210,16 @@ static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *l
             rc = write_manifest(cs, &merged, &live, from, to);
         }
         if (!rc) {
-            sc_meta_vec_free(&list);
+            sc_manifest_file_vec_free(&list);
             list = merged;
             memset(&merged, 0, sizeof merged);
             sc_log(SC_LOG_INFO, "merged the manifests of snapshot %" PRIu64 " into %zu", latest->id, list.count);
         }
-        sc_meta_vec_free(&merged);
+        sc_manifest_file_vec_free(&merged);
         sc_entry_vec_free(&live);
     }
     if (!rc) rc = write_list(cs, out, &list);
-    sc_meta_vec_free(&list);
+    sc_manifest_file_vec_free(&list);
     return rc;
 }
 
@@ -328,6 +358,12 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     int rc = t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
+    /* Paimon carries its index manifest from snapshot to snapshot; ours would not name it,
+     * and its deletion vectors (deleted rows) or bucket index would silently be lost. */
+    if (!rc && a->latest_id && a->latest.has_index_manifest)
+        rc = sc_error_set(SC_EUNSUPPORTED, "snapshot %" PRIu64 " names a Paimon index manifest (deletion vectors or a "
+                                           "bucket index), which snapcommit cannot carry yet: nothing written",
+                          a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
@@ -584,6 +620,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     sc_store_stats_get(&before, t->store);
     int64_t started = sc_env_monotonic_ms(&t->env);
     rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
+    if (!rc) rc = sc_entries_prepare(t, req->changes, req->kind, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an

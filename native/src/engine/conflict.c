@@ -1,5 +1,6 @@
 /* The four conflict kinds: deleted twice, re-added, LSM overlap, bucket count change. */
 #include "engine/conflict.h"
+#include "engine/entries.h"
 #include "engine/state.h"
 
 #include <inttypes.h>
@@ -10,12 +11,23 @@
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "base/vec.h"
+#include "format/binary_row.h"
 
-/* "data/f1 (partition "dt=1", bucket 0, level 0)". Names are escaped: they
+/* Paimon's typed order of two key rows of table `t`; bytewise when a row does not
+ * decode (a damaged record still sorts deterministically; fsck reports it). */
+static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
+    const sc_table_schema *s = &t->schema;
+    int c;
+    if (sc_row_compare(&c, a.data, a.len, b.data, b.len, s->trimmed_key_types, s->trimmed_key_count, "key") == 0) return c;
+    sc_error_clear();
+    return sc_bytes_compare(a, b);
+}
+
+/* "data-1.parquet (partition "dt=1", bucket 0, level 0)". Names are escaped: they
  * may come from tables written before control characters were refused. */
-static void describe_file(char *out, size_t cap, const sc_file_entry *f) {
+static void describe_file(char *out, size_t cap, const sc_table *t, const sc_file_entry *f) {
     char part[128], name[320];
-    sc_bytes_describe(part, sizeof part, f->partition);
+    sc_entries_describe_partition(part, sizeof part, t, f->partition);
     sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
     snprintf(out, cap, "%s (partition \"%s\", bucket %d, level %d)", name, part, f->bucket,
              f->level);
@@ -39,13 +51,14 @@ typedef struct lsm_item {
     int ours;
 } lsm_item;
 
-static int lsm_order(const void *pa, const void *pb) {
+/* qsort_r's comparator: the table (its key types) comes as the context. */
+static int lsm_order(const void *pa, const void *pb, void *table) {
     const sc_file_entry *a = ((const lsm_item *)pa)->f, *b = ((const lsm_item *)pb)->f;
     int c = sc_bytes_compare(a->partition, b->partition);
     if (c) return c;
     if (a->bucket != b->bucket) return a->bucket < b->bucket ? -1 : 1;
     if (a->level != b->level) return a->level < b->level ? -1 : 1;
-    return sc_bytes_compare(a->min_key, b->min_key);
+    return key_compare(table, a->min_key, b->min_key);
 }
 
 static int same_run(const sc_file_entry *a, const sc_file_entry *b) {
@@ -55,8 +68,10 @@ static int same_run(const sc_file_entry *a, const sc_file_entry *b) {
 
 /* Files at level >= 1 with keys, in the (partition, bucket, level) runs our adds touch,
  * must not overlap ours after sorting by min key: a.max >= b.min is a conflict. */
-static int check_lsm(const sc_entry_vec *others, const sc_fileset *removed, const sc_entry_vec *adds,
+static int check_lsm(const sc_table *t, const sc_entry_vec *others, const sc_fileset *removed, const sc_entry_vec *adds,
                      const char *against) {
+    /* Only primary-key tables have sorted runs (append tables keep everything at level 0). */
+    if (t->schema.trimmed_key_count == 0) return 0;
     size_t n = 0;
     lsm_item *items = calloc(others->count + adds->count + 1, sizeof *items);
     if (!items) return sc_error_set(SC_ENOMEM, "out of memory");
@@ -71,7 +86,7 @@ static int check_lsm(const sc_entry_vec *others, const sc_fileset *removed, cons
         if (removed && sc_fileset_get(removed, f, NULL) == 0) continue;
         items[n++] = (lsm_item){f, 0};
     }
-    qsort(items, n, sizeof *items, lsm_order);
+    qsort_r(items, n, sizeof *items, lsm_order, (void *)t);
     int rc = 0;
     size_t run_max = 0; /* item with the largest max key so far in this run */
     for (size_t i = 1; !rc && i < n; i++) {
@@ -80,20 +95,20 @@ static int check_lsm(const sc_entry_vec *others, const sc_fileset *removed, cons
             continue;
         }
         const lsm_item *a = &items[run_max], *b = &items[i];
-        if ((a->ours || b->ours) && sc_bytes_compare(a->f->max_key, b->f->min_key) >= 0) {
+        if ((a->ours || b->ours) && key_compare(t, a->f->max_key, b->f->min_key) >= 0) {
             char fa[512], fb[512], ka[64], kb[64], kc[64], kd[64];
-            describe_file(fa, sizeof fa, a->f);
-            describe_file(fb, sizeof fb, b->f);
-            sc_bytes_describe(ka, sizeof ka, a->f->min_key);
-            sc_bytes_describe(kb, sizeof kb, a->f->max_key);
-            sc_bytes_describe(kc, sizeof kc, b->f->min_key);
-            sc_bytes_describe(kd, sizeof kd, b->f->max_key);
+            describe_file(fa, sizeof fa, t, a->f);
+            describe_file(fb, sizeof fb, t, b->f);
+            sc_entries_describe_key(ka, sizeof ka, t, a->f->min_key);
+            sc_entries_describe_key(kb, sizeof kb, t, a->f->max_key);
+            sc_entries_describe_key(kc, sizeof kc, t, b->f->min_key);
+            sc_entries_describe_key(kd, sizeof kd, t, b->f->max_key);
             rc = sc_error_set(SC_ECONFLICT,
                               "LSM conflict: key ranges overlap at the same level: %s [%s..%s] "
                               "and %s [%s..%s]; %s",
                               fa, ka, kb, fb, kc, kd, against);
         }
-        if (sc_bytes_compare(b->f->max_key, a->f->max_key) > 0) run_max = i;
+        if (key_compare(t, b->f->max_key, a->f->max_key) > 0) run_max = i;
     }
     free(items);
     return rc;
@@ -165,7 +180,7 @@ static int bucket_index_add(bucket_index *ix, const sc_file_entry *f) {
     return 0;
 }
 
-static int check_buckets(const sc_entry_vec *others, const sc_entry_vec *adds, const char *against) {
+static int check_buckets(const sc_table *t, const sc_entry_vec *others, const sc_entry_vec *adds, const char *against) {
     bucket_index ix;
     int rc = bucket_index_init(&ix, others->count);
     for (size_t j = 0; !rc && j < others->count; j++) {
@@ -178,9 +193,9 @@ static int check_buckets(const sc_entry_vec *others, const sc_entry_vec *adds, c
         const sc_file_entry *o = bucket_index_disagree(&ix, a);
         if (!o) continue;
         char part[128], fa[512], fo[320];
-        sc_bytes_describe(part, sizeof part, a->partition);
+        sc_entries_describe_partition(part, sizeof part, t, a->partition);
         sc_bytes_describe(fo, sizeof fo, (sc_bytes){(const uint8_t *)o->file, strlen(o->file)});
-        describe_file(fa, sizeof fa, a);
+        describe_file(fa, sizeof fa, t, a);
         rc = sc_error_set(SC_ECONFLICT,
                           "Bucket count conflict: partition \"%s\" has %d total buckets (%s) "
                           "but %s declares %d; change bucket counts only with OVERWRITE; %s",
@@ -265,7 +280,7 @@ int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
                 continue;
             }
             char fd[512];
-            describe_file(fd, sizeof fd, d);
+            describe_file(fd, sizeof fd, t, d);
             rc = sc_error_set(SC_ECONFLICT,
                               "File deletion conflict: %s is not live (another commit removed it "
                               "or it was never added); %s; give up committing",
@@ -276,11 +291,11 @@ int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
         const sc_file_entry *a = &c->adds.items[i].file;
         if (sc_fileset_get(live_set, a, NULL) != 0 || sc_fileset_get(deleted, a, NULL) == 0) continue;
         char fa[512];
-        describe_file(fa, sizeof fa, a);
+        describe_file(fa, sizeof fa, t, a);
         rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
     }
-    if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(&live, &c->adds, against);
-    if (!rc) rc = check_lsm(&live, deleted, &c->adds, against);
+    if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(t, &live, &c->adds, against);
+    if (!rc) rc = check_lsm(t, &live, deleted, &c->adds, against);
     sc_fileset_free(deleted);
     sc_fileset_free(live_set);
     sc_entry_vec_free(&live);
@@ -323,7 +338,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         if (sc_fileset_get(their_deleted, d, &by) != 0) continue;
         by = (size_t)record_snapshot[by];
         char fd[512];
-        describe_file(fd, sizeof fd, d);
+        describe_file(fd, sizeof fd, t, d);
         rc = sc_error_set(SC_ECONFLICT,
                           "File deletion conflict: %s was already deleted by snapshot %zu; "
                           "latest is snapshot %" PRIu64 " (commit user \"%s\"); give up committing",
@@ -334,7 +349,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         if (sc_fileset_get(their_added, a, &by) != 0) continue;
         by = (size_t)record_snapshot[by];
         char fa[512];
-        describe_file(fa, sizeof fa, a);
+        describe_file(fa, sizeof fa, t, a);
         rc = sc_error_set(SC_ECONFLICT,
                           "File addition conflict: %s was already added by snapshot %zu; latest "
                           "is snapshot %" PRIu64 " (commit user \"%s\")",
@@ -354,8 +369,8 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
             if (records.items[i].kind == SC_ENTRY_ADD && sc_fileset_get(their_added, f, &last) == 0 && last == i)
                 rc = sc_entry_vec_push(&survivors, SC_ENTRY_ADD, f);
         }
-        if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(&survivors, &c->adds, against);
-        if (!rc) rc = check_lsm(&survivors, ours_deleted, &c->adds, against);
+        if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(t, &survivors, &c->adds, against);
+        if (!rc) rc = check_lsm(t, &survivors, ours_deleted, &c->adds, against);
         sc_entry_vec_free(&survivors);
     }
     sc_fileset_free(ours_deleted);
@@ -365,3 +380,4 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     free(record_snapshot);
     return rc;
 }
+

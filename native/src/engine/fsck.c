@@ -9,36 +9,38 @@
 
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "format/partition.h"
 #include "strategy/strategy.h"
 
 
-/* Every manifest of a list must exist with the pinned hash, length and partition range. */
+/* Every manifest of a list must exist with the pinned size (and hash), hold only partitions
+ * its statistics admit, and hold the counts its list declares. */
 static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds, uint64_t *out_deletes) {
-    sc_meta_vec metas = {0};
+    sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, ref);
     for (size_t i = 0; !rc && i < metas.count; i++) {
-        const sc_manifest_meta *m = &metas.items[i];
+        const sc_manifest_file *m = &metas.items[i];
         sc_entry_vec records = {0};
         rc = sc_state_load_manifest(&records, t, m);
         uint64_t adds = 0, dels = 0;
+        sc_bytes min = {m->partition_min, m->partition_min_len}, max = {m->partition_max, m->partition_max_len};
         for (size_t j = 0; !rc && j < records.count; j++) {
             if (records.items[j].kind == SC_ENTRY_ADD) adds++;
             else dels++;
-            sc_bytes p = records.items[j].file.partition;
-            sc_bytes min = {m->min_partition ? m->min_partition : (const uint8_t *)"", m->min_partition_len};
-            sc_bytes max = {m->max_partition ? m->max_partition : (const uint8_t *)"", m->max_partition_len};
-            if (sc_bytes_compare(p, min) < 0 || sc_bytes_compare(p, max) > 0)
-                rc = sc_error_set(SC_ECORRUPT, "%s: record %zu lies outside the partition range its list declares",
+            int may;
+            sc_partition_stats_may_hold(&may, &t->schema, min, max, records.items[j].file.partition);
+            if (!may)
+                rc = sc_error_set(SC_ECORRUPT, "manifest/%s: record %zu lies outside the partition statistics its list declares",
                                   m->name, j);
         }
-        if (!rc && (adds != m->added || dels != m->deleted))
-            rc = sc_error_set(SC_ECORRUPT, "%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRIu64 " and %" PRIu64,
+        if (!rc && ((int64_t)adds != m->added || (int64_t)dels != m->deleted))
+            rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
                               m->name, adds, dels, m->added, m->deleted);
         if (out_adds) *out_adds += adds;
         if (out_deletes) *out_deletes += dels;
         sc_entry_vec_free(&records);
     }
-    sc_meta_vec_free(&metas);
+    sc_manifest_file_vec_free(&metas);
     return rc;
 }
 

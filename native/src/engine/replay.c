@@ -145,6 +145,11 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
     base.watermark_count = 0;
     for (size_t i = n; !rc && i-- > 0;) {
         if (chain[i].identifier < 0 || chain[i].identifier == PAIMON_BATCH_IDENTIFIER) continue;
+        /* A watermark never goes down: a Paimon commit of one of our users with a lower
+         * identifier (Paimon's API commits without filtering) must not re-open the
+         * identifiers between it and ours to replays. */
+        const sc_watermark *had = sc_snapshot_watermark(&acc, chain[i].user);
+        if (had && had->identifier > chain[i].identifier) continue;
         rc = sc_replay_set_watermarks(&next, &acc, chain[i].user, chain[i].identifier, chain[i].id);
         if (!rc) {
             sc_watermark *w = acc.watermarks;

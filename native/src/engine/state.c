@@ -9,6 +9,7 @@
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "base/vec.h"
+#include "format/partition.h"
 
 static int bytes_cmp_qsort(const void *a, const void *b) {
     return sc_bytes_compare(*(const sc_bytes *)a, *(const sc_bytes *)b);
@@ -65,11 +66,6 @@ static int partition_set_contains(const sc_partition_set *s, sc_bytes p) {
     return i < s->count && sc_bytes_compare(s->items[i], p) == 0;
 }
 
-/* 1 when some member lies within [min, max]. */
-static int partition_set_overlaps(const sc_partition_set *s, sc_bytes min, sc_bytes max) {
-    size_t i = lower_bound(s, min);
-    return i < s->count && sc_bytes_compare(s->items[i], max) <= 0;
-}
 
 /*
  * Fetch manifest/<name> and check its length and SHA-256 against the
@@ -119,28 +115,29 @@ typedef struct pinned_kind {
 } pinned_kind;
 
 static int list_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
-    return sc_manifest_list_decode(v, d, n, l, name);
+    return sc_paimon_list_decode(v, d, n, l, name);
 }
-static size_t list_count(const void *v) { return ((const sc_meta_vec *)v)->count; }
+static size_t list_count(const void *v) { return ((const sc_manifest_file_vec *)v)->count; }
 static int list_append(void *out, const void *v) {
-    const sc_meta_vec *in = v;
+    const sc_manifest_file_vec *in = v;
     int rc = 0;
-    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_meta_vec_push(out, &in->items[i]);
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_manifest_file_vec_push(out, &in->items[i]);
     return rc;
 }
 static void list_free(void *v) {
-    sc_meta_vec_free(v);
+    sc_manifest_file_vec_free(v);
     free(v);
 }
 
 static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
-    return sc_manifest_decode(v, d, n, l, name);
+    return sc_paimon_manifest_decode(v, d, n, l, name);
 }
 static size_t manifest_count(const void *v) { return ((const sc_entry_vec *)v)->count; }
 static int manifest_append(void *out, const void *v) {
     const sc_entry_vec *in = v;
     int rc = 0;
-    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_entry_vec_push(out, in->items[i].kind, &in->items[i].file);
+    /* Copies without the input rules: these are the table's own records, Paimon's included. */
+    for (size_t i = 0; !rc && i < in->count; i++) rc = sc_entry_vec_push_copy(out, in->items[i].kind, &in->items[i].file);
     return rc;
 }
 static void manifest_free(void *v) {
@@ -148,7 +145,7 @@ static void manifest_free(void *v) {
     free(v);
 }
 
-static const pinned_kind list_kind = {sizeof(sc_meta_vec), list_decode, list_count, list_append, list_free};
+static const pinned_kind list_kind = {sizeof(sc_manifest_file_vec), list_decode, list_count, list_append, list_free};
 static const pinned_kind manifest_kind = {sizeof(sc_entry_vec), manifest_decode, manifest_count, manifest_append,
                                           manifest_free};
 
@@ -176,38 +173,44 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
     return rc;
 }
 
-int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref) {
+int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref) {
     return load_pinned(out, t, &list_kind, ref->name, ref->has_sha256 ? ref->sha256 : NULL, ref->length);
 }
 
-int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta) {
-    return load_pinned(out, t, &manifest_kind, meta->name, meta->sha256, meta->length);
+int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta) {
+    if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
+    return load_pinned(out, t, &manifest_kind, meta->name, meta->has_sha256 ? meta->sha256 : NULL, (uint64_t)meta->size);
 }
 
-static int meta_in_filter(const sc_manifest_meta *m, const sc_partition_set *filter) {
+/* 1 when the manifest's partition statistics may hold one of the filter's partitions. */
+static int meta_in_filter(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter) {
     if (!filter) return 1;
-    sc_bytes min = {m->min_partition ? m->min_partition : (const uint8_t *)"", m->min_partition_len};
-    sc_bytes max = {m->max_partition ? m->max_partition : (const uint8_t *)"", m->max_partition_len};
-    return partition_set_overlaps(filter, min, max);
+    sc_bytes min = {m->partition_min, m->partition_min_len}, max = {m->partition_max, m->partition_max_len};
+    for (size_t i = 0; i < filter->count; i++) {
+        int may;
+        sc_partition_stats_may_hold(&may, &t->schema, min, max, filter->items[i]);
+        if (may) return 1;
+    }
+    return 0;
 }
 
 /* Records of every manifest in the list `ref` that may hold `filter`'s partitions. */
 static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref,
                         const sc_partition_set *filter) {
-    sc_meta_vec metas = {0};
+    sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, ref);
     for (size_t i = 0; !rc && i < metas.count; i++) {
-        if (!meta_in_filter(&metas.items[i], filter)) continue;
+        if (!meta_in_filter(t, &metas.items[i], filter)) continue;
         sc_entry_vec records = {0};
         rc = sc_state_load_manifest(&records, t, &metas.items[i]);
         for (size_t j = 0; !rc && j < records.count; j++) {
             const sc_manifest_entry *e = &records.items[j];
             if (filter && !partition_set_contains(filter, e->file.partition)) continue;
-            rc = sc_entry_vec_push(out, e->kind, &e->file);
+            rc = sc_entry_vec_push_copy(out, e->kind, &e->file);
         }
         sc_entry_vec_free(&records);
     }
-    sc_meta_vec_free(&metas);
+    sc_manifest_file_vec_free(&metas);
     return rc;
 }
 
@@ -245,7 +248,7 @@ int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
         }
     }
     for (size_t i = 0; !rc && i < records.count; i++)
-        if (alive[i]) rc = sc_entry_vec_push(out, SC_ENTRY_ADD, &records.items[i].file);
+        if (alive[i]) rc = sc_entry_vec_push_copy(out, SC_ENTRY_ADD, &records.items[i].file);
     free(alive);
     sc_fileset_free(live);
     sc_entry_vec_free(&records);

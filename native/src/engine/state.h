@@ -7,6 +7,7 @@
 #define SC_STATE_H
 
 #include "format/manifest.h"
+#include "format/paimon_manifest.h"
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
 
@@ -24,13 +25,15 @@ typedef struct sc_partition_set {
 /* Partitions named by `a` and `b` (either may be NULL). */
 int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b);
 void sc_partition_set_free(sc_partition_set *set);
-int sc_state_load_list(sc_meta_vec *out, sc_table *t, const sc_object_ref *ref);
-int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_meta *meta);
+/* Decode a manifest list / a manifest (pinned by size, and by hash when snapcommit wrote
+ * the reference), from the handle's cache when there. Appends to `out`. */
+int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
+int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta);
 
 /*
  * Append to `out` the ADD records of the files live in `snap`, in the
  * partitions of `filter` (NULL = every partition). Manifests whose partition
- * range misses the filter are not read. Records that delete a file that is
+ * statistics cannot hold any of the filter's partitions are not read. Records that delete a file that is
  * not live, or add one twice, are SC_ECORRUPT.
  */
 int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,

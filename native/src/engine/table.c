@@ -1,4 +1,5 @@
 /* Table handles: create, open, and the read-side queries. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,10 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "format/changes.h"
+#include "format/binary_row.h"
+#include "format/partition.h"
+#include <jansson.h>
 #include "store/store_internal.h"
 #include "strategy/strategy.h"
 #include "base/env_internal.h"
@@ -36,9 +41,34 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     return 0;
 }
 
-#define SCHEMA0_KEY "schema/schema-0"
+/* Write schema/schema-0, or adopt the one a Paimon table already has (no schema given). */
+static int write_schema(sc_store *store, const sc_table_schema *schema) {
+    char key[64];
+    sc_schema_key(key, 0);
+    sc_object_info info;
+    int have = sc_store_head(store, &info, key) == 0;
+    sc_error_clear();
+    if (have && schema)
+        return sc_error_set(SC_ETABLEEXISTS,
+                            "a table already exists here (%s is present); open it, or init without a schema to adopt it", key);
+    if (have) {
+        sc_log(SC_LOG_INFO, "adopting the Paimon table at this location (%s exists)", key);
+        return 0;
+    }
+    sc_table_schema empty;
+    int rc = schema ? 0 : sc_schema_empty(&empty);
+    sc_buf text = SC_BUF_INIT;
+    if (!rc) rc = sc_schema_encode(&text, schema ? schema : &empty);
+    if (!schema) sc_schema_clear(&empty);
+    /* put-if-absent: two inits cannot both write it, and an existing table is never touched */
+    if (!rc) rc = sc_store_put_if_absent(store, NULL, key, text.data, text.len);
+    sc_buf_free(&text);
+    if (rc == SC_EEXISTS) return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", key);
+    if (rc) return sc_error_wrap(rc, "creating %s", key);
+    return 0;
+}
 
-static int table_create(sc_store *store, sc_strategy_kind strategy, const char *schema_json, size_t schema_len) {
+static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_table_schema *schema) {
     /* The location must exist before anything is written: a server that creates a
      * missing bucket on the first PUT would otherwise hide a mistyped bucket name. */
     int rc = sc_store_check(store);
@@ -61,19 +91,8 @@ static int table_create(sc_store *store, sc_strategy_kind strategy, const char *
     const sc_env *env = sc_store_env(store);
     sc_table_meta meta = {SC_FORMAT_VERSION, "", chosen, sc_env_now_ms(env)};
     if ((rc = sc_env_uuid_text(env, meta.table_uuid)) != 0) return rc;
-    if (schema_json) {
-        /* The schema goes first: a table.json without its schema would be a table no reader can
-         * open. Until the Paimon schema codec lands the schema is checked as a JSON object only. */
-        json_error_t jerr;
-        json_t *doc = json_loadb(schema_json, schema_len, JSON_REJECT_DUPLICATES, &jerr);
-        int is_object = doc && json_is_object(doc);
-        json_decref(doc);
-        if (!is_object) return sc_error_set(SC_EINVAL, "schema: not a JSON object (%s)", doc ? "another JSON value" : jerr.text);
-        rc = sc_store_put_if_absent(store, NULL, SCHEMA0_KEY, (const uint8_t *)schema_json, schema_len);
-        if (rc == SC_EEXISTS)
-            return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", SCHEMA0_KEY);
-        if (rc) return sc_error_wrap(rc, "creating %s", SCHEMA0_KEY);
-    }
+    /* The schema goes first: a table.json without its schema would be a table no reader can open. */
+    if ((rc = write_schema(store, schema)) != 0) return rc;
     sc_buf buf = SC_BUF_INIT;
     rc = sc_table_meta_encode(&buf, &meta);
     /* Conditional create: two concurrent inits cannot both succeed, and an
@@ -94,35 +113,65 @@ int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
 int sc_table_schema_json(char **out, size_t *out_len, sc_table *t) {
     *out = NULL;
     *out_len = 0;
+    sc_buf text = SC_BUF_INIT;
+    int rc = sc_schema_encode(&text, &t->schema);
+    if (!rc) rc = sc_buf_append_byte(&text, 0);
+    if (rc) {
+        sc_buf_free(&text);
+        return rc;
+    }
+    *out_len = text.len - 1;
+    *out = (char *)text.data; /* the buffer's malloc()ed bytes: the caller free()s them */
+    return 0;
+}
+
+/*
+ * The table's current schema: the highest schema/schema-<id> (Paimon's ALTERs
+ * add schema-1, ...). init writes schema-0 before metadata/table.json, so a table
+ * without any lost it: refused, never read as the empty schema (a commit would then
+ * add unpartitioned files to a partitioned table).
+ */
+static int load_schema(sc_table *t) {
+    sc_list_page page = {0};
+    int rc = sc_store_list_all(t->store, &page, "schema/schema-");
+    if (rc) return sc_error_wrap(rc, "listing schema/");
+    int64_t best = -1;
+    for (size_t i = 0; i < page.count; i++) {
+        const char *digits = page.keys[i] + strlen("schema/schema-");
+        char *end;
+        errno = 0;
+        long long id = strtoll(digits, &end, 10);
+        if (!*digits || *end || errno || id < 0 || (digits[0] == '0' && digits[1])) continue; /* not a schema file */
+        if (id > best) best = id;
+    }
+    sc_list_page_free(&page);
+    if (best < 0)
+        return sc_error_set(SC_ECORRUPT, "schema/schema-0 is missing (the table's schema was lost; init writes it first)");
+    char key[64];
+    sc_schema_key(key, best);
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, SCHEMA0_KEY, (size_t)4 << 20);
-    if (rc == SC_ENOTFOUND) {
-        free(data);
-        static const char empty[] = "{\"version\":3,\"id\":0,\"fields\":[],\"highestFieldId\":-1,"
-                                    "\"partitionKeys\":[],\"primaryKeys\":[],\"options\":{}}";
-        data = malloc(sizeof empty);
-        if (!data) return sc_error_set(SC_ENOMEM, "out of memory");
-        memcpy(data, empty, sizeof empty);
-        *out = (char *)data;
-        *out_len = sizeof empty - 1;
-        return 0;
+    rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES);
+    if (rc == SC_ENOTFOUND) rc = sc_error_set(SC_ECORRUPT, "%s: listed but missing", key);
+    if (rc) return sc_error_wrap(rc, "reading %s", key);
+    rc = sc_schema_decode(&t->schema, data, len, key);
+    free(data);
+    if (!rc && t->schema.id != best) {
+        sc_schema_clear(&t->schema);
+        rc = sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is not %" PRId64, key, best);
     }
-    if (rc) return sc_error_wrap(rc, "reading %s", SCHEMA0_KEY);
-    char *text = realloc(data, len + 1);
-    if (!text) {
-        free(data);
-        return sc_error_set(SC_ENOMEM, "out of memory");
-    }
-    text[len] = '\0';
-    *out = text;
-    *out_len = len;
-    return 0;
+    return rc;
 }
 
 int sc_table_create_with_schema(sc_store *store, sc_strategy_kind strategy, const char *schema_json, size_t len) {
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
-    int rc = table_create(store, strategy, schema_json, len);
+    /* Bad input is refused before anything is written (not even the probe). */
+    sc_table_schema schema;
+    int rc = schema_json ? sc_schema_decode(&schema, (const uint8_t *)schema_json, len, NULL) : 0;
+    if (rc) return sc_error_wrap(rc, "schema");
+    if (schema_json && !schema.time_millis) schema.time_millis = sc_env_now_ms(sc_store_env(store));
+    rc = table_create(store, strategy, schema_json ? &schema : NULL);
+    if (schema_json) sc_schema_clear(&schema);
     if (rc) {
         /* A failed init leaves nothing behind: the directories this handle made (the
          * root and its parents, metadata/) go again, each only while empty, so neither
@@ -163,7 +212,12 @@ int sc_table_open(sc_table **out, sc_store *store) {
     t->env = *sc_store_env(store);
     sc_retry_policy_default(&t->retry);
     sc_decode_limits_default(&t->limits);
+    if ((rc = load_schema(t)) != 0) {
+        free(t);
+        return rc;
+    }
     if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
+        sc_schema_clear(&t->schema);
         free(t);
         return rc;
     }
@@ -196,6 +250,7 @@ void sc_table_free(sc_table *t) {
     if (!t) return;
     if (t->strategy->close) t->strategy->close(t->strategy_state);
     if (t->owns_store) sc_store_free(t->store);
+    sc_schema_clear(&t->schema);
     sc_cache_free(t->cache);
     free(t);
 }
@@ -317,4 +372,70 @@ void sc_file_list_free(sc_file_list *list) {
     }
     free(list->entries);
     free(list);
+}
+
+int sc_table_parse_changes(sc_changes **out, sc_table *t, const char *json, size_t len) {
+    *out = NULL;
+    if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
+    return sc_changes_parse_json_schema(out, &t->schema, json, len);
+}
+
+static int buf_to_string(char **out, sc_buf *b) {
+    int rc = sc_buf_append_byte(b, 0);
+    if (rc) {
+        sc_buf_free(b);
+        return rc;
+    }
+    *out = (char *)b->data; /* the buffer's malloc()ed bytes: the caller free()s them */
+    return 0;
+}
+
+int sc_table_partition_spec(char **out, sc_table *t, sc_bytes partition) {
+    *out = NULL;
+    sc_buf b = SC_BUF_INIT;
+    int rc = sc_partition_spec(&b, &t->schema, partition.data, partition.len, "partition");
+    if (rc) {
+        sc_buf_free(&b);
+        return rc;
+    }
+    return buf_to_string(out, &b);
+}
+
+int sc_table_file_path(char **out, sc_table *t, const sc_file_entry *e) {
+    *out = NULL;
+    sc_buf b = SC_BUF_INIT;
+    int rc = sc_partition_bucket_dir(&b, &t->schema, e->partition.data, e->partition.len, e->bucket, "partition");
+    if (!rc) rc = sc_buf_printf(&b, "/%s", e->file);
+    if (rc) {
+        sc_buf_free(&b);
+        return rc;
+    }
+    return buf_to_string(out, &b);
+}
+
+int sc_table_key_json(char **out, sc_table *t, sc_bytes key) {
+    *out = NULL;
+    const sc_table_schema *s = &t->schema;
+    if (!s->trimmed_key_count || !key.data) return sc_error_set(SC_EINVAL, "the table has no primary key");
+    json_t *arr = json_array();
+    int rc = arr ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < s->trimmed_key_count; i++) {
+        const sc_data_type *type = &s->trimmed_key_types[i];
+        sc_datum d;
+        rc = sc_row_get(&d, key.data, key.len, type, i, "key");
+        if (rc) break;
+        json_t *v = NULL;
+        sc_buf text = SC_BUF_INIT;
+        if (d.is_null) v = json_null();
+        else if (type->root == SC_TYPE_BOOLEAN) v = json_boolean(d.i);
+        else if (type->root >= SC_TYPE_TINYINT && type->root <= SC_TYPE_BIGINT) v = json_integer((json_int_t)d.i);
+        else if ((rc = sc_datum_to_text(&text, &d, type)) == 0) v = json_stringn((const char *)text.data, text.len);
+        sc_buf_free(&text);
+        if (!rc && (!v || json_array_append_new(arr, v) != 0)) rc = sc_error_set(SC_EINVAL, "key field %zu is not printable as JSON", i);
+    }
+    char *text = rc ? NULL : json_dumps(arr, JSON_COMPACT | JSON_ENSURE_ASCII);
+    json_decref(arr);
+    if (!rc && !text) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    *out = text;
+    return rc;
 }

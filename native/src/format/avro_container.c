@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -422,6 +423,53 @@ static int read_blocks(reading *r, cursor *c, block_codec cd, const uint8_t *syn
     return 0;
 }
 
+/*
+ * 1 when a schema defines one named type (record, enum, fixed) twice under
+ * the same full name. libavro 1.11 leaks the type it is building when it
+ * meets such a redefinition, so these schemas are refused before libavro
+ * parses them. Full names are qualified as libavro qualifies them: a dotted
+ * name as is, else the type's "namespace" ("" = none), else the enclosing one.
+ */
+static int schema_redefines(json_t *j, const char *parent_ns, json_t *seen) {
+    if (json_is_array(j)) { /* a union */
+        size_t i;
+        json_t *item;
+        json_array_foreach(j, i, item) if (schema_redefines(item, parent_ns, seen)) return 1;
+        return 0;
+    }
+    if (!json_is_object(j)) return 0;
+    json_t *type = json_object_get(j, "type");
+    const char *t = json_string_value(type);
+    if (!t) return schema_redefines(type, parent_ns, seen);
+    if (!strcmp(t, "array")) return schema_redefines(json_object_get(j, "items"), parent_ns, seen);
+    if (!strcmp(t, "map")) return schema_redefines(json_object_get(j, "values"), parent_ns, seen);
+    if (strcmp(t, "record") && strcmp(t, "error") && strcmp(t, "enum") && strcmp(t, "fixed")) return 0;
+    const char *name = json_string_value(json_object_get(j, "name"));
+    if (!name) return 0; /* libavro refuses it without leaking */
+    const char *ns_given = json_string_value(json_object_get(j, "namespace"));
+    const char *dot = strrchr(name, '.');
+    char *ns = dot ? strndup(name, (size_t)(dot - name))
+               : ns_given ? (*ns_given ? strdup(ns_given) : NULL)
+               : parent_ns ? strdup(parent_ns) : NULL;
+    char *full = NULL;
+    if (dot || !ns) full = strdup(name);
+    else if (asprintf(&full, "%s.%s", ns, name) < 0) full = NULL;
+    int again = !full || json_object_get(seen, full) != NULL || json_object_set_new(seen, full, json_true()) != 0;
+    free(full);
+    if (!again && (!strcmp(t, "record") || !strcmp(t, "error"))) {
+        size_t i;
+        json_t *field;
+        json_array_foreach(json_object_get(j, "fields"), i, field) {
+            if (schema_redefines(json_object_get(field, "type"), ns, seen)) {
+                again = 1;
+                break;
+            }
+        }
+    }
+    free(ns);
+    return again;
+}
+
 int sc_avro_read(const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *object,
                  sc_avro_datum_fn fn, void *ctx) {
     if (!object) object = "avro file";
@@ -442,6 +490,14 @@ int sc_avro_read(const uint8_t *data, size_t len, const sc_decode_limits *limits
     if (!rc) rc = codec_parse(&cd, &h, object);
     if (rc) return rc;
     reading r = {.object = object, .limits = limits, .fn = fn, .ctx = ctx};
+    json_t *schema_doc = json_loadb((const char *)h.schema, h.schema_len, JSON_DECODE_ANY, NULL);
+    json_t *seen = json_object();
+    if (!seen) rc = sc_error_set(SC_ENOMEM, "%s: out of memory checking the header schema", object);
+    else if (schema_doc && schema_redefines(schema_doc, NULL, seen))
+        rc = sc_error_set(SC_ECORRUPT, "%s: header schema defines a named type twice", object);
+    json_decref(seen);
+    json_decref(schema_doc);
+    if (rc) return rc;
     if (avro_schema_from_json_length((const char *)h.schema, h.schema_len, &r.schema))
         return sc_error_set(SC_ECORRUPT, "%s: header schema: %s", object, avro_strerror());
     r.iface = avro_generic_class_from_schema(r.schema);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "base/buf.h"
-#include "format/reader.h" /* sc_decode_limits */
+#include "format/limits.h" /* sc_decode_limits */
 
 /*
  * Called once per datum with the value decoded against the file's writer

@@ -536,9 +536,13 @@ int sc_datum_to_text(sc_buf *out, const sc_datum *value, const sc_data_type *typ
     case SC_TYPE_TIMESTAMP:
     case SC_TYPE_TIMESTAMP_LTZ: {
         int64_t days = floor_div(value->millis, MILLIS_PER_DAY);
+        /* The millis of the day as a floor modulo: days * MILLIS_PER_DAY overflows
+         * for millis near INT64_MIN. */
+        int64_t of_day = value->millis % MILLIS_PER_DAY;
+        if (of_day < 0) of_day += MILLIS_PER_DAY;
         int rc = append_date(out, days);
         rc = rc ? rc : sc_buf_append_byte(out, 'T');
-        return rc ? rc : append_time(out, value->millis - days * MILLIS_PER_DAY, value->nanos);
+        return rc ? rc : append_time(out, of_day, value->nanos);
     }
     default: return sc_error_set(SC_EINVAL, "values of type root %d have no partition text", (int)type->root);
     }

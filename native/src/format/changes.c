@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "format/binary_row.h"
+#include "format/partition.h"
 
 int sc_changes_new(sc_changes **out) {
     *out = calloc(1, sizeof **out);
@@ -69,13 +71,18 @@ static int field_lengths_check(const sc_file_entry *e) {
     return 0;
 }
 
-static int push_checked(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *e) {
-    if (!e) return sc_error_set(SC_EINVAL, "NULL file entry");
+static int push_checked(sc_entry_vec *v, sc_entry_kind kind, const sc_file_entry *entry) {
+    if (!entry) return sc_error_set(SC_EINVAL, "NULL file entry");
+    /* An absent partition is the unpartitioned table's: the canonical row of no fields
+     * (partitions compare by bytes, so there must be exactly one spelling of it). */
+    sc_file_entry copy = *entry;
+    const sc_file_entry *e = &copy;
+    if (!copy.partition.data || copy.partition.len == 0) copy.partition = (sc_bytes){sc_empty_row, SC_EMPTY_ROW_LEN};
     int rc = sc_file_entry_validate(e);
     if (!rc) rc = field_lengths_check(e);
     /* Only adds introduce names; a delete may still name a file that an older
      * version let in, so that it can be removed. */
-    if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("partition", e->partition.data, e->partition.len);
+    /* (A partition is a BinaryRow now: its values are printed as escaped specs, never raw.) */
     if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("file", (const uint8_t *)e->file, strlen(e->file));
     return rc ? rc : sc_entry_vec_push(v, kind, e);
 }
@@ -124,10 +131,70 @@ static int str_field(json_t *o, const char *list, size_t i, const char *field, i
     return 0;
 }
 
-static const char *const known_fields[] = {"partition", "bucket", "totalBuckets", "level", "file",
-                                           "rows",      "size",   "minKey",       "maxKey"};
+static const char *const known_fields[] = {"partition", "bucket", "totalBuckets", "level", "file", "rows",
+                                           "size",      "minKey", "maxKey",       "minSeq", "maxSeq"};
 
-static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_entry_kind kind) {
+/* A JSON scalar as a value of `type` (numbers and booleans through their text, so one
+ * parser decides what fits). *owned is the allocation the datum may point into. */
+static int json_datum(sc_datum *out, uint8_t **owned, json_t *v, const sc_data_type *type, const char *what) {
+    char text[64];
+    *owned = NULL;
+    if (json_is_null(v)) {
+        memset(out, 0, sizeof *out);
+        out->is_null = 1;
+        return 0;
+    }
+    if (json_is_string(v)) return sc_datum_from_text(out, owned, json_string_value(v), type, what);
+    if (json_is_integer(v)) snprintf(text, sizeof text, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_real(v)) snprintf(text, sizeof text, "%.17g", json_real_value(v));
+    else if (json_is_boolean(v)) snprintf(text, sizeof text, "%s", json_is_true(v) ? "true" : "false");
+    else return sc_error_set(SC_EINVAL, "%s: not a scalar value", what);
+    return sc_datum_from_text(out, owned, text, type, what);
+}
+
+/* minKey / maxKey: a JSON array of the trimmed primary key's values (a bare value for a
+ * one-field key), encoded as that key's BinaryRow into `out`. */
+static int key_field(sc_buf *out, int *present, json_t *o, const char *list, size_t i, const char *field,
+                     const sc_table_schema *schema) {
+    json_t *v = json_object_get(o, field);
+    *present = v != NULL;
+    if (!v) return 0;
+    size_t n = schema->trimmed_key_count;
+    if (n == 0) return entry_error(list, i, field, "is given, but the table has no primary key");
+    if (!json_is_array(v) && n != 1)
+        return entry_error(list, i, field, "must be an array of the primary key's values (the key has several fields)");
+    if (json_is_array(v) && json_array_size(v) != n) {
+        char what[96];
+        snprintf(what, sizeof what, "has %zu values, the primary key (without partition fields) has %zu",
+                 json_array_size(v), n);
+        return entry_error(list, i, field, what);
+    }
+    sc_datum *values = calloc(n, sizeof *values);
+    uint8_t **owned = calloc(n, sizeof *owned);
+    int rc = values && owned ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < n; k++) {
+        char what[96];
+        snprintf(what, sizeof what, "changes: %s[%zu].%s[%zu]", list, i, field, k);
+        rc = json_datum(&values[k], &owned[k], json_is_array(v) ? json_array_get(v, k) : v, &schema->trimmed_key_types[k], what);
+        if (!rc && values[k].is_null) rc = sc_error_set(SC_EINVAL, "%s: null, but primary-key fields are NOT NULL", what);
+    }
+    if (!rc) rc = sc_row_encode(out, schema->trimmed_key_types, values, n);
+    for (size_t k = 0; owned && k < n; k++) free(owned[k]);
+    free(owned);
+    free(values);
+    return rc;
+}
+
+static int seq_field(json_t *o, const char *list, size_t i, const char *field, int64_t *out) {
+    json_t *v = json_object_get(o, field);
+    if (!v) return 0;
+    if (!json_is_integer(v)) return entry_error(list, i, field, "must be an integer");
+    *out = json_integer_value(v);
+    return 0;
+}
+
+static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
+                       sc_entry_kind kind) {
     if (!json_is_object(o)) return sc_error_set(SC_EINVAL, "changes: %s[%zu] is not an object", list, i);
     const char *key;
     json_t *value;
@@ -137,26 +204,51 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
             known |= strcmp(key, known_fields[k]) == 0;
         if (!known) return entry_error(list, i, key, "is not a known field");
     }
-    int64_t bucket = 0, total = 0, level = 0, rows = 0, size = 0;
-    sc_bytes partition = {0}, file = {0}, min_key = {0}, max_key = {0}; /* set on success; -O3 cannot see it */
-    int rc = str_field(o, list, i, "partition", 1, &partition);
+    int64_t bucket = 0, level = 0, rows = 0, size = 0, min_seq = 0, max_seq = 0;
+    int64_t total = 0;
+    sc_bytes spec = {0}, file = {0}; /* set on success; -O3 cannot see it */
+    int rc = str_field(o, list, i, "partition", 1, &spec);
     if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
-    if (!rc) rc = int_field(o, list, i, "totalBuckets", 0, INT32_MAX, &total);
+    if (!rc) {
+        /* -1: a bucket-unaware table (Paimon's value); absent or 0: the table's setting. */
+        json_t *tb = json_object_get(o, "totalBuckets");
+        if (tb && (!json_is_integer(tb) || json_integer_value(tb) < -1 || json_integer_value(tb) > INT32_MAX))
+            rc = entry_error(list, i, "totalBuckets", "must be -1 (bucket-unaware), 0 (the table's setting) or a bucket count");
+        else if (tb) total = json_integer_value(tb);
+    }
     if (!rc) rc = int_field(o, list, i, "level", 1, INT32_MAX, &level);
     if (!rc) rc = str_field(o, list, i, "file", 1, &file);
     if (!rc) rc = int_field(o, list, i, "rows", 1, INT64_MAX, &rows);
     if (!rc) rc = int_field(o, list, i, "size", 1, INT64_MAX, &size);
-    if (!rc) rc = str_field(o, list, i, "minKey", 0, &min_key);
-    if (!rc) rc = str_field(o, list, i, "maxKey", 0, &max_key);
+    if (!rc) rc = seq_field(o, list, i, "minSeq", &min_seq);
+    if (!rc) rc = seq_field(o, list, i, "maxSeq", &max_seq);
     if (rc) return rc;
     if (strlen((const char *)file.data) != file.len) return entry_error(list, i, "file", "contains a NUL byte");
-    if (partition.data == NULL) partition.data = (const uint8_t *)"";
-    sc_file_entry e = {.partition = partition, .bucket = (int32_t)bucket, .total_buckets = (int32_t)total,
-                       .level = (int32_t)level, .file = (const char *)file.data, .rows = rows, .size = size,
-                       .min_key = min_key, .max_key = max_key};
-    rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
-    if (rc) return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
-    return 0;
+    if (strlen((const char *)spec.data) != spec.len) return entry_error(list, i, "partition", "contains a NUL byte");
+    sc_buf partition = SC_BUF_INIT, min_key = SC_BUF_INIT, max_key = SC_BUF_INIT;
+    int has_min = 0, has_max = 0;
+    /* A spec is the partition's path, where Paimon escapes control characters (%0A): a raw one in
+     * an added file's spec is refused as in names, so it never reaches output unescaped. A delete
+     * may still name what an older version let in. */
+    if (kind == SC_ENTRY_ADD && (rc = sc_name_check("partition", spec.data, spec.len)) != 0)
+        return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
+    rc = sc_partition_parse(&partition, schema, (const char *)spec.data);
+    if (rc) rc = sc_error_wrap(rc, "changes: %s[%zu].partition", list, i);
+    if (!rc) rc = key_field(&min_key, &has_min, o, list, i, "minKey", schema);
+    if (!rc) rc = key_field(&max_key, &has_max, o, list, i, "maxKey", schema);
+    if (!rc) {
+        sc_file_entry e = {.partition = {partition.data, partition.len}, .bucket = (int32_t)bucket,
+                           .total_buckets = (int32_t)total, .level = (int32_t)level, .file = (const char *)file.data,
+                           .rows = rows, .size = size, .min_seq = min_seq, .max_seq = max_seq};
+        if (has_min) e.min_key = (sc_bytes){min_key.data, min_key.len};
+        if (has_max) e.max_key = (sc_bytes){max_key.data, max_key.len};
+        rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
+        if (rc) rc = sc_error_wrap(rc, "changes: %s[%zu]", list, i);
+    }
+    sc_buf_free(&partition);
+    sc_buf_free(&min_key);
+    sc_buf_free(&max_key);
+    return rc;
 }
 
 /*
@@ -171,9 +263,10 @@ static int parse_entry(sc_changes *c, json_t *o, const char *list, size_t i, sc_
  */
 
 /* Tokens (containers, strings, scalars) one entry may have: a valid entry has
- * at most 19 (the object, 9 keys, 9 values); room is left for bad ones to be
- * decoded and named precisely, not for a document of unbounded cost. */
-#define ENTRY_MAX_TOKENS 64
+ * the object, 11 keys, 11 values and the values of two keys; room is left for
+ * wide keys and for bad entries to be decoded and named precisely, not for a
+ * document of unbounded cost. */
+#define ENTRY_MAX_TOKENS 256
 
 typedef struct scan {
     const char *text; /* the whole input, for positions in messages */
@@ -282,7 +375,7 @@ static size_t count_entries(const char *t, size_t len) {
 }
 
 /* The list after "add" / "delete": '[' entries ']', each entry loaded on its own. */
-static int parse_list(sc_changes *c, scan *s, const char *list, sc_entry_kind kind) {
+static int parse_list(sc_changes *c, const sc_table_schema *schema, scan *s, const char *list, sc_entry_kind kind) {
     skip_ws(s);
     if (s->pos >= s->len || s->text[s->pos] != '[') {
         if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
@@ -300,13 +393,13 @@ static int parse_list(sc_changes *c, scan *s, const char *list, sc_entry_kind ki
         value_extent(&end, &tokens, s->text, s->len, at, ENTRY_MAX_TOKENS);
         if (tokens > ENTRY_MAX_TOKENS)
             return sc_error_set(SC_EINVAL,
-                                "changes: %s[%zu] has more than %d JSON tokens (an entry has at "
-                                "most 19: the object, 9 keys, 9 values)",
+                                "changes: %s[%zu] has more than %d JSON tokens (an entry has "
+                                "11 fields and two keys)",
                                 list, i, ENTRY_MAX_TOKENS);
         json_error_t err;
         json_t *entry = json_loadb(s->text + at, end - at, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
         if (!entry) return syntax_error(s, at + (size_t)err.position, err.text);
-        int rc = parse_entry(c, entry, list, i, kind);
+        int rc = parse_entry(c, schema, entry, list, i, kind);
         json_decref(entry);
         if (rc) return rc;
         s->pos = end;
@@ -341,7 +434,7 @@ static int parse_key(char name[16], scan *s) {
     return 0;
 }
 
-int sc_changes_parse_json(sc_changes **out, const char *json, size_t len) {
+int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema, const char *json, size_t len) {
     *out = NULL;
     if (len > SC_CHANGES_MAX_JSON_BYTES)
         return sc_error_set(SC_ELIMIT, "changes: %zu bytes, more than the limit of %zu bytes (64 MiB)",
@@ -381,7 +474,7 @@ int sc_changes_parse_json(sc_changes **out, const char *json, size_t len) {
                 break;
             }
             s.pos++;
-            rc = parse_list(c, &s, name, is_add ? SC_ENTRY_ADD : SC_ENTRY_DELETE);
+            rc = parse_list(c, schema, &s, name, is_add ? SC_ENTRY_ADD : SC_ENTRY_DELETE);
             if (rc) break;
             skip_ws(&s);
             if (s.pos >= len) {

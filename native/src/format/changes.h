@@ -15,4 +15,13 @@ struct sc_changes {
  * where such characters would forge lines or drive the terminal. */
 int sc_name_check(const char *field, const uint8_t *name, size_t len);
 
+/*
+ * Parse {"add":[ENTRY...],"delete":[ENTRY...]} for a table of `schema`
+ * (docs/format.md §8): partitions as Hive-style specs of the partition keys,
+ * keys as JSON arrays of the trimmed primary key. Bounded as
+ * sc_table_parse_changes documents (the public entry point).
+ */
+#include "format/table_schema.h"
+int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema, const char *json, size_t len);
+
 #endif

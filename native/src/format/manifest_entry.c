@@ -53,30 +53,21 @@ void sc_bytes_describe(char *out, size_t cap, sc_bytes b) {
     else snprintf(out + w, cap - w, "...");
 }
 
-int sc_relpath_validate(const char *field, const char *path) {
+const uint8_t sc_empty_row[SC_EMPTY_ROW_LEN] = {0};
+
+int sc_file_name_validate(const char *field, const char *name) {
     char q[256];
-    if (!path) return sc_error_set(SC_EINVAL, "%s: missing", field);
-    size_t len = strnlen(path, SC_MANIFEST_PATH_MAX + 1);
+    if (!name) return sc_error_set(SC_EINVAL, "%s: missing", field);
+    size_t len = strnlen(name, SC_MANIFEST_PATH_MAX + 1);
     if (len == 0) return sc_error_set(SC_EINVAL, "%s: empty", field);
     if (len > SC_MANIFEST_PATH_MAX)
-        return sc_error_set(SC_EINVAL, "%s %s: longer than %d bytes", field, quote(q, path),
-                            SC_MANIFEST_PATH_MAX);
-    if (path[0] == '/')
-        return sc_error_set(SC_EINVAL, "%s %s: absolute, must be relative to the table", field,
-                            quote(q, path));
-    for (const char *seg = path;;) {
-        const char *slash = strchr(seg, '/');
-        size_t n = slash ? (size_t)(slash - seg) : strlen(seg);
-        if (n == 0)
-            return sc_error_set(SC_EINVAL, "%s %s: empty segment (\"//\" or trailing \"/\")", field,
-                                quote(q, path));
-        if (n == 1 && seg[0] == '.')
-            return sc_error_set(SC_EINVAL, "%s %s: contains a \".\" segment", field, quote(q, path));
-        if (n == 2 && seg[0] == '.' && seg[1] == '.')
-            return sc_error_set(SC_EINVAL, "%s %s: contains a \"..\" segment", field, quote(q, path));
-        if (!slash) return 0;
-        seg = slash + 1;
-    }
+        return sc_error_set(SC_EINVAL, "%s %s: longer than %d bytes", field, quote(q, name), SC_MANIFEST_PATH_MAX);
+    if (strchr(name, '/'))
+        return sc_error_set(SC_EINVAL, "%s %s: a file name has no \"/\" (its directory follows from the partition and bucket)",
+                            field, quote(q, name));
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return sc_error_set(SC_EINVAL, "%s %s: not a file name", field, quote(q, name));
+    return 0;
 }
 
 static int bytes_check(const char *field, sc_bytes b) {
@@ -88,12 +79,17 @@ static int bytes_check(const char *field, sc_bytes b) {
 int sc_file_entry_validate(const sc_file_entry *f) {
     if (!f) return sc_error_set(SC_EINVAL, "file entry: missing");
     if (f->bucket < 0) return sc_error_set(SC_EINVAL, "bucket: %d is negative", (int)f->bucket);
-    if (f->total_buckets < 0)
-        return sc_error_set(SC_EINVAL, "total_buckets: %d is negative", (int)f->total_buckets);
+    if (f->total_buckets < -1)
+        return sc_error_set(SC_EINVAL, "total_buckets: %d (-1 for a bucket-unaware table, 0 for the table's setting, or > 0)",
+                            (int)f->total_buckets);
+    if (f->total_buckets > 0 && f->bucket >= f->total_buckets)
+        return sc_error_set(SC_EINVAL, "bucket: %d is not below total_buckets %d", (int)f->bucket, (int)f->total_buckets);
     if (f->level < 0) return sc_error_set(SC_EINVAL, "level: %d is negative", (int)f->level);
     if (f->rows < 0) return sc_error_set(SC_EINVAL, "rows: %lld is negative", (long long)f->rows);
     if (f->size < 0) return sc_error_set(SC_EINVAL, "size: %lld is negative", (long long)f->size);
-    int rc = sc_relpath_validate("file", f->file);
+    if (f->min_seq > f->max_seq)
+        return sc_error_set(SC_EINVAL, "min_seq: %lld is above max_seq %lld", (long long)f->min_seq, (long long)f->max_seq);
+    int rc = sc_file_name_validate("file", f->file);
     if (!rc) rc = bytes_check("partition", f->partition);
     if (!rc) rc = bytes_check("min_key", f->min_key);
     if (!rc) rc = bytes_check("max_key", f->max_key);
@@ -102,8 +98,6 @@ int sc_file_entry_validate(const sc_file_entry *f) {
         return sc_error_set(SC_EINVAL, "%s: present without %s (keys are both present or both absent)",
                             f->min_key.data ? "min_key" : "max_key",
                             f->min_key.data ? "max_key" : "min_key");
-    if (f->min_key.data && sc_bytes_compare(f->min_key, f->max_key) > 0)
-        return sc_error_set(SC_EINVAL, "min_key: greater than max_key (bytewise)");
     return 0;
 }
 

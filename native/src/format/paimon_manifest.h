@@ -29,7 +29,7 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "format/manifest.h" /* sc_entry_vec, sc_manifest_entry, sc_entry_kind */
-#include "format/reader.h"   /* sc_decode_limits */
+#include "format/limits.h"   /* sc_decode_limits */
 
 /* The record version Paimon 1.4 writes and accepts in both file types. */
 #define SC_PAIMON_RECORD_VERSION 2

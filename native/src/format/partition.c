@@ -1,6 +1,7 @@
 /* Partitions: Hive-style specs and paths <-> serialized BinaryRows of the partition fields. */
 #include "format/partition.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,15 @@ int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const cha
         seen[k] = 1;
         found++;
         const sc_data_type *t = &schema->partition_types[k];
+        /* Paimon's path names an empty or blank string like null (the default name): taking it
+         * as a value would give that directory two partitions, and one file two identities
+         * (other types do not parse from blank text anyway). */
+        if ((t->root == SC_TYPE_CHAR || t->root == SC_TYPE_VARCHAR) && strcmp(val, dflt) &&
+            blank((const uint8_t *)val, strlen(val))) {
+            rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" has an empty or blank value; Paimon's "
+                              "paths name it %s (null)", spec, part, dflt);
+            goto done;
+        }
         if (!strcmp(val, dflt)) {
             if (!t->nullable) {
                 rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is NOT NULL but names %s", spec,
@@ -179,4 +189,88 @@ int sc_partition_bucket_dir(sc_buf *out, const sc_table_schema *schema, const ui
     rc = rc ? rc : sc_buf_printf(out, "bucket-%d", (int)bucket);
     if (rc) out->len = start;
     return rc;
+}
+
+/* ---- partition statistics (manifest lists) ---- */
+
+/*
+ * The order of the statistics Paimon's readers prune with: Paimon collects
+ * and tests them with Java's compareTo, which orders FLOAT and DOUBLE totally
+ * (-0.0 < 0.0, NaN above everything, NaN equal to NaN), unlike the key order
+ * (NaN equal to anything, -0.0 == 0.0). Bounds taken in the key order could
+ * exclude a value the manifest holds (min = max = NaN for {NaN, 1.0}).
+ * Pruning here (sc_partition_stats_may_hold) keeps the key order: it never
+ * excludes more than the total order does, so it is safe on either.
+ */
+static int stats_compare(const sc_datum *a, const sc_datum *b, const sc_data_type *type) {
+    if (a->is_null || b->is_null || (type->root != SC_TYPE_FLOAT && type->root != SC_TYPE_DOUBLE))
+        return sc_datum_compare(a, b, type);
+    double x = a->f, y = b->f;
+    if (x < y) return -1;
+    if (x > y) return 1;
+    int xn = isnan(x) != 0, yn = isnan(y) != 0;
+    if (xn || yn) return xn - yn;
+    return (signbit(y) != 0) - (signbit(x) != 0); /* equal but for the sign of zero: -0.0 < 0.0 */
+}
+
+int sc_partition_stats(sc_buf *min_out, sc_buf *max_out, int64_t *null_counts, const sc_table_schema *schema,
+                       const sc_bytes *rows, size_t count, const char *what) {
+    size_t arity = schema->partition_key_count;
+    const sc_data_type *types = schema->partition_types;
+    sc_datum *min = calloc(arity ? arity : 1, sizeof *min), *max = calloc(arity ? arity : 1, sizeof *max);
+    int *seen = calloc(arity ? arity : 1, sizeof *seen);
+    int rc = min && max && seen ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t f = 0; f < arity; f++) null_counts[f] = 0;
+    for (size_t r = 0; !rc && r < count; r++) {
+        for (size_t f = 0; !rc && f < arity; f++) {
+            sc_datum v;
+            rc = sc_row_get(&v, rows[r].data, rows[r].len, &types[f], f, what);
+            if (rc) break;
+            if (v.is_null) {
+                null_counts[f]++;
+                continue;
+            }
+            if (!seen[f] || stats_compare(&v, &min[f], &types[f]) < 0) min[f] = v;
+            if (!seen[f] || stats_compare(&v, &max[f], &types[f]) > 0) max[f] = v;
+            seen[f] = 1;
+        }
+    }
+    for (size_t f = 0; !rc && f < arity; f++) {
+        if (!seen[f]) min[f].is_null = max[f].is_null = 1;
+    }
+    if (!rc) rc = sc_row_encode(min_out, types, min, arity);
+    if (!rc) rc = sc_row_encode(max_out, types, max, arity);
+    free(min);
+    free(max);
+    free(seen);
+    return rc;
+}
+
+int sc_partition_stats_may_hold(int *out, const sc_table_schema *schema, sc_bytes min, sc_bytes max, sc_bytes row) {
+    *out = 1;
+    size_t arity = schema->partition_key_count;
+    uint32_t a_min, a_max, a_row;
+    if (!min.data || !max.data || !row.data) return 0;
+    /* Rows of another shape (a Paimon list of an older schema, damage): no pruning. */
+    if (sc_row_arity(&a_min, min.data, min.len, "partition stats") || sc_row_arity(&a_max, max.data, max.len, "partition stats") ||
+        sc_row_arity(&a_row, row.data, row.len, "partition") || a_min != arity || a_max != arity || a_row != arity) {
+        sc_error_clear();
+        return 0;
+    }
+    for (size_t f = 0; f < arity; f++) {
+        sc_datum lo, hi, v;
+        const sc_data_type *type = &schema->partition_types[f];
+        if (sc_row_get(&lo, min.data, min.len, type, f, "partition stats") ||
+            sc_row_get(&hi, max.data, max.len, type, f, "partition stats") ||
+            sc_row_get(&v, row.data, row.len, type, f, "partition")) {
+            sc_error_clear();
+            return 0;
+        }
+        if (v.is_null || lo.is_null || hi.is_null) continue;
+        if (sc_datum_compare(&v, &lo, type) < 0 || sc_datum_compare(&v, &hi, type) > 0) {
+            *out = 0;
+            return 0;
+        }
+    }
+    return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "format/table_schema.h"
+#include "snapcommit/types.h" /* sc_bytes */
 
 #define SC_DEFAULT_PARTITION_NAME "__DEFAULT_PARTITION__"
 
@@ -31,5 +32,22 @@ int sc_partition_spec(sc_buf *out, const sc_table_schema *schema, const uint8_t 
 /* The directory of a bucket: "<spec>/bucket-<b>" or "bucket-<b>" (no trailing /). */
 int sc_partition_bucket_dir(sc_buf *out, const sc_table_schema *schema, const uint8_t *row,
                             size_t len, int32_t bucket, const char *what);
+
+/*
+ * Paimon's _PARTITION_STATS of `count` serialized partition rows: per field,
+ * the typed minimum and maximum over the non-null values (null when every
+ * value is null) as two serialized rows appended to `min_out` and `max_out`,
+ * and the number of nulls in null_counts[i] (partition_key_count entries).
+ * SC_ECORRUPT (naming `what`) when a row does not fit the partition types.
+ */
+int sc_partition_stats(sc_buf *min_out, sc_buf *max_out, int64_t *null_counts, const sc_table_schema *schema,
+                       const sc_bytes *rows, size_t count, const char *what);
+/*
+ * *out 1 when `row` may lie within partition stats [min, max]: every field
+ * of the row is within its bounds (a null bound, or a row of another arity,
+ * says nothing and counts as "may"). Used to skip manifests that cannot hold
+ * a partition a commit touches.
+ */
+int sc_partition_stats_may_hold(int *out, const sc_table_schema *schema, sc_bytes min, sc_bytes max, sc_bytes row);
 
 #endif

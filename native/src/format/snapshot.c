@@ -500,6 +500,10 @@ int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const 
     if (!rc) rc = get_ref(&c, doc, "baseManifestList", "baseManifestListSize", &out->base_manifest_list);
     if (!rc) rc = get_ref(&c, doc, "deltaManifestList", "deltaManifestListSize", &out->delta_manifest_list);
     if (!rc) rc = decode_properties(out, &c, doc, data, len);
+    if (!rc) {
+        json_t *index = json_object_get(doc, "indexManifest");
+        out->has_index_manifest = index && !json_is_null(index);
+    }
     if (!rc && !out->foreign && ident < 0) rc = corrupt(&c, "commitIdentifier", "is negative");
     if (!rc) {
         out->schema_id = schema;

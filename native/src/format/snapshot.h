@@ -65,6 +65,7 @@ typedef struct sc_snapshot {
     sc_object_ref delta_manifest_list;
     sc_watermark *watermarks; /* sorted by user */
     size_t watermark_count;
+    int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
 } sc_snapshot;
 
 /* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user),

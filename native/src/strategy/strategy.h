@@ -6,6 +6,7 @@
 
 #include "format/manifest.h"
 #include "format/snapshot.h"
+#include "format/table_schema.h"
 #include "base/log.h"
 #include "snapcommit/table.h"
 
@@ -15,6 +16,7 @@ struct sc_table {
     sc_store *store;
     int owns_store;
     sc_table_meta meta;
+    sc_table_schema schema; /* the current schema (schema/schema-<highest id>) */
     const sc_strategy *strategy;
     sc_retry_policy retry;
     sc_env env; /* time and randomness (complete: no NULL member); the store's at open */

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -22,6 +23,15 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
 import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.jni.SnapshotInfo;
 
@@ -31,7 +41,11 @@ import io.snapcommit.jni.SnapshotInfo;
  * on an embedded MiniCluster, with a checkpoint every second and, unless
  * --no-failure, one injected task failure at 40 % of the rows. Prints the
  * snapshot log, the committer metrics and a check that the live files hold
- * every generated row exactly once. Exit code 0 when the check passes.
+ * every generated row exactly once, then reads the table back with Apache
+ * Paimon's own Java reader (batch scan, time travel to every snapshot,
+ * streaming read) and checks the same. Exit code 0 when both checks pass.
+ * The default table is &lt;tmp&gt;/warehouse/demo.db/events (Paimon's
+ * filesystem-catalog layout).
  *
  * <pre>DemoJob [--table DIR] [--rows N] [--rate ROWS_PER_S] [--no-failure]</pre>
  */
@@ -75,7 +89,9 @@ public final class DemoJob {
                 default: throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
-        if (table == null) table = Files.createTempDirectory("snapcommit-demo-").resolve("events").toString();
+        // Paimon's filesystem-catalog layout (warehouse/db.db/table), so Paimon's catalog finds it.
+        if (table == null)
+            table = Files.createTempDirectory("snapcommit-demo-").resolve("warehouse/demo.db/events").toString();
         Path tablePath = Paths.get(table).toAbsolutePath();
         table = tablePath.toString();
         System.exit(run(table, rows, rate, fail) ? 0 : 1);
@@ -99,13 +115,20 @@ public final class DemoJob {
             Types.STRING);
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
             .map(new FailOnce(fail ? rows * 2 / 5 / parallelism : 0)).name("fail-once").uid("fail-once");
-        SnapcommitSink.<String>builder()
+        // The table: (id BIGINT, payload STRING, p BIGINT = id % 3), partitioned by p, Parquet files.
+        RowType rowType = RowType.of(new LogicalType[] {new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH),
+                                                        new BigIntType()}, new String[] {"id", "payload", "p"});
+        DataStream<RowData> rowData = events.map(line -> {
+            long id = idOf(line);
+            return (RowData) GenericRowData.of(id, StringData.fromString("event-" + id), id % 3);
+        }).returns(InternalTypeInfo.of(rowType)).name("to-rowdata").uid("to-rowdata");
+        SnapcommitSink.builder()
             .path(table)
-            .encoder(s -> s.getBytes(StandardCharsets.UTF_8))
-            .partitionBy("p", s -> idOf(s) % 3)
+            .rowType(rowType)
+            .partitionKeys("p")
             .uidPrefix("demo")
             .build()
-            .sinkTo(events);
+            .sinkTo(rowData);
 
         long started = System.currentTimeMillis();
         JobExecutionResult result = env.execute(JOB_NAME);
@@ -152,7 +175,50 @@ public final class DemoJob {
                           missing, lastTotal, increasing, seconds, result.getNetRuntime(),
                           ok ? "OK: every generated row is in the table exactly once"
                              : "FAILED: the table does not hold every generated row exactly once");
-        return ok;
+        return readBackWithPaimon(table, rows) && ok;
+    }
+
+    /**
+     * The table read back by Apache Paimon's own Java reader (PaimonReader: Paimon's filesystem
+     * catalog when the table sits at warehouse/db.db/table, a batch scan of the latest snapshot,
+     * time travel to every snapshot and a streaming read from the earliest one); prints what it
+     * read and whether every generated row is there exactly once.
+     */
+    static boolean readBackWithPaimon(String table, long rows) {
+        System.out.println();
+        System.out.println("== read back by Apache Paimon 1.4.2 (Java table API, not snapcommit) ==");
+        try (PaimonReader r = PaimonReader.openAny(table, Map.of())) {
+            PaimonReader.Check c = r.check(60_000);
+            Set<Long> ids = new HashSet<>();
+            long duplicates = 0, missing = 0;
+            for (String row : c.rows) if (!ids.add(idOf(row))) duplicates++;
+            for (long id = 0; id < rows; id++) if (!ids.contains(id)) missing++;
+            System.out.printf("table %s: %d snapshots (%d..%d)%n", r.name(), c.snapshots.size(), c.snapshots.get(0).id(),
+                              c.snapshots.get(c.snapshots.size() - 1).id());
+            System.out.printf("batch scan of the latest snapshot: %d rows (distinct %d, duplicates %d, missing %d)%n",
+                              c.rows.size(), ids.size(), duplicates, missing);
+            StringBuilder travel = new StringBuilder();
+            List<Long> at = new ArrayList<>(c.rowsAtSnapshot.keySet());
+            for (int i = 0; i < at.size(); i++) {
+                if (at.size() > 8 && i >= 4 && i < at.size() - 3) {
+                    if (i == 4) travel.append(" ...");
+                    continue;
+                }
+                travel.append(' ').append(at.get(i)).append('=').append(c.rowsAtSnapshot.get(at.get(i)));
+            }
+            System.out.printf("time travel (scan.snapshot-id), rows per snapshot:%s%n", travel);
+            long streamed = c.stream.values().stream().mapToLong(List::size).sum();
+            System.out.printf("streaming read from snapshot %d: %d snapshots consumed in order, %d rows, each "
+                              + "snapshot's rows once%n", c.snapshots.get(0).id(), c.stream.size(), streamed);
+            boolean ok = c.rows.size() == rows && duplicates == 0 && missing == 0 && streamed == rows;
+            System.out.println(ok ? "OK: Paimon reads every generated row exactly once, and each snapshot as committed"
+                                  : "FAILED: Paimon does not read every generated row exactly once");
+            return ok;
+        } catch (RuntimeException e) {
+            System.out.println("FAILED: Paimon's reader: " + e);
+            e.printStackTrace(System.out);
+            return false;
+        }
     }
 
     static long idOf(String row) {

@@ -15,6 +15,7 @@ import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.junit.jupiter.api.Test;
 
 import io.snapcommit.demo.TableContents;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.NativeTable;
@@ -28,8 +29,8 @@ class CheckpointCommitITCase extends ITBase {
         String table = table("events");
         long rows = 800;
         StreamExecutionEnvironment env = env("250 ms", Map.of());
-        sink(table).partitionBy("p", s -> idOf(s) % 2).uidPrefix("cp")
-            .build().sinkTo(generate(env, "cp", rows, 400).map(new CheckpointRecorder(testName)).uid("recorder"));
+        sink(table).partitionKeys("p").uidPrefix("cp")
+            .build().sinkTo(rows(generate(env, "cp", rows, 400).map(new CheckpointRecorder(testName)).uid("recorder")));
         long t0 = System.currentTimeMillis();
         env.execute(testName);
         long ms = System.currentTimeMillis() - t0;
@@ -47,10 +48,15 @@ class CheckpointCommitITCase extends ITBase {
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, "cp", rows);
+        PaimonTableSpec spec = spec(table, null);
+        assertEquals(List.of("p"), spec.schema().partitionKeys());
         for (FileEntry f : TableContents.liveFiles(table)) {
-            assertTrue(f.file().startsWith("data/p=" + f.partitionString().substring(2) + "/bucket-0/"), f.toString());
-            assertTrue(f.partitionString().equals("p=0") || f.partitionString().equals("p=1"), f.toString());
+            // Paimon's layout: the partition is the BinaryRow of (p), the file lives under p=<v>/bucket-0/.
+            String path = spec.dataFilePath(f);
+            assertTrue(path.matches("p=[01]/bucket-0/" + DATA_FILE + "parquet"), path);
+            assertTrue(java.nio.file.Files.isRegularFile(java.nio.file.Paths.get(table, path)), path);
             assertEquals(0, f.bucket());
+            assertEquals(-1, f.totalBuckets(), "a bucket-unaware append table");
         }
         summary(String.format("checkpoint commits: %d rows, %d snapshots for %d completed checkpoints, %d ms; %s",
                               rows, log.size(), completed.size(), ms, metricsLine(testName)));
@@ -62,7 +68,7 @@ class CheckpointCommitITCase extends ITBase {
         // No periodic checkpoint within the test; tiny files so that data files appear without a barrier.
         StreamExecutionEnvironment env = env("1 h", Map.of());
         sink(table).targetFileSize(64).uidPrefix("manual").build()
-            .sinkTo(generate(env, "m", Long.MAX_VALUE, 200));
+            .sinkTo(rows(generate(env, "m", Long.MAX_VALUE, 200)));
         JobClient job = env.executeAsync(testName);
         JobID id = job.getJobID();
         try {
@@ -103,7 +109,7 @@ class CheckpointCommitITCase extends ITBase {
 
     private static int dataFileCount(String table) {
         try (NativeStore store = NativeStore.openStore(table)) {
-            return store.listKeys("data/").size();
+            return store.listKeys("bucket-0/").size();
         }
     }
 
@@ -111,7 +117,7 @@ class CheckpointCommitITCase extends ITBase {
     void boundedJobWithoutCheckpointsCommitsAtEndOfInput() throws Exception {
         String table = table("batch");
         StreamExecutionEnvironment env = env(null, Map.of());
-        sink(table).uidPrefix("batch").build().sinkTo(generate(env, "b", 300, 100_000));
+        sink(table).uidPrefix("batch").build().sinkTo(rows(generate(env, "b", 300, 100_000)));
         env.execute(testName);
         List<SnapshotInfo> log = TableContents.log(table);
         assertEquals(1, log.size(), log.toString());

@@ -26,7 +26,7 @@ class FailoverITCase extends ITBase {
         long rows = 1200, failAfter = 200;
         StreamExecutionEnvironment env = env("200 ms", Map.of());
         sink(table).uidPrefix("fo").build()
-            .sinkTo(generate(env, "fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once"));
+            .sinkTo(rows(generate(env, "fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once")));
         long t0 = System.currentTimeMillis();
         env.execute(testName);
         long ms = System.currentTimeMillis() - t0;
@@ -35,6 +35,7 @@ class FailoverITCase extends ITBase {
         assertIdentifiersIncreasing(log);
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), "commit user changed: " + log);
         assertExactlyOnce(table, "fo", rows);
+        assertPypaimonReads(table, "fo", rows, null);
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");
@@ -73,7 +74,7 @@ class FailoverITCase extends ITBase {
         long rows = 1000;
         StreamExecutionEnvironment env = env("200 ms", Map.of());
         sink(table).uidPrefix("replay").commitListener(new FailOnceAfterCommit()).build()
-            .sinkTo(generate(env, "r", rows, 300));
+            .sinkTo(rows(generate(env, "r", rows, 300)));
         env.execute(testName);
 
         String location = sink(table).build().config().location();

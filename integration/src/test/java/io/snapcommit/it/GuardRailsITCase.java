@@ -83,7 +83,7 @@ class GuardRailsITCase extends ITBase {
     void dataStreamWithoutCheckpointingOnAnUnboundedSourceIsRefused() {
         String table = table("no-checkpoints");
         StreamExecutionEnvironment env = env(null, Map.of());
-        sink(table).uidPrefix("nc").build().sinkTo(unboundedGenerate(env, "n", 100, 1000));
+        sink(table).uidPrefix("nc").build().sinkTo(rows(unboundedGenerate(env, "n", 100, 1000)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> env.execute(testName));
         assertContains(e.getMessage(), "checkpointing is disabled", "execution.checkpointing.interval",
                        "before env.execute()", table);
@@ -94,7 +94,7 @@ class GuardRailsITCase extends ITBase {
     void dataStreamWithAtLeastOnceCheckpointsIsRefused() {
         String table = table("at-least-once");
         StreamExecutionEnvironment env = env("200 ms", Map.of("execution.checkpointing.mode", "AT_LEAST_ONCE"));
-        sink(table).uidPrefix("alo").build().sinkTo(unboundedGenerate(env, "a", 100, 1000));
+        sink(table).uidPrefix("alo").build().sinkTo(rows(unboundedGenerate(env, "a", 100, 1000)));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> env.execute(testName));
         assertContains(e.getMessage(), "AT_LEAST_ONCE", "execution.checkpointing.mode = EXACTLY_ONCE");
         assertFalse(Files.exists(Paths.get(table)), "nothing may be created for a refused job");
@@ -105,7 +105,7 @@ class GuardRailsITCase extends ITBase {
     void dataStreamCheckpointingEnabledAfterSinkToRunsAndCommits() throws Exception {
         String table = table("late-checkpointing");
         StreamExecutionEnvironment env = env(null, Map.of());
-        sink(table).uidPrefix("late").build().sinkTo(unboundedGenerate(env, "late", 400, 1000));
+        sink(table).uidPrefix("late").build().sinkTo(rows(unboundedGenerate(env, "late", 400, 1000)));
         env.enableCheckpointing(200);
         env.execute(testName);
         assertExactlyOnce(table, "late", 400);
@@ -141,7 +141,7 @@ class GuardRailsITCase extends ITBase {
     void dataStreamWithCheckpointsOnAnUnboundedSourceRunsAndCommits() throws Exception {
         String table = table("valid");
         StreamExecutionEnvironment env = env("200 ms", Map.of());
-        sink(table).uidPrefix("ok").build().sinkTo(unboundedGenerate(env, "ok", 400, 1000));
+        sink(table).uidPrefix("ok").build().sinkTo(rows(unboundedGenerate(env, "ok", 400, 1000)));
         env.execute(testName);
         assertExactlyOnce(table, "ok", 400);
         assertFalse(TableContents.log(table).isEmpty());

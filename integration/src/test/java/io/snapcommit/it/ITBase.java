@@ -3,7 +3,6 @@ package io.snapcommit.it;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -33,10 +32,22 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+
 import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.CollectingReporterFactory;
+import io.snapcommit.demo.PaimonReader;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.flink.SnapcommitSink;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
+import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.SnapshotInfo;
 
 /** A MiniCluster (1 task manager, 4 slots) per test class, with the collecting metric reporter. */
@@ -79,12 +90,74 @@ abstract class ITBase {
         return env.fromSource(src, WatermarkStrategy.noWatermarks(), "generator-" + tag).uid("generator-" + tag);
     }
 
-    static SnapcommitSink.Builder<String> sink(String table) {
-        return SnapcommitSink.<String>builder().path(table).encoder(s -> s.getBytes(StandardCharsets.UTF_8));
+    /** The tables of the DataStream ITs: (id BIGINT, tag STRING, p BIGINT = id % 2). */
+    static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(), new VarCharType(VarCharType.MAX_LENGTH),
+                                                             new BigIntType()}, new String[] {"id", "tag", "p"});
+
+    static SnapcommitSink.Builder sink(String table) {
+        return SnapcommitSink.builder().path(table).rowType(ROW);
     }
 
+    /** The generated {"id":N,"tag":"T"} lines as rows of ROW (one map, uid "to-rowdata"). */
+    static DataStream<RowData> rows(DataStream<String> lines) {
+        return lines.map(ITBase::toRow).returns(InternalTypeInfo.of(ROW)).uid("to-rowdata").name("to-rowdata");
+    }
+
+    static RowData toRow(String line) {
+        long id = idOf(line);
+        int at = line.indexOf("\"tag\":\"") + 7;
+        String tag = line.substring(at, line.indexOf('"', at));
+        return GenericRowData.of(id, StringData.fromString(tag), id % 2);
+    }
+
+    /** The table's Paimon schema, as the native library returns it. */
+    static PaimonTableSpec spec(String table, io.snapcommit.jni.StoreConfig storage) {
+        try (NativeTable t = NativeTable.openTable(table, storage)) {
+            return PaimonTableSpec.fromJson(t.schemaJson());
+        }
+    }
+
+    /** A Paimon data file name: data-<uuid>-<n>.<format>. */
+    static final String DATA_FILE = "data-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9]+\\.";
+
+    /**
+     * A local table in Paimon's filesystem-catalog layout, {@code <tmp>/warehouse/db.db/<name>}, so
+     * that Paimon's catalog finds it (PaimonReader).
+     */
     String table(String name) {
-        return tmp.resolve(name).toString();
+        return tmp.resolve("warehouse/db.db/" + name).toString();
+    }
+
+    /** Paimon catalog options to read a table the tests wrote with storage (null: a local table). */
+    static Map<String, String> paimonOptions(String table, io.snapcommit.jni.StoreConfig storage) {
+        if (!table.startsWith("s3://")) return Map.of();
+        assertNotNull(storage, "an s3:// table is read with the store settings it was written with");
+        assertNotNull(storage.endpoint(), "an s3:// table of the tests names its endpoint");
+        return PaimonReader.s3Options(storage.endpoint(), storage.accessKey(), storage.secretKey(),
+                                      storage.region() == null ? "us-east-1" : storage.region());
+    }
+
+    /**
+     * The table read by Paimon's own Java reader (PaimonReader: filesystem catalog, batch scan of
+     * the latest snapshot, time travel to every snapshot, streaming read from the earliest), its
+     * three read paths checked against each other and the snapshots' record counts; one summary
+     * line with rows written vs rows Paimon read.
+     */
+    static PaimonReader.Check paimonCheck(String table, io.snapcommit.jni.StoreConfig storage, long written) {
+        return paimonCheck(table, storage, written, null);
+    }
+
+    /** As above; with a tag, the rows written and read are those of that tag (a table several jobs write). */
+    static PaimonReader.Check paimonCheck(String table, io.snapcommit.jni.StoreConfig storage, long written, String tag) {
+        try (PaimonReader r = PaimonReader.open(table, paimonOptions(table, storage))) {
+            PaimonReader.Check c = r.check(60_000);
+            long read = tag == null ? c.rows.size()
+                                    : c.rows.stream().filter(x -> x.contains("\"tag\":\"" + tag + "\"")).count();
+            summary(String.format("  paimon-java %s (%s)%s: rows written %d, read %d; %s", r.name(),
+                                  table.startsWith("s3://") ? "S3" : "local", tag == null ? "" : " tag " + tag,
+                                  written, read, c.summary()));
+            return c;
+        }
     }
 
     /** Every id in [0, count) of tag exactly once among the live rows, nothing else of that tag. */
@@ -94,7 +167,15 @@ abstract class ITBase {
 
     /** As above, reading the table with its store's own settings (null = environment). */
     static void assertExactlyOnce(String table, String tag, long count, io.snapcommit.jni.StoreConfig storage) {
-        List<String> rows = TableContents.liveRows(table, storage);
+        // The judge: Paimon's own reader (batch scan of the latest snapshot; time travel and the
+        // streaming read checked against it in paimonCheck).
+        assertExactlyOnce(paimonCheck(table, storage, count, tag).rows, tag, count);
+        // And the live files of the native log, each read with Paimon's format reader.
+        assertExactlyOnce(TableContents.liveRows(table, storage), tag, count);
+    }
+
+    /** Every id in [0, count) of tag exactly once among rows, nothing else of that tag. */
+    static void assertExactlyOnce(List<String> rows, String tag, long count) {
         Set<Long> ids = new HashSet<>();
         long duplicates = 0, mine = 0;
         for (String r : rows) {
@@ -154,6 +235,51 @@ abstract class ITBase {
                              CollectingReporter.counter(job, "retries"), CollectingReporter.counter(job, "conflicts"),
                              CollectingReporter.counter(job, "filteredReplays"),
                              CollectingReporter.counter(job, "unknownOutcomes"), lat[0], lat[1], lat[2], lat[3]);
+    }
+
+    /**
+     * The table read by pypaimon (PyPI, scripts/pypaimon-setup.sh; tests/paimon/pypaimon_read.py, a
+     * batch scan of the latest snapshot): every id in [0, count) of tag exactly once. The python is
+     * SC_PYPAIMON (scripts/flink-test.sh sets it); without it the check fails, saying so. S3 tables
+     * are read with storage's endpoint and keys (AWS_* of the child process only).
+     */
+    static void assertPypaimonReads(String table, String tag, long count, io.snapcommit.jni.StoreConfig storage)
+        throws Exception {
+        String py = System.getProperty("SC_PYPAIMON");
+        if (py == null || py.isBlank() || py.startsWith("${")) py = System.getenv("SC_PYPAIMON");
+        assertTrue(py != null && !py.isBlank() && !py.startsWith("${"),
+                   "SC_PYPAIMON is not set: run py=$(scripts/pypaimon-setup.sh) and export SC_PYPAIMON=$py "
+                   + "(scripts/flink-test.sh does)");
+        Path script = Paths.get(System.getProperty("snapcommit.root", ".."), "tests/paimon/pypaimon_read.py");
+        assertTrue(Files.exists(script), script + " not found");
+        ProcessBuilder pb = new ProcessBuilder(py, script.toString(), table).redirectErrorStream(false);
+        if (table.startsWith("s3://")) {
+            Map<String, String> e = pb.environment();
+            e.put("AWS_ENDPOINT_URL_S3", storage.endpoint());
+            e.put("AWS_ACCESS_KEY_ID", storage.accessKey());
+            e.put("AWS_SECRET_ACCESS_KEY", storage.secretKey());
+            e.put("AWS_REGION", storage.region() == null ? "us-east-1" : storage.region());
+        }
+        Path err = Files.createTempFile("pypaimon-", ".err");
+        pb.redirectError(err.toFile());
+        Process p = pb.start();
+        List<String> lines;
+        try (java.io.BufferedReader r = new java.io.BufferedReader(
+                 new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+            lines = r.lines().collect(java.util.stream.Collectors.toList());
+        }
+        int rc = p.waitFor();
+        String stderr = Files.readString(err);
+        Files.deleteIfExists(err);
+        assertEquals(0, rc, "pypaimon_read.py " + table + " exited " + rc + ": " + stderr);
+        assertFalse(lines.isEmpty(), "pypaimon printed nothing");
+        String last = lines.remove(lines.size() - 1);
+        assertTrue(last.startsWith("{\"summary\""), last);
+        assertTrue(last.contains("\"rows\":" + lines.size()), last + " vs " + lines.size() + " rows");
+        assertExactlyOnce(lines, tag, count);
+        summary(String.format("  pypaimon %s (%s) tag %s: rows written %d, read %d (%s)",
+                              table.substring(table.lastIndexOf('/') + 1), table.startsWith("s3://") ? "S3" : "local",
+                              tag, count, lines.stream().filter(x -> x.contains("\"tag\":\"" + tag + "\"")).count(), last));
     }
 
     /** Records the checkpoints each test's job saw completed (same JVM as the MiniCluster). */

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.TableContents;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.SnapshotInfo;
@@ -92,8 +93,9 @@ class S3ITCase extends ITBase {
         assertEquals(200, code, NOT_RUNNING + " (listing bucket " + bucket + " at " + endpoint + ")");
     }
 
+    /** An S3 table in Paimon's filesystem-catalog layout: s3://bucket/<run>/warehouse/db.db/<name>. */
     String s3Table(String name) {
-        return "s3://" + bucket + "/" + RUN + "/" + name;
+        return "s3://" + bucket + "/" + RUN + "/warehouse/db.db/" + name;
     }
 
     /** The table's key prefix inside the bucket. */
@@ -136,15 +138,18 @@ class S3ITCase extends ITBase {
     /** The snapshot log and the objects on the server agree that the table is on S3. */
     void assertOnServer(String table) throws Exception {
         List<String> keys = serverKeys(keyPrefix(table));
-        long data = keys.stream().filter(k -> k.startsWith(keyPrefix(table) + "data/")).count();
+        long data = keys.stream().filter(k -> k.substring(keyPrefix(table).length()).matches("(.*/)?bucket-[0-9]+/data-.*"))
+                        .count();
         assertTrue(data >= 1, "no data files on gofakes3 under " + keyPrefix(table) + ": " + keys);
         assertTrue(keys.size() > data, "only data files on gofakes3 under " + keyPrefix(table) + ": " + keys);
         try (NativeStore s = NativeStore.openStore(table, gofakes3())) {
             assertEquals("s3", s.backendName());
             assertEquals(keys.size(), s.listKeys("").size(), "native listing vs. gofakes3 listing");
         }
+        PaimonTableSpec spec = spec(table, gofakes3());
         for (FileEntry f : TableContents.liveFiles(table, gofakes3())) {
-            assertTrue(keys.contains(keyPrefix(table) + f.file()), f.file() + " is not on gofakes3");
+            String path = spec.dataFilePath(f);
+            assertTrue(keys.contains(keyPrefix(table) + path), path + " is not on gofakes3");
         }
     }
 
@@ -173,9 +178,10 @@ class S3ITCase extends ITBase {
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), log.toString());
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, tag, rows, gofakes3());
+        PaimonTableSpec spec = spec(table, gofakes3());
         for (FileEntry f : TableContents.liveFiles(table, gofakes3())) {
-            assertTrue(f.partitionString().equals("p=0") || f.partitionString().equals("p=1"), f.toString());
-            assertTrue(f.file().startsWith("data/" + f.partitionString() + "/bucket-0/"), f.file());
+            String path = spec.dataFilePath(f);
+            assertTrue(path.matches("p=[01]/bucket-0/" + DATA_FILE + "parquet"), path);
         }
         assertOnServer(table);
     }
@@ -220,8 +226,8 @@ class S3ITCase extends ITBase {
         StreamExecutionEnvironment env = env("200 ms", Map.of());
         sink(table).uidPrefix("s3fo").s3Endpoint(endpoint).s3AccessKey(accessKey).s3SecretKey(secretKey)
             .s3Region("us-east-1").s3PathStyle(true).build()
-            .sinkTo(generate(env, "s3fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once")
-                        .map(new RestoreAwareRecorder(testName)).uid("recorder"));
+            .sinkTo(rows(generate(env, "s3fo", rows, 300).map(new FailOnceMap(failAfter)).uid("fail-once")
+                        .map(new RestoreAwareRecorder(testName)).uid("recorder")));
         long t0 = System.currentTimeMillis();
         env.execute(testName);
         long ms = System.currentTimeMillis() - t0;
@@ -239,10 +245,11 @@ class S3ITCase extends ITBase {
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());
         assertExactlyOnce(table, "s3fo", rows, gofakes3());
+        assertPypaimonReads(table, "s3fo", rows, gofakes3());
         assertOnServer(table);
         long written = CollectingReporter.counter(testName, "rowsWritten");
         assertTrue(written >= rows, "writers wrote " + written + " rows");
-        long dataObjects = serverKeys(keyPrefix(table) + "data/").size();
+        long dataObjects = serverKeys(keyPrefix(table) + "bucket-0/").size();
         summary(String.format("S3 (gofakes3) failover (map throws once after %d rows of subtask 0, attempt 0; restored "
                               + "from checkpoint %s): %d rows generated, %d rows flushed into data files by writers "
                               + "incl. replays, %d live rows, %d data objects on the server (%d live), %d snapshots = "

@@ -22,7 +22,7 @@ import io.snapcommit.jni.SnapshotInfo;
 class SavepointRestoreITCase extends ITBase {
 
     private static void topology(StreamExecutionEnvironment env, String table, long rows) {
-        sink(table).uidPrefix("sp").build().sinkTo(generate(env, "sp", rows, 150));
+        sink(table).uidPrefix("sp").build().sinkTo(rows(generate(env, "sp", rows, 150)));
     }
 
     @Test

@@ -13,6 +13,7 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.Test;
 
 import io.snapcommit.demo.TableContents;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.SnapshotInfo;
 
@@ -48,27 +49,44 @@ class SqlSinkITCase extends ITBase {
         assertTrue(log.get(0).commitIdentifier() >= 1);
         List<String> rows = TableContents.liveRows(table);
         assertEquals(3, rows.size());
+        // Paimon's reader (filesystem catalog, Parquet, partitions dt) reads the same rows.
+        List<String> paimonRows = paimonCheck(table, null, 3).rows;
+        assertEquals(3, paimonRows.size());
+        assertEquals(new HashSet<>(rows), new HashSet<>(paimonRows));
         assertTrue(rows.contains("{\"id\":1,\"customer\":\"ann\",\"amount\":9.5,\"dt\":\"2024-01-01\"}"), rows.toString());
         Set<String> partitions = new HashSet<>();
+        PaimonTableSpec spec = spec(table, null);
         for (FileEntry f : TableContents.liveFiles(table)) {
-            partitions.add(f.partitionString());
-            assertTrue(f.file().startsWith("data/" + f.partitionString() + "/bucket-0/"), f.file());
-            assertTrue(f.file().endsWith(".json"), f.file());
+            String path = spec.dataFilePath(f);
+            partitions.add(path.substring(0, path.indexOf('/')));
+            assertTrue(path.matches("dt=2024-01-0[12]/bucket-0/" + DATA_FILE + "parquet"), path);
+            assertEquals(-1, f.totalBuckets());
         }
         assertEquals(Set.of("dt=2024-01-01", "dt=2024-01-02"), partitions);
+        // The schema the sink created from the DDL (Paimon's schema JSON, stored as schema-0).
+        assertEquals(List.of("id", "customer", "amount", "dt"), spec.fieldNames());
+        assertEquals("BIGINT", spec.schema().fields().get(0).type().toString());
+        assertEquals("DOUBLE", spec.schema().fields().get(2).type().toString());
+        assertEquals(List.of("dt"), spec.schema().partitionKeys());
+        assertEquals(0, spec.schemaId());
     }
 
     @Test
-    void csvFormatBucketsAndSecondInsert() throws Exception {
-        String table = table("csv");
+    void orcFormatFixedBucketsAndSecondInsert() throws Exception {
+        String table = table("orc");
         StreamTableEnvironment t = tableEnv("200 ms");
         t.executeSql("CREATE TABLE c (id INT, name STRING) WITH ('connector' = 'snapcommit', 'path' = 'file://" + table
-                     + "', 'format' = 'csv', 'sink.parallelism' = '1', 'bucket' = '4', 'bucket-key' = 'id', 'commit.max-retries' = '3', "
+                     + "', 'file.format' = 'orc', 'sink.parallelism' = '1', 'bucket' = '4', 'bucket-key' = 'id', 'commit.max-retries' = '3', "
                      + "'commit.min-retry-wait' = '5 ms', 'commit.max-retry-wait' = '1 s', 'commit.timeout' = '30 s')");
         t.executeSql("INSERT INTO c VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')").await();
         t.executeSql("INSERT INTO c VALUES (5, 'e')").await();
         List<String> rows = TableContents.liveRows(table);
-        assertEquals(Set.of("1,a", "2,b", "3,c", "4,d", "5,e"), new HashSet<>(rows));
+        // Paimon's reader (ORC, 4 fixed buckets, two jobs' snapshots streamed in order) reads the same rows.
+        List<String> paimonRows = paimonCheck(table, null, 5).rows;
+        assertEquals(5, paimonRows.size());
+        assertEquals(new HashSet<>(rows), new HashSet<>(paimonRows));
+        assertEquals(Set.of("{\"id\":1,\"name\":\"a\"}", "{\"id\":2,\"name\":\"b\"}", "{\"id\":3,\"name\":\"c\"}",
+                            "{\"id\":4,\"name\":\"d\"}", "{\"id\":5,\"name\":\"e\"}"), new HashSet<>(rows));
         // A checkpoint may complete while the first INSERT is still writing, so each job commits one
         // snapshot or more; what must hold is one commit user per job, the second job's after the first's.
         List<SnapshotInfo> log = TableContents.log(table);
@@ -79,10 +97,24 @@ class SqlSinkITCase extends ITBase {
         for (int i = 1; i < log.size(); i++)
             if (!log.get(i).commitUser().equals(log.get(i - 1).commitUser())) switches++;
         assertEquals(1, switches, "the second job's snapshots all follow the first job's");
+        PaimonTableSpec spec = spec(table, null);
+        assertEquals(Map.of("bucket", "4", "bucket-key", "id", "file.format", "orc"), spec.schema().options());
+        org.apache.paimon.table.sink.FixedBucketRowKeyExtractor paimonBuckets =
+            new org.apache.paimon.table.sink.FixedBucketRowKeyExtractor(spec.schema());
         for (FileEntry f : TableContents.liveFiles(table)) {
             assertEquals(4, f.totalBuckets());
             assertTrue(f.bucket() >= 0 && f.bucket() < 4);
-            assertTrue(f.file().endsWith(".csv"), f.file());
+            String path = spec.dataFilePath(f);
+            assertTrue(path.matches("bucket-" + f.bucket() + "/" + DATA_FILE + "orc"), path);
+            // Every row of the file is in the bucket Paimon's own bucket function gives it.
+            java.util.List<String> fileRows = TableContents.readDataFile(
+                spec, path, java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(table, path)));
+            for (String r : fileRows) {
+                int id = Integer.parseInt(r.substring(6, r.indexOf(',')));
+                paimonBuckets.setRecord(org.apache.paimon.data.GenericRow.of(
+                    id, org.apache.paimon.data.BinaryString.fromString(r.substring(r.lastIndexOf(':') + 2, r.length() - 2))));
+                assertEquals(paimonBuckets.bucket(), f.bucket(), r);
+            }
         }
     }
 
@@ -99,6 +131,46 @@ class SqlSinkITCase extends ITBase {
         assertEquals("nightly-load", log.get(0).commitUser());
         assertEquals(1, log.get(0).commitIdentifier());
         assertEquals(2, TableContents.liveRows(table).size());
+    }
+
+    @Test
+    void theSchemaIsCheckedAgainstTheTableAtPlanning() throws Exception {
+        String table = table("checked");
+        StreamTableEnvironment t = tableEnv("200 ms");
+        t.executeSql("CREATE TABLE a (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) WITH ("
+                     + "'connector' = 'snapcommit', 'path' = '" + table + "')");
+        t.executeSql("INSERT INTO a VALUES (1, 'x', 'd1')").await();
+        // Same columns and keys: accepted, appends.
+        t.executeSql("CREATE TABLE same (id BIGINT, name STRING, dt STRING) PARTITIONED BY (dt) WITH ("
+                     + "'connector' = 'snapcommit', 'path' = '" + table + "')");
+        t.executeSql("INSERT INTO same VALUES (2, 'y', 'd2')").await();
+        assertEquals(2, TableContents.liveRows(table).size());
+
+        String[][] cases = {
+            {"(id INT, name STRING, dt STRING) PARTITIONED BY (dt)", "column id is INT in the job but BIGINT in the table",
+             "(1, 'a', 'd')"},
+            {"(id BIGINT, label STRING, dt STRING) PARTITIONED BY (dt)", "field 1 is label in the job but name in the table",
+             "(1, 'a', 'd')"},
+            {"(id BIGINT, name STRING, dt STRING)", "partition keys are [] in the job but [dt] in the table", "(1, 'a', 'd')"},
+            {"(id BIGINT, name STRING, dt STRING, extra INT) PARTITIONED BY (dt)",
+             "the job writes a column extra INT that the table does not have (field 3)", "(1, 'a', 'd', 2)"},
+        };
+        int n = 0;
+        for (String[] c : cases) {
+            String name = "bad" + n++;
+            t.executeSql("CREATE TABLE " + name + " " + c[0] + " WITH ('connector' = 'snapcommit', 'path' = '" + table + "')");
+            Throwable e = assertThrows(ValidationException.class,
+                                       () -> t.executeSql("INSERT INTO " + name + " VALUES " + c[2]).await());
+            assertTrue(messages(e).contains("the schema of the job does not match the schema of table " + table + ": "
+                                            + c[1]), messages(e));
+        }
+        assertEquals(2, TableContents.log(table).size(), "nothing was committed by the refused statements");
+
+        t.executeSql("CREATE TABLE pk (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+                     + "'connector' = 'snapcommit', 'path' = '" + table("pk") + "')");
+        Throwable e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO pk VALUES (1, 'a')").await());
+        assertTrue(messages(e).contains("PRIMARY KEY [id]: the snapcommit sink writes append tables only"), messages(e));
+        assertFalse(java.nio.file.Files.exists(java.nio.file.Paths.get(table("pk"))), "no table was created");
     }
 
     @Test

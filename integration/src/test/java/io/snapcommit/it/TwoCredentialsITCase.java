@@ -59,7 +59,7 @@ class TwoCredentialsITCase extends ITBase {
     }
 
     String table(String name) {
-        return "s3://" + bucket + "/" + RUN + "/" + name;
+        return "s3://" + bucket + "/" + RUN + "/warehouse/db.db/" + name;
     }
 
     /** A checkpointed bounded job writing rows of `tag` into table with the given credentials. */
@@ -69,7 +69,7 @@ class TwoCredentialsITCase extends ITBase {
         var b = sink(table).uidPrefix(tag).checkStorage(checkStorage);
         if (c.endpoint() != null) b.s3Endpoint(c.endpoint()).s3Region(c.region()).s3PathStyle(true);
         if (c.accessKey() != null) b.s3AccessKey(c.accessKey()).s3SecretKey(c.secretKey());
-        b.build().sinkTo(generate(env, tag, 400, 800));
+        b.build().sinkTo(rows(generate(env, tag, 400, 800)));
         return env.executeAsync(testName + "-" + tag);
     }
 

@@ -27,7 +27,7 @@ class TwoJobsITCase extends ITBase {
         for (int i = 0; i < 2; i++) {
             StreamExecutionEnvironment env = env("150 ms", Map.of());
             env.setParallelism(1);
-            sink(table).uidPrefix("job-" + tags[i]).maxRetries(50).build().sinkTo(generate(env, tags[i], rows, 400));
+            sink(table).uidPrefix("job-" + tags[i]).maxRetries(50).build().sinkTo(rows(generate(env, tags[i], rows, 400)));
             jobs[i] = env.executeAsync(testName + "-" + tags[i]);
         }
         for (JobClient j : jobs) j.getJobExecutionResult().get();

@@ -34,13 +34,11 @@ public final class SinkConfig implements Serializable {
     private final Duration maxRetryWait;
     private final Duration commitTimeout;
     private final long targetFileSize;
-    private final String fileExtension;
-    private final int buckets;
     private final StoreConfig storeConfig;
     private final CommitListener commitListener;
 
     SinkConfig(String location, Strategy strategy, String commitUser, int maxRetries, Duration minRetryWait,
-               Duration maxRetryWait, Duration commitTimeout, long targetFileSize, String fileExtension, int buckets,
+               Duration maxRetryWait, Duration commitTimeout, long targetFileSize,
                StoreConfig storeConfig, CommitListener commitListener) {
         this.location = normalizeLocation(location);
         this.strategy = strategy == null ? Strategy.AUTO : strategy;
@@ -58,9 +56,6 @@ public final class SinkConfig implements Serializable {
         this.commitTimeout = commitTimeout == null || commitTimeout.isZero() ? null : commitTimeout;
         if (targetFileSize <= 0) throw new IllegalArgumentException("sink.target-file-size must be > 0");
         this.targetFileSize = targetFileSize;
-        this.fileExtension = fileExtension;
-        if (buckets < 0) throw new IllegalArgumentException("bucket must be >= 0");
-        this.buckets = buckets;
         this.commitListener = commitListener;
     }
 
@@ -140,9 +135,6 @@ public final class SinkConfig implements Serializable {
     /** null = no timeout. */
     public Duration commitTimeout() { return commitTimeout; }
     public long targetFileSize() { return targetFileSize; }
-    public String fileExtension() { return fileExtension; }
-    /** 0 = not bucketed (every file in bucket 0, total buckets unknown). */
-    public int buckets() { return buckets; }
     /** This table's own storage settings (s3.* options); unset fields fall back to the environment. */
     public StoreConfig storeConfig() { return storeConfig; }
     /** Told about each published snapshot, or null (see {@link CommitListener}). */
@@ -220,7 +212,7 @@ public final class SinkConfig implements Serializable {
         return "SinkConfig{location=" + location + ", strategy=" + strategy + ", commitUser=" + commitUser
                + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
-               + ", targetFileSize=" + targetFileSize + ", buckets=" + buckets + ", storage=" + storeConfig
+               + ", targetFileSize=" + targetFileSize + ", storage=" + storeConfig
                + (commitListener == null ? "" : ", commitListener=" + commitListener.getClass().getName()) + "}";
     }
 }

@@ -12,8 +12,8 @@ public final class SinkConfigs {
     /** {@code strategy} by its configuration name (auto, rename, ...; case-insensitive, null = auto). */
     public static SinkConfig of(String location, String strategy, String commitUser, int maxRetries,
                                 Duration minRetryWait, Duration maxRetryWait, Duration commitTimeout,
-                                long targetFileSize, String fileExtension, int buckets, StoreConfig storeConfig) {
+                                long targetFileSize, StoreConfig storeConfig) {
         return new SinkConfig(location, Strategy.parse(strategy), commitUser, maxRetries, minRetryWait, maxRetryWait,
-                              commitTimeout, targetFileSize, fileExtension, buckets, storeConfig, null);
+                              commitTimeout, targetFileSize, storeConfig, null);
     }
 }

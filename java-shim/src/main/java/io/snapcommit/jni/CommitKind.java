@@ -10,7 +10,9 @@ public enum CommitKind {
     /** Files rewritten: deletions and additions of the same rows. */
     COMPACT(1),
     /** Replace the table's (or a partition's) contents. */
-    OVERWRITE(2);
+    OVERWRITE(2),
+    /** Paimon's statistics snapshot: seen in tables Paimon also commits to; the library refuses to commit one. */
+    ANALYZE(3);
 
     private final int code;
 

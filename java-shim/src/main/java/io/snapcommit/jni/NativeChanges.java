@@ -13,15 +13,31 @@ public final class NativeChanges implements AutoCloseable {
     }
 
     public NativeChanges addFile(FileEntry e) {
-        add(live(), false, e.partitionRaw(), e.bucket(), e.totalBuckets(), e.level(), Utf8.z(e.file()), e.rows(),
-            e.size(), e.minKeyRaw(), e.maxKeyRaw());
-        return this;
+        return add(false, e);
     }
 
     public NativeChanges deleteFile(FileEntry e) {
-        add(live(), true, e.partitionRaw(), e.bucket(), e.totalBuckets(), e.level(), Utf8.z(e.file()), e.rows(),
-            e.size(), e.minKeyRaw(), e.maxKeyRaw());
+        return add(true, e);
+    }
+
+    private NativeChanges add(boolean delete, FileEntry e) {
+        Object[] n = e.toNative();
+        add(live(), delete, (long[]) n[0], (byte[][]) n[1], (byte[][]) n[2], (byte[][]) n[3], (byte[][]) n[4],
+            (long[]) n[5], (long[]) n[6]);
         return this;
+    }
+
+    /** The entry converted to the native sc_file_entry and back (no table involved): for tests of the binding. */
+    static FileEntry echo(FileEntry e) {
+        Object[] n = e.toNative();
+        return echo((long[]) n[0], (byte[][]) n[1], (byte[][]) n[2], (byte[][]) n[3], (byte[][]) n[4],
+                    (long[]) n[5], (long[]) n[6]);
+    }
+
+    /** The raw native call, for tests of the binding's input checks. */
+    static FileEntry echoRaw(long[] nums, byte[][] bytes, byte[][] extraFiles, byte[][] valueStatsCols,
+                             byte[][] writeCols, long[] keyNullCounts, long[] valueNullCounts) {
+        return echo(nums, bytes, extraFiles, valueStatsCols, writeCols, keyNullCounts, valueNullCounts);
     }
 
     public long addCount() {
@@ -48,8 +64,12 @@ public final class NativeChanges implements AutoCloseable {
 
     private static native void free(long handle);
 
-    private static native void add(long handle, boolean delete, byte[] partition, int bucket, int totalBuckets,
-                                   int level, byte[] file, long rows, long size, byte[] minKey, byte[] maxKey);
+    private static native void add(long handle, boolean delete, long[] nums, byte[][] bytes, byte[][] extraFiles,
+                                   byte[][] valueStatsCols, byte[][] writeCols, long[] keyNullCounts,
+                                   long[] valueNullCounts);
+
+    private static native FileEntry echo(long[] nums, byte[][] bytes, byte[][] extraFiles, byte[][] valueStatsCols,
+                                         byte[][] writeCols, long[] keyNullCounts, long[] valueNullCounts);
 
     private static native long addCount(long handle);
 

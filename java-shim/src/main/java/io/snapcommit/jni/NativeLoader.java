@@ -75,9 +75,10 @@ public final class NativeLoader {
      */
     static final String REQUIREMENTS =
         "libsnapcommit_jni.so (Linux x86-64, glibc >= 2.34) needs these shared libraries on every TaskManager: "
-        + "libcurl.so.4, libssl.so.3 + libcrypto.so.3, libexpat.so.1, libjansson.so.4 "
-        + "(Debian/Ubuntu: apt-get install libcurl4 libssl3 libexpat1 libjansson4; "
-        + "RHEL/Fedora: dnf install libcurl openssl-libs expat jansson); check with: ldd libsnapcommit_jni.so";
+        + "libcurl.so.4, libssl.so.3 + libcrypto.so.3, libexpat.so.1, libjansson.so.4, libavro.so.23, libzstd.so.1, "
+        + "libz.so.1 (Debian/Ubuntu: apt-get install libcurl4 libssl3 libexpat1 libjansson4 libavro23 libzstd1 zlib1g; "
+        + "RHEL/Fedora: dnf install libcurl openssl-libs expat jansson avro-c libzstd zlib); "
+        + "check with: ldd libsnapcommit_jni.so";
 
     private static String doLoad() {
         String explicit = System.getProperty(PATH_PROPERTY);

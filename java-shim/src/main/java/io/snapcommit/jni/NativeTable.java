@@ -53,6 +53,34 @@ public final class NativeTable implements AutoCloseable {
         }
     }
 
+    /**
+     * Create the table with a schema: Paimon's schema JSON or the short form of
+     * {@code snapcommit/table.h} (sc_table_create_with_schema); null = no fields. Stored as schema/schema-0.
+     * @return false when a table already exists there
+     * @throws SnapcommitException EINVAL naming the problem in the schema, store errors
+     */
+    public static boolean createTable(String location, Strategy strategy, StoreConfig config, String schemaJson) {
+        try {
+            createWithSchema(Utf8.z(location), strategy.code(), nativeConfig(config),
+                             schemaJson == null ? null : schemaJson.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return true;
+        } catch (SnapcommitException e) {
+            if (e.errorCode() == ErrorCode.ETABLEEXISTS) return false;
+            throw e;
+        }
+    }
+
+    /** Open the table, creating it with the given schema (see above) when absent; races with other creators are fine. */
+    public static NativeTable openOrCreate(String location, Strategy strategy, StoreConfig config, String schemaJson) {
+        try {
+            return openTable(location, config);
+        } catch (SnapcommitException e) {
+            if (e.errorCode() != ErrorCode.ENOTABLE) throw e;
+            createTable(location, strategy, config, schemaJson);
+            return openTable(location, config);
+        }
+    }
+
     /** Open the table, creating it with the given strategy when absent (races with other creators are fine). */
     public static NativeTable openOrCreate(String location, Strategy strategy) {
         return openOrCreate(location, strategy, null);
@@ -134,6 +162,11 @@ public final class NativeTable implements AutoCloseable {
     }
 
     /** Verify metadata, hash chain and manifests; {@link ErrorCode#ECORRUPT} names the damage. */
+    /** The table's current schema as Paimon's schema JSON (sc_table_schema_json). */
+    public synchronized String schemaJson() {
+        return new String(schemaJson(live()), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     public synchronized void fsck() {
         fsck(live());
     }
@@ -153,6 +186,10 @@ public final class NativeTable implements AutoCloseable {
     private static native long open(byte[] location, byte[][] config);
 
     private static native void create(byte[] location, int strategy, byte[][] config);
+
+    private static native void createWithSchema(byte[] location, int strategy, byte[][] config, byte[] schema);
+
+    private static native byte[] schemaJson(long handle);
 
     private static native void close(long handle);
 

@@ -13,7 +13,7 @@ import io.snapcommit.jni.Strategy;
 class SinkConfigTest {
     private static SinkConfig config(String path, String strategy) {
         return SinkConfigs.of(path, strategy, null, 10, Duration.ofMillis(10), Duration.ofSeconds(10), null,
-                              1 << 20, "json", 0, null);
+                              1 << 20, null);
     }
 
     @Test
@@ -43,9 +43,9 @@ class SinkConfigTest {
         assertEquals(Strategy.TRACKER, config("/t", "TRACKER").strategy());
         assertThrows(IllegalArgumentException.class, () -> config("/t", "lock"));
         assertThrows(IllegalArgumentException.class, () -> SinkConfigs.of("/t", "auto", null, 1, Duration.ofSeconds(2),
-                                                                          Duration.ofSeconds(1), null, 1, "json", 0, null));
+                                                                          Duration.ofSeconds(1), null, 1, null));
         assertThrows(IllegalArgumentException.class, () -> SinkConfigs.of("/t", "auto", "x".repeat(256), 1,
-            Duration.ofMillis(1), Duration.ofSeconds(1), null, 1, "json", 0, null));
+            Duration.ofMillis(1), Duration.ofSeconds(1), null, 1, null));
     }
 
     @Test
@@ -58,7 +58,7 @@ class SinkConfigTest {
 
     private static SinkConfig config(String path, String strategy, StoreConfig storage) {
         return SinkConfigs.of(path, strategy, null, 10, Duration.ofMillis(10), Duration.ofSeconds(10), null,
-                              1 << 20, "json", 0, storage);
+                              1 << 20, storage);
     }
 
     /**
@@ -139,7 +139,7 @@ class SinkConfigTest {
         StoreConfig c = StoreConfig.builder().endpoint("http://h:1").accessKey("AKIAPUBLIC")
             .secretKey("very-secret-value").sessionToken("session-token-value").pathStyle(true).build();
         SinkConfig sc = SinkConfigs.of("s3://b/t", "auto", null, 10, Duration.ofMillis(10), Duration.ofSeconds(10),
-                                       null, 1 << 20, "json", 0, c);
+                                       null, 1 << 20, c);
         assertSame(c, sc.storeConfig());
         for (String text : new String[] {c.toString(), sc.toString()}) {
             assertFalse(text.contains("very-secret-value"), text);

@@ -2,11 +2,11 @@ package io.snapcommit.flink;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
@@ -20,6 +20,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.junit.jupiter.api.Test;
 
 /** The job-level checks made when a snapcommit sink is added (no job runs here; see the MiniCluster ITs). */
@@ -60,9 +65,15 @@ class SinkJobChecksTest {
                          : env.fromSource(seq, WatermarkStrategy.noWatermarks(), "bounded");
     }
 
+    static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"v"});
+
+    private static DataStream<RowData> rows(DataStream<Long> in) {
+        return in.map(v -> (RowData) GenericRowData.of(v)).returns(TypeInformation.of(RowData.class));
+    }
+
     private static void addSink(DataStream<Long> in) {
-        SnapcommitSink.<Long>builder().path("/tmp/snapcommit-never-written").uidPrefix("t")
-            .encoder(v -> v.toString().getBytes(StandardCharsets.UTF_8)).build().sinkTo(in);
+        SnapcommitSink.builder().path("/tmp/snapcommit-never-written").uidPrefix("t").rowType(ROW).build()
+            .sinkTo(rows(in));
     }
 
     /**
@@ -142,8 +153,9 @@ class SinkJobChecksTest {
         StreamExecutionEnvironment env = env();
         DataStream<Long> in = input(env, true);
         SinkConfig config = SinkConfigs.of("/tmp/snapcommit-never-written", "auto", null, 1, java.time.Duration.ZERO,
-                                           java.time.Duration.ZERO, null, 1, "json", 0, null);
-        RecordEncoder<Long> enc = v -> v.toString().getBytes(StandardCharsets.UTF_8);
-        assertThrows(IllegalArgumentException.class, () -> SnapcommitSink.attach(in, config, enc, "a", -1));
+                                           java.time.Duration.ZERO, null, 1, null);
+        io.snapcommit.flink.paimon.PaimonTableSpec spec = io.snapcommit.flink.paimon.PaimonTableSpec.derive(
+            ROW, java.util.List.of(), java.util.List.of(), Map.of());
+        assertThrows(IllegalArgumentException.class, () -> SnapcommitSink.attach(rows(in), config, spec, ROW, "a", -1));
     }
 }

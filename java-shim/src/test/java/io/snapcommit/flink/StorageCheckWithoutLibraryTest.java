@@ -32,14 +32,14 @@ class StorageCheckWithoutLibraryTest {
             String mode = args[0];
             try {
                 if (mode.startsWith("datastream")) {
-                    SnapcommitSink.Builder<String> b = SnapcommitSink.<String>builder().path("s3://bucket/t")
-                        .encoder(s -> s.getBytes(StandardCharsets.UTF_8));
+                    SnapcommitSink.Builder b = SnapcommitSink.builder().path("s3://bucket/t").rowType(
+                        org.apache.flink.table.types.logical.RowType.of(new org.apache.flink.table.types.logical.IntType()));
                     if (mode.endsWith("required")) b.checkStorage(true);
                     b.build();
                     System.out.println("RESULT built");
                 } else {
                     SinkConfig c = SinkConfigs.of("s3://bucket/t", "auto", null, 1, Duration.ofMillis(1),
-                                                  Duration.ofMillis(1), null, 1, "json", 0, null);
+                                                  Duration.ofMillis(1), null, 1, null);
                     System.out.println("RESULT checked=" + c.checkStorage(mode.equals("required")));
                 }
             } catch (IllegalArgumentException e) {

@@ -52,9 +52,9 @@ class NativeLoaderFailureTest {
     }
 
     private static void assertNamesRequirements(String out) {
-        for (String lib : new String[] {"libcurl.so.4", "libssl.so.3", "libexpat.so.1", "libjansson.so.4", "ldd"})
+        for (String lib : new String[] {"libcurl.so.4", "libssl.so.3", "libexpat.so.1", "libjansson.so.4", "libavro.so.23", "ldd"})
             assertTrue(out.contains(lib), "message does not name " + lib + ": " + out);
-        assertTrue(out.contains("apt-get install libcurl4 libssl3 libexpat1 libjansson4"), out);
+        assertTrue(out.contains("apt-get install libcurl4 libssl3 libexpat1 libjansson4 libavro23 libzstd1 zlib1g"), out);
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,6 +15,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.data.BinaryRowWriter;
+import org.apache.paimon.data.BinaryString;
+import org.apache.paimon.utils.SerializationUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,13 +27,30 @@ import org.junit.jupiter.api.io.TempDir;
 class NativeTableTest {
     @TempDir Path dir;
 
+    /** The tables of these tests: (dt STRING, v BIGINT) partitioned by dt, bucket-unaware. */
+    static final String SCHEMA = "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},"
+                                 + "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[\"dt\"]}";
+
     private String table() {
         return dir.resolve("t").toString();
     }
 
+    private NativeTable openOrCreate() {
+        return NativeTable.openOrCreate(table(), Strategy.AUTO, null, SCHEMA);
+    }
+
+    /** Paimon's serialized BinaryRow of the partition dt = value. */
+    static byte[] dt(String value) {
+        BinaryRow row = new BinaryRow(1);
+        BinaryRowWriter w = new BinaryRowWriter(row);
+        w.writeString(0, BinaryString.fromString(value));
+        w.complete();
+        return SerializationUtils.serializeBinaryRow(row);
+    }
+
     private static NativeChanges oneFile(String name, long rows) {
         NativeChanges c = new NativeChanges();
-        c.addFile(FileEntry.appendFile("dt=1", 0, 0, name, rows, rows * 10));
+        c.addFile(FileEntry.appendFile(dt("1"), 0, 0, name, rows, rows * 10));
         return c;
     }
 
@@ -47,9 +69,9 @@ class NativeTableTest {
 
     @Test
     void createOpenCommitAndInspect() {
-        assertTrue(NativeTable.createTable(table(), Strategy.AUTO));
-        assertFalse(NativeTable.createTable(table(), Strategy.AUTO), "second create finds the table");
-        try (NativeTable t = NativeTable.openTable(table()); NativeChanges c = oneFile("data/f1", 5)) {
+        assertTrue(NativeTable.createTable(table(), Strategy.AUTO, null, SCHEMA));
+        assertFalse(NativeTable.createTable(table(), Strategy.AUTO, null, SCHEMA), "second create finds the table");
+        try (NativeTable t = NativeTable.openTable(table()); NativeChanges c = oneFile("data-f1.parquet", 5)) {
             assertEquals(Strategy.RENAME, t.strategy());
             assertEquals(36, t.tableUuid().length());
             assertEquals(0, t.latestSnapshotId());
@@ -68,8 +90,10 @@ class NativeTableTest {
             assertEquals(5, s.totalRecordCount());
             List<FileEntry> files = t.liveFiles(0);
             assertEquals(1, files.size());
-            assertEquals("data/f1", files.get(0).file());
-            assertEquals("dt=1", files.get(0).partitionString());
+            assertEquals("data-f1.parquet", files.get(0).file());
+            assertArrayEquals(dt("1"), files.get(0).partition());
+            assertEquals(0, files.get(0).bucket());
+            assertEquals(-1, files.get(0).totalBuckets(), "a bucket-unaware table's files: total buckets -1");
             assertEquals(5, files.get(0).rows());
             t.fsck();
         }
@@ -77,11 +101,11 @@ class NativeTableTest {
 
     @Test
     void replayIsAlreadyCommitted() {
-        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
-            try (NativeChanges c = oneFile("data/a", 1)) {
+        try (NativeTable t = openOrCreate()) {
+            try (NativeChanges c = oneFile("a", 1)) {
                 t.commit("u", 3, CommitKind.APPEND, 0, c);
             }
-            try (NativeChanges c = oneFile("data/b", 1)) {
+            try (NativeChanges c = oneFile("b", 1)) {
                 AlreadyCommittedException e = assertThrows(AlreadyCommittedException.class,
                                                            () -> t.commit("u", 3, CommitKind.APPEND, 0, c));
                 assertEquals("SC_ECOMMITTED", e.codeName());
@@ -99,22 +123,44 @@ class NativeTableTest {
         assertEquals("SC_ENOTABLE", nt.codeName());
         assertEquals(-15, nt.code());
         assertEquals(SnapcommitException.class, nt.getClass(), "no subclass for codes callers do not single out");
-        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO)) {
+        try (NativeTable t = openOrCreate()) {
             try (NativeChanges c = new NativeChanges()) {
                 SnapcommitException e = assertCode(ErrorCode.EINVAL,
-                    () -> c.addFile(FileEntry.appendFile("", 0, 0, "data/x", -1, 1)));
+                    () -> c.addFile(FileEntry.appendFile(dt("1"), 0, 0, "x", -1, 1)));
                 assertTrue(e.getMessage().contains("rows"), e.getMessage());
-                assertCode(ErrorCode.EINVAL, () -> c.addFile(FileEntry.appendFile("", 0, 0, "../escape", 1, 1)));
             }
-            try (NativeChanges c = oneFile("data/first", 1)) {
+            // Checked against the table's schema at commit: a name with '/', a partition that is not a
+            // BinaryRow of the partition fields, a bucket of a bucket-unaware table, a key range on a
+            // table without primary key. Each names the entry and the field; nothing is committed.
+            String[][] refused = {{"data/x", "1", "0", ""}, {"../escape", "1", "0", ""}, {"x", "text", "0", ""},
+                                  {"x", "empty", "0", ""}, {"x", "1", "1", ""}, {"x", "1", "0", "key"}};
+            String[] says = {"\"/\"", "\"/\"", "partition", "partition", "bucket", "min_key"};
+            for (int i = 0; i < refused.length; i++) {
+                String[] r = refused[i];
+                byte[] part = r[1].equals("text") ? "dt=1".getBytes(StandardCharsets.UTF_8)
+                    : r[1].equals("empty") ? SerializationUtils.serializeBinaryRow(BinaryRow.EMPTY_ROW) : dt(r[1]);
+                byte[] key = r[3].isEmpty() ? null : dt("k");
+                try (NativeChanges c = new NativeChanges()) {
+                    try {
+                        c.addFile(new FileEntry(part, Integer.parseInt(r[2]), 0, 0, r[0], 1, 1, key, key));
+                    } catch (SnapcommitException early) {
+                        assertEquals(ErrorCode.EINVAL, early.errorCode(), early.getMessage());
+                        continue; // refused when added: as good
+                    }
+                    SnapcommitException e = assertCode(ErrorCode.EINVAL, () -> t.commit("u", 1, CommitKind.APPEND, 0, c));
+                    assertTrue(e.getMessage().contains(says[i]), Arrays.toString(r) + ": " + e.getMessage());
+                }
+            }
+            assertEquals(0, t.latestSnapshotId(), "refused entries commit nothing");
+            try (NativeChanges c = oneFile("first", 1)) {
                 t.commit("u", 1, CommitKind.APPEND, 0, c);
             }
             try (NativeChanges c = new NativeChanges()) {
-                c.deleteFile(FileEntry.appendFile("", 0, 0, "data/never-added", 1, 1));
+                c.deleteFile(FileEntry.appendFile(dt("1"), 0, 0, "never-added", 1, 1));
                 ConflictException e = assertThrows(ConflictException.class,
                                                    () -> t.commit("u", 2, CommitKind.COMPACT, 0, c));
                 assertEquals(ErrorCode.ECONFLICT, e.errorCode());
-                assertTrue(e.getMessage().contains("data/never-added"), e.getMessage());
+                assertTrue(e.getMessage().contains("never-added"), e.getMessage());
             }
             assertCode(ErrorCode.ENOTFOUND, () -> t.snapshot(42));
         }
@@ -165,13 +211,13 @@ class NativeTableTest {
     @Test
     void utf8RoundTrips() {
         String user = "jöb-\u6f22\u5b57-\ud83d\ude80"; // includes a supplementary character
-        String file = "data/p\u00e4rt-\ud83d\ude80.json";
-        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = new NativeChanges()) {
-            c.addFile(FileEntry.appendFile("k=\u00fc", 0, 0, file, 2, 20));
+        String file = "p\u00e4rt-\ud83d\ude80.parquet";
+        try (NativeTable t = openOrCreate(); NativeChanges c = new NativeChanges()) {
+            c.addFile(FileEntry.appendFile(dt("\u00fc"), 0, 0, file, 2, 20));
             t.commit(user, 1, CommitKind.APPEND, 0, c);
             assertEquals(user, t.snapshot(1).commitUser());
             assertEquals(file, t.liveFiles(1).get(0).file());
-            assertEquals("k=\u00fc", t.liveFiles(1).get(0).partitionString());
+            assertArrayEquals(dt("\u00fc"), t.liveFiles(1).get(0).partition());
             assertEquals(1, t.lastCommittedIdentifier(user).getAsLong());
         }
     }
@@ -198,7 +244,7 @@ class NativeTableTest {
     void nativeLogLinesReachJava() {
         NativeLog.enable();
         long before = NativeLog.linesBridged();
-        try (NativeTable t = NativeTable.openOrCreate(table(), Strategy.AUTO); NativeChanges c = oneFile("data/l", 1)) {
+        try (NativeTable t = openOrCreate(); NativeChanges c = oneFile("l", 1)) {
             t.commit("logger", 1, CommitKind.APPEND, 0, c); // logs "committed snapshot 1 ..." at INFO
         }
         assertTrue(NativeLog.linesBridged() > before, "no native log line was bridged");
@@ -206,7 +252,7 @@ class NativeTableTest {
 
     @Test
     void concurrentHandlesCommitExactlyOnce() throws Exception {
-        NativeTable.createTable(table(), Strategy.AUTO);
+        NativeTable.createTable(table(), Strategy.AUTO, null, SCHEMA);
         int threads = 4, commits = 15;
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<int[]>> results = new ArrayList<>();
@@ -217,7 +263,7 @@ class NativeTableTest {
                 try (NativeTable t = NativeTable.openTable(table())) {
                     t.retryPolicy(100, Duration.ofMillis(1), Duration.ofMillis(20), null);
                     for (int i = 1; i <= commits; i++) {
-                        try (NativeChanges c = oneFile("data/w" + writer + "-" + i, 1)) {
+                        try (NativeChanges c = oneFile("w" + writer + "-" + i, 1)) {
                             lost += t.commit("writer-" + writer, i, CommitKind.APPEND, 0, c).lostClaims();
                         }
                     }

@@ -16,8 +16,11 @@ import org.apache.paimon.table.source.TableScan;
 import org.apache.paimon.types.RowType;
 import org.apache.paimon.utils.SnapshotManager;
 
+import java.io.File;
+import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -35,6 +38,9 @@ import java.util.Map;
  *   stream TABLE --expect-snapshots N [--from S] [--timeout-ms T]
  *                                            streaming read from snapshot S (default: earliest):
  *                                            each snapshot's new rows once, in order, then stop
+ *   read-all TABLE --out DIR [--snapshots N,M] [--stream true] [--timeout-ms T]
+ *                                            read, read --snapshot N, snapshots and stream in one JVM,
+ *                                            each into DIR/&lt;part&gt;.jsonl (tests/paimon/reader_check.sh)
  *   dump-manifests TABLE [--snapshot N]      manifest lists and manifests of a snapshot, field by field
  *   commit-files TABLE --user U --identifier N --file-json F
  *                                            commit already written data files through Paimon's committer
@@ -42,6 +48,7 @@ import java.util.Map;
  *                                            write rows with Paimon's writer and commit them
  * </pre>
  *
+ * Tables are local paths or s3://bucket/key (paimon-s3; the AWS_* variables, see {@link #s3Options}).
  * Exit codes: 0 ok, 1 any error (read error, commit failure, timeout), 2 bad usage.
  */
 public final class PaimonTool {
@@ -99,6 +106,7 @@ public final class PaimonTool {
         if (args.length < 2) {
             throw new Usage("usage: paimon-tool (write-golden DIR | read TABLE [--snapshot N] | snapshots TABLE"
                     + " | stream TABLE --expect-snapshots N [--from S] [--timeout-ms T]"
+                    + " | read-all TABLE --out DIR [--snapshots N,M] [--stream true] [--timeout-ms T]"
                     + " | dump-manifests TABLE [--snapshot N]"
                     + " | commit-files TABLE --user U --identifier N --file-json F"
                     + " | write-rows TABLE --user U --identifier N --rows-json F)");
@@ -112,15 +120,30 @@ public final class PaimonTool {
                 return 0;
             case "read": {
                 Map<String, String> f = flags(args, 2, "snapshot");
-                return read(open(target, f.get("snapshot")), f.get("snapshot"));
+                return read(open(target, f.get("snapshot")), f.get("snapshot"), OUT);
             }
             case "snapshots":
                 flags(args, 2);
-                return snapshots(open(target, null));
+                return snapshots(open(target, null), OUT);
             case "stream": {
                 Map<String, String> f = flags(args, 2, "expect-snapshots", "from", "timeout-ms");
                 return stream(open(target, null), Integer.parseInt(need(f, "expect-snapshots")),
                         f.get("from") == null ? null : Long.parseLong(f.get("from")),
+                        Long.parseLong(f.getOrDefault("timeout-ms", "30000")), OUT);
+            }
+            case "read-all": {
+                Map<String, String> f = flags(args, 2, "out", "snapshots", "stream", "timeout-ms");
+                List<Long> ids = new ArrayList<>();
+                for (String n : f.getOrDefault("snapshots", "").split(",")) {
+                    if (!n.isBlank()) {
+                        ids.add(Long.parseLong(n.trim()));
+                    }
+                }
+                String st = f.getOrDefault("stream", "false");
+                if (!st.equals("true") && !st.equals("false")) {
+                    throw new Usage("--stream takes true or false");
+                }
+                return readAll(target, new File(need(f, "out")), ids, st.equals("true"),
                         Long.parseLong(f.getOrDefault("timeout-ms", "30000")));
             }
             case "dump-manifests": {
@@ -129,6 +152,7 @@ public final class PaimonTool {
                 OUT.println(Json.pretty(Dump.dump(t, f.get("snapshot") == null ? null : Long.parseLong(f.get("snapshot")))));
                 return 0;
             }
+            case "dump-table": flags(args, 2); OUT.println(Json.pretty(DumpTable.dump(open(target, null)))); return 0;
             case "commit-files": {
                 Map<String, String> f = flags(args, 2, "user", "identifier", "file-json");
                 return Commits.commitFiles(open(target, null), need(f, "user"),
@@ -144,10 +168,16 @@ public final class PaimonTool {
         }
     }
 
-    /** Opens a table by path (local path, file:// or any scheme a FileIO on the class path serves). */
+    /**
+     * Opens a table by path: a local path, file://, or s3://bucket/key through paimon-s3's S3FileIO
+     * (options from {@link #s3Options}).
+     */
     static FileStoreTable open(String path, String snapshot) {
         Options o = new Options();
         o.set(CoreOptions.PATH, path);
+        if (path.startsWith("s3://")) {
+            s3Options(System.getenv()).forEach(o::set);
+        }
         FileStoreTable t = FileStoreTableFactory.create(CatalogContext.create(o));
         if (t.schemaManager().latest().isEmpty()) {
             throw new IllegalStateException("no Paimon table at " + path + " (no schema/schema-N)");
@@ -158,6 +188,43 @@ public final class PaimonTool {
             t = t.copy(dyn);
         }
         return t;
+    }
+
+    /**
+     * The S3FileIO options for an s3:// table, from the same AWS_* variables that
+     * tests/paimon/pypaimon_read.py maps for pypaimon. S3FileIO turns every "s3.x" option into
+     * Hadoop's "fs.s3a.x" (and mirrors "access-key" / "secret-key" / "path-style-access" onto the
+     * dotted S3A names):
+     * <ul>
+     *   <li>s3.endpoint = AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (e.g. http://127.0.0.1:PORT), and
+     *       then s3.path.style.access = true (a local test server has no virtual-host buckets) and
+     *       s3.connection.ssl.enabled = false for an http:// endpoint;
+     *   <li>s3.access-key / s3.secret-key = AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (S3Loader
+     *       requires both), s3.session.token = AWS_SESSION_TOKEN with the temporary-credentials
+     *       provider;
+     *   <li>s3.endpoint.region = AWS_REGION (default us-east-1), so S3A does not probe for a region.
+     * </ul>
+     */
+    static Map<String, String> s3Options(Map<String, String> env) {
+        Map<String, String> o = new HashMap<>();
+        String endpoint = env.getOrDefault("AWS_ENDPOINT_URL_S3", env.get("AWS_ENDPOINT_URL"));
+        if (endpoint != null && !endpoint.isEmpty()) {
+            o.put("s3.endpoint", endpoint);
+            o.put("s3.path.style.access", "true");
+            if (endpoint.startsWith("http://")) {
+                o.put("s3.connection.ssl.enabled", "false");
+            }
+        }
+        if (env.get("AWS_ACCESS_KEY_ID") != null) {
+            o.put("s3.access-key", env.get("AWS_ACCESS_KEY_ID"));
+            o.put("s3.secret-key", env.getOrDefault("AWS_SECRET_ACCESS_KEY", ""));
+        }
+        if (env.get("AWS_SESSION_TOKEN") != null) {
+            o.put("s3.session.token", env.get("AWS_SESSION_TOKEN"));
+            o.put("s3.aws.credentials.provider", "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider");
+        }
+        o.put("s3.endpoint.region", env.getOrDefault("AWS_REGION", "us-east-1"));
+        return o;
     }
 
     static List<String> rowLines(RecordReader<InternalRow> reader, RowType type, boolean withKind) throws Exception {
@@ -175,25 +242,25 @@ public final class PaimonTool {
         return lines;
     }
 
-    static int read(FileStoreTable t, String snapshot) throws Exception {
+    static int read(FileStoreTable t, String snapshot, PrintStream out) throws Exception {
         ReadBuilder rb = t.newReadBuilder();
         TableScan.Plan plan = rb.newScan().plan();
         List<Split> splits = plan.splits();
         TableRead read = rb.newRead().executeFilter();
         List<String> lines = rowLines(read.createReader(splits), rb.readType(), false);
         Json.sortUtf8(lines);
-        lines.forEach(OUT::println);
+        lines.forEach(out::println);
         Long sid = snapshot != null ? Long.valueOf(snapshot) : t.snapshotManager().latestSnapshotId();
         Map<String, Object> sum = Json.obj();
         sum.put("snapshot", sid);
         sum.put("rows", lines.size());
         Map<String, Object> s = Json.obj();
         s.put("summary", sum);
-        OUT.println(Json.write(s));
+        out.println(Json.write(s));
         return 0;
     }
 
-    static int snapshots(FileStoreTable t) throws Exception {
+    static int snapshots(FileStoreTable t, PrintStream out) throws Exception {
         SnapshotManager sm = t.snapshotManager();
         Iterator<Snapshot> it = sm.snapshots();
         List<Snapshot> all = new ArrayList<>();
@@ -209,7 +276,7 @@ public final class PaimonTool {
             m.put("totalRecordCount", s.totalRecordCount());
             m.put("deltaRecordCount", s.deltaRecordCount());
             m.put("properties", s.properties());
-            OUT.println(Json.write(m));
+            out.println(Json.write(m));
         }
         return 0;
     }
@@ -220,7 +287,7 @@ public final class PaimonTool {
      * new files. Prints {"snapshot":id,"rows":k} followed by that snapshot's rows (with their
      * row kind, sorted like `read`) and stops after {@code expect} snapshots have been consumed.
      */
-    static int stream(FileStoreTable t, int expect, Long from, long timeoutMs) throws Exception {
+    static int stream(FileStoreTable t, int expect, Long from, long timeoutMs, PrintStream out) throws Exception {
         Long earliest = t.snapshotManager().earliestSnapshotId();
         long start = from != null ? from : (earliest == null ? 1L : earliest);
         Map<String, String> dyn = new HashMap<>();
@@ -259,8 +326,8 @@ public final class PaimonTool {
             Map<String, Object> head = Json.obj();
             head.put("snapshot", before);
             head.put("rows", lines.size());
-            OUT.println(Json.write(head));
-            lines.forEach(OUT::println);
+            out.println(Json.write(head));
+            lines.forEach(out::println);
             total += lines.size();
             seen++;
         }
@@ -269,7 +336,60 @@ public final class PaimonTool {
         sum.put("rows", total);
         Map<String, Object> s = Json.obj();
         s.put("summary", sum);
-        OUT.println(Json.write(s));
+        out.println(Json.write(s));
         return 0;
+    }
+
+    /**
+     * read-all: everything a reader check needs from one JVM, each part into its own file under
+     * {@code dir}, with exactly the bytes the single commands print: latest.jsonl (`read`),
+     * snapshot-N.jsonl for each N in {@code snapshots} (`read --snapshot N`), snapshots.jsonl
+     * (`snapshots`) and, with {@code stream}, stream.jsonl (`stream` from the earliest snapshot
+     * until the latest one that existed when read-all started, bounded by {@code timeoutMs}).
+     * A part that fails leaves no .jsonl but a &lt;part&gt;.error file with the reason, and the others
+     * still run, so a check can report each part; the exit status is 1 if any part failed.
+     */
+    static int readAll(String path, File dir, List<Long> snapshotIds, boolean stream, long timeoutMs) throws Exception {
+        Files.createDirectories(dir.toPath());
+        FileStoreTable t = open(path, null);
+        Long latest = t.snapshotManager().latestSnapshotId();
+        Long earliest = t.snapshotManager().earliestSnapshotId();
+        List<String> parts = new ArrayList<>();
+        parts.add("latest");
+        parts.add("snapshots");
+        for (Long n : snapshotIds) {
+            parts.add("snapshot-" + n);
+        }
+        if (stream) {
+            parts.add("stream");
+        }
+        int failed = 0;
+        for (String part : parts) {
+            File f = new File(dir, part + ".jsonl");
+            File err = new File(dir, part + ".error");
+            try (PrintStream out = new PrintStream(new FileOutputStream(f), false, StandardCharsets.UTF_8)) {
+                int rc;
+                if (part.equals("latest")) {
+                    rc = read(t, null, out);
+                } else if (part.equals("snapshots")) {
+                    rc = snapshots(t, out);
+                } else if (part.equals("stream")) {
+                    int expect = latest == null ? 0 : (int) (latest - earliest + 1);
+                    rc = stream(t, expect, null, timeoutMs, out);
+                } else {
+                    String n = part.substring("snapshot-".length());
+                    rc = read(open(path, n), n, out);
+                }
+                if (rc != 0) {
+                    throw new IllegalStateException(part + " ended with status " + rc);
+                }
+            } catch (Exception e) {
+                Files.deleteIfExists(f.toPath());
+                Files.writeString(err.toPath(), e + "\n", StandardCharsets.UTF_8);
+                System.err.println("paimon-tool: read-all: " + part + ": " + e);
+                failed++;
+            }
+        }
+        return failed == 0 ? 0 : 1;
     }
 }

@@ -15,8 +15,8 @@ import java.util.List;
  * no Kryo, no Flink serializer that could change between Flink versions.
  */
 public final class Committables {
-    private static final int MESSAGE_MAGIC = 0x53434d31;  // "SCM1": writer -> committer message
-    private static final int PENDING_MAGIC = 0x53435031;  // "SCP1": one pending checkpoint in state
+    private static final int MESSAGE_MAGIC = 0x53434d32;  // "SCM2": writer -> committer message
+    private static final int PENDING_MAGIC = 0x53435032;  // "SCP2": one pending checkpoint in state
 
     private Committables() {}
 
@@ -48,7 +48,7 @@ public final class Committables {
 
         public long rows() {
             long r = 0;
-            for (DataFile f : files) r += f.rows;
+            for (DataFile f : files) r += f.rows();
             return r;
         }
     }

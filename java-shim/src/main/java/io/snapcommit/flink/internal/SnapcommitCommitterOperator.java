@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import io.snapcommit.flink.CommitEvent;
 import io.snapcommit.flink.CommitListener;
 import io.snapcommit.flink.SinkConfig;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.AlreadyCommittedException;
 import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.CommitResult;
@@ -70,6 +71,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private static final Logger LOG = LoggerFactory.getLogger(SnapcommitCommitterOperator.class);
 
     private final SinkConfig config;
+    private final PaimonTableSpec spec;
 
     private transient ListState<String> userState;
     private transient ListState<byte[]> pendingState;
@@ -80,8 +82,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient NativeTable table;
     private transient CommitterMetrics metrics;
 
-    public SnapcommitCommitterOperator(SinkConfig config) {
+    public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec) {
         this.config = Objects.requireNonNull(config);
+        this.spec = Objects.requireNonNull(spec);
     }
 
     @Override
@@ -122,7 +125,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         super.open();
         metrics = new CommitterMetrics(getMetricGroup());
         NativeLog.enable();
-        table = NativeTable.openOrCreate(config.location(), config.strategy(), config.storeConfig());
+        table = NativeTable.openOrCreate(config.location(), config.strategy(), config.storeConfig(), spec.json());
+        // The writers wrote with `spec`: the table (created by us, or by someone else since planning)
+        // must have that schema, or the files would not be readable as the table's.
+        PaimonTableSpec stored = spec.against(table.schemaJson(), config.location());
+        if (stored.schemaId() != spec.schemaId())
+            throw new IllegalArgumentException("table " + config.location() + " is at schema " + stored.schemaId()
+                                               + " but the job writes with schema " + spec.schemaId());
         if (config.strategy() != Strategy.AUTO && config.strategy() != table.strategy()) {
             throw new IllegalArgumentException("commit.strategy " + config.strategy() + " does not match table "
                                                + config.location() + ", created with " + table.strategy());

@@ -1,107 +1,85 @@
 package io.snapcommit.flink.internal;
 
-import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.UUID;
+import java.util.stream.Stream;
 
-import org.apache.flink.api.common.serialization.RuntimeContextInitializationContextAdapters;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
 
-import io.snapcommit.flink.RecordEncoder;
 import io.snapcommit.flink.SinkConfig;
+import io.snapcommit.flink.paimon.PaimonDataWriter;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
+import io.snapcommit.flink.paimon.RowConverter;
 import io.snapcommit.jni.NativeStore;
 
 /**
- * Writer subtask: encodes records into newline-delimited data files, one
- * open buffer per (partition, bucket), and puts each file into storage
- * through the native store under {@code data/} with a unique name.
+ * Writer subtask: converts rows to Paimon rows and writes them into Paimon data files (Parquet by
+ * default) with Paimon's own writers, one open file per (partition, bucket) as Paimon routes rows
+ * ({@link PaimonDataWriter}), and puts each finished file into storage through the native store at
+ * {@code <partition path>/bucket-<b>/data-<uuid>-<n>.<format>}.
  *
- * <p>Before every checkpoint barrier (and at end of input) it writes out all
- * open buffers and sends the list of new files downstream to the committer,
- * so a completed checkpoint never depends on rows held in memory: the writer
- * keeps no state of its own.
+ * <p>Before every checkpoint barrier (and at end of input) it finishes all open files and sends
+ * their manifest entries downstream to the committer, so a completed checkpoint never depends on
+ * rows held in memory: the writer keeps no state of its own.
  */
-public final class SnapcommitWriterOperator<T> extends AbstractStreamOperator<byte[]>
-        implements OneInputStreamOperator<T, byte[]>, BoundedOneInput {
+public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[]>
+        implements OneInputStreamOperator<RowData, byte[]>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
     private final SinkConfig config;
-    private final RecordEncoder<T> encoder;
+    private final PaimonTableSpec spec;
+    private final RowType rowType;
 
     private transient NativeStore store;
-    private transient Map<String, Buffer> open;
+    private transient PaimonDataWriter data;
+    private transient RowConverter converter;
+    private transient Path tmpDir;
     private transient List<DataFile> written;
-    private transient String writerId;
-    private transient long fileCounter;
     private transient int subtask;
     private transient boolean endOfInput;
     private transient Counter rowsOut, filesOut, bytesOut;
 
-    public SnapcommitWriterOperator(SinkConfig config, RecordEncoder<T> encoder) {
+    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType) {
         this.config = Objects.requireNonNull(config);
-        this.encoder = Objects.requireNonNull(encoder);
-    }
-
-    /** Rows of one (partition, bucket) since the last file was written. */
-    private static final class Buffer extends ByteArrayOutputStream {
-        final String partition;
-        final int bucket;
-        long rows;
-
-        Buffer(String partition, int bucket) {
-            super(64 * 1024);
-            this.partition = partition;
-            this.bucket = bucket;
-        }
-
-        byte[] array() { return buf; }
+        this.spec = Objects.requireNonNull(spec);
+        this.rowType = Objects.requireNonNull(rowType);
     }
 
     @Override
     public void open() throws Exception {
         super.open();
         subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        writerId = UUID.randomUUID().toString();
-        open = new LinkedHashMap<>();
         written = new ArrayList<>();
         MetricGroup g = getMetricGroup().addGroup("snapcommit");
         rowsOut = g.counter("rowsWritten");
         filesOut = g.counter("filesWritten");
         bytesOut = g.counter("bytesWritten");
-        encoder.open(RuntimeContextInitializationContextAdapters.serializationAdapter(
-            getRuntimeContext(), mg -> mg.addGroup("user")));
+        converter = new RowConverter(rowType);
+        tmpDir = Files.createTempDirectory("snapcommit-writer-" + subtask + "-");
+        data = new PaimonDataWriter(spec, config.targetFileSize(), tmpDir);
         store = NativeStore.openStore(config.location(), config.storeConfig());
     }
 
     @Override
-    public void processElement(StreamRecord<T> element) throws Exception {
-        T record = element.getValue();
-        byte[] line = encoder.encode(record);
-        String partition = encoder.partition(record);
-        if (partition == null) partition = "";
-        int bucket = config.buckets() > 0 ? encoder.bucket(record, config.buckets()) : 0;
-        String key = partition + '\u0000' + bucket;
-        Buffer b = open.get(key);
-        if (b == null) {
-            b = new Buffer(partition, bucket);
-            open.put(key, b);
-        }
-        b.write(line, 0, line.length);
-        if (line.length == 0 || line[line.length - 1] != '\n') b.write('\n');
-        b.rows++;
-        if (b.size() >= config.targetFileSize()) {
-            writeFile(b);
-            open.remove(key);
-        }
+    public void processElement(StreamRecord<RowData> element) throws Exception {
+        RowData row = element.getValue();
+        if (row.getRowKind() != RowKind.INSERT)
+            throw new IllegalArgumentException("snapcommit tables are append-only: got a " + row.getRowKind()
+                                               + " row");
+        for (PaimonDataWriter.Written w : data.write(converter.convert(row))) put(w);
     }
 
     @Override
@@ -118,37 +96,37 @@ public final class SnapcommitWriterOperator<T> extends AbstractStreamOperator<by
         }
     }
 
-    /** Write every open buffer, then tell the committer which files are new. */
-    private void emit(long checkpointId) {
-        for (Buffer b : open.values()) writeFile(b);
-        open.clear();
+    /** Finish every open file, then tell the committer which files are new. */
+    private void emit(long checkpointId) throws IOException {
+        for (PaimonDataWriter.Written w : data.flush()) put(w);
         if (written.isEmpty()) return;
         byte[] msg = Committables.encode(new Committables.Message(checkpointId, subtask, new ArrayList<>(written)));
         output.collect(new StreamRecord<>(msg));
         written.clear();
     }
 
-    private void writeFile(Buffer b) {
-        if (b.rows == 0) return;
-        StringBuilder key = new StringBuilder("data/");
-        if (!b.partition.isEmpty()) key.append(b.partition).append('/');
-        key.append("bucket-").append(b.bucket).append('/')
-           .append("data-").append(writerId).append('-').append(subtask).append('-').append(fileCounter++);
-        if (config.fileExtension() != null && !config.fileExtension().isEmpty())
-            key.append('.').append(config.fileExtension());
-        store.putObject(key.toString(), b.array(), 0, b.size());
-        written.add(new DataFile(key.toString(), b.partition, b.bucket, config.buckets(), b.rows, b.size()));
-        rowsOut.inc(b.rows);
+    private void put(PaimonDataWriter.Written w) {
+        store.putObject(w.path, w.bytes, 0, w.bytes.length);
+        written.add(new DataFile(w.path, w.entry));
+        rowsOut.inc(w.entry.rows());
         filesOut.inc();
-        bytesOut.inc(b.size());
+        bytesOut.inc(w.bytes.length);
     }
 
     @Override
     public void close() throws Exception {
         try {
+            if (data != null) data.close();
             if (store != null) store.close();
+            if (tmpDir != null) {
+                try (Stream<Path> s = Files.walk(tmpDir)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
         } finally {
+            data = null;
             store = null;
+            tmpDir = null;
             super.close();
         }
     }

@@ -40,15 +40,25 @@ public final class SnapcommitConnectorOptions {
         .noDefaultValue().withDescription("Give up a commit whose claims keep being lost after this long (default: none).");
 
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE = ConfigOptions.key("sink.target-file-size")
-        .memoryType().defaultValue(MemorySize.parse("16mb"))
-        .withDescription("A writer rolls a data file once its buffer reaches this size; files are also closed at "
-                         + "every checkpoint.");
+        .memoryType().defaultValue(MemorySize.parse("128mb"))
+        .withDescription("A writer rolls a data file once it reaches this size (as Paimon's writer measures it); "
+                         + "files are also closed at every checkpoint.");
 
-    public static final ConfigOption<Integer> BUCKET = ConfigOptions.key("bucket").intType().defaultValue(0)
-        .withDescription("Number of buckets (0 = not bucketed).");
+    // Paimon table options: stored in the table's schema (schema/schema-0) when the sink creates the
+    // table, and compared with the stored schema when it exists.
+
+    public static final ConfigOption<Integer> BUCKET = ConfigOptions.key("bucket").intType().noDefaultValue()
+        .withDescription("Paimon's 'bucket': -1 (the default) = bucket-unaware append table (every file in "
+                         + "bucket 0, total buckets -1); N > 0 = fixed buckets, rows hashed on 'bucket-key' with "
+                         + "Paimon's bucket function.");
 
     public static final ConfigOption<List<String>> BUCKET_KEY = ConfigOptions.key("bucket-key").stringType()
-        .asList().noDefaultValue().withDescription("Columns hashed into the bucket (default: every column).");
+        .asList().noDefaultValue()
+        .withDescription("Paimon's 'bucket-key': columns hashed into the bucket (default: every non-partition column).");
+
+    public static final ConfigOption<String> FILE_FORMAT = ConfigOptions.key("file.format").stringType()
+        .noDefaultValue()
+        .withDescription("Paimon's 'file.format' of the data files: parquet (the default), orc or avro.");
 
     // s3.*: settings of this table's store only. Each unset option falls back to the environment
     // variable named in its description (on the TaskManager, and on the client for the planning

@@ -2,39 +2,41 @@ package io.snapcommit.flink.table;
 
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Optional;
+import java.util.Map;
 import java.util.Set;
 
-import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.configuration.ConfigOption;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.connector.format.EncodingFormat;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.FactoryUtil;
-import org.apache.flink.table.factories.SerializationFormatFactory;
-import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
 
 import io.snapcommit.flink.SinkConfig;
 import io.snapcommit.flink.SinkConfigs;
+import io.snapcommit.flink.SnapcommitSink;
+import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.StoreConfig;
 
 import static io.snapcommit.flink.table.SnapcommitConnectorOptions.*;
 
 /**
- * {@code 'connector' = 'snapcommit'}: an insert-only table sink that publishes
- * one snapcommit snapshot per completed checkpoint (or at the end of a bounded
- * job without checkpoints). Rows are encoded with a Flink format, json by
- * default ({@code 'format' = 'csv'} and format options such as
- * {@code 'json.ignore-parse-errors'} work as for the filesystem connector).
+ * {@code 'connector' = 'snapcommit'}: an insert-only table sink that writes an Apache Paimon table
+ * (Parquet data files by default, written with Paimon's own writers) and publishes one snapshot per
+ * completed checkpoint (or at the end of a bounded job without checkpoints).
+ *
+ * <p>The table's Paimon schema comes from the DDL: columns and types, PARTITIONED BY as partition
+ * keys, PRIMARY KEY as primary keys (refused for now: append tables only), and the Paimon options
+ * {@code bucket}, {@code bucket-key} and {@code file.format}. When the table exists, its stored
+ * schema must match; the statement fails at planning time naming the first difference.
  */
 public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFactory {
     public static final String IDENTIFIER = "snapcommit";
-    public static final String DEFAULT_FORMAT = "json";
 
     @Override
     public String factoryIdentifier() {
@@ -49,7 +51,6 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
         Set<ConfigOption<?>> o = new HashSet<>();
-        o.add(FactoryUtil.FORMAT);
         o.add(FactoryUtil.SINK_PARALLELISM);
         o.add(COMMIT_USER);
         o.add(COMMIT_STRATEGY);
@@ -60,6 +61,7 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(TARGET_FILE_SIZE);
         o.add(BUCKET);
         o.add(BUCKET_KEY);
+        o.add(FILE_FORMAT);
         o.add(S3_ENDPOINT);
         o.add(S3_REGION);
         o.add(S3_ACCESS_KEY);
@@ -76,19 +78,9 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        Optional<EncodingFormat<SerializationSchema<RowData>>> declared =
-            helper.discoverOptionalEncodingFormat(SerializationFormatFactory.class, FactoryUtil.FORMAT);
         helper.validate(); // unknown or missing options fail here, with Flink's usual message
         ReadableConfig options = helper.getOptions();
-
-        String formatName = options.getOptional(FactoryUtil.FORMAT).orElse(DEFAULT_FORMAT);
-        EncodingFormat<SerializationSchema<RowData>> format = declared.orElseGet(() -> FactoryUtil
-            .discoverFactory(context.getClassLoader(), SerializationFormatFactory.class, DEFAULT_FORMAT)
-            .createEncodingFormat(context, new Configuration()));
-        if (!format.getChangelogMode().containsOnly(org.apache.flink.types.RowKind.INSERT)) {
-            throw new ValidationException("snapcommit tables are append-only; format " + formatName
-                                          + " produces updates");
-        }
+        String table = context.getObjectIdentifier().asSummaryString();
 
         StoreConfig.Builder storage = StoreConfig.builder()
             .endpoint(options.getOptional(S3_ENDPOINT).orElse(null))
@@ -101,29 +93,37 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
             .connectTimeout(options.getOptional(S3_CONNECT_TIMEOUT).orElse(null))
             .requestTimeout(options.getOptional(S3_REQUEST_TIMEOUT).orElse(null));
 
-        int buckets = options.get(BUCKET);
-        List<String> bucketKeys = options.getOptional(BUCKET_KEY).orElse(Collections.emptyList());
-        if (buckets < 0) throw new ValidationException("'bucket' must be >= 0");
-        if (buckets == 0 && !bucketKeys.isEmpty()) throw new ValidationException("'bucket-key' needs 'bucket' > 0");
+        Map<String, String> paimonOptions = new LinkedHashMap<>();
+        options.getOptional(BUCKET).ifPresent(b -> paimonOptions.put(BUCKET.key(), Integer.toString(b)));
+        options.getOptional(BUCKET_KEY).ifPresent(k -> paimonOptions.put(BUCKET_KEY.key(), String.join(",", k)));
+        options.getOptional(FILE_FORMAT).ifPresent(f -> paimonOptions.put(FILE_FORMAT.key(), f));
+
+        ResolvedSchema resolved = context.getCatalogTable().getResolvedSchema();
+        RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
+        List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
+        List<String> primaryKeys = resolved.getPrimaryKey().map(UniqueConstraint::getColumns)
+                                           .orElse(Collections.emptyList());
 
         SinkConfig config;
+        PaimonTableSpec spec;
         try {
             config = SinkConfigs.of(options.get(PATH), options.get(COMMIT_STRATEGY),
                                     options.getOptional(COMMIT_USER).orElse(null), options.get(COMMIT_MAX_RETRIES),
                                     options.get(COMMIT_MIN_RETRY_WAIT), options.get(COMMIT_MAX_RETRY_WAIT),
                                     options.getOptional(COMMIT_TIMEOUT).orElse(null),
-                                    options.get(TARGET_FILE_SIZE).getBytes(), formatName, buckets, storage.build());
+                                    options.get(TARGET_FILE_SIZE).getBytes(), storage.build());
+            spec = PaimonTableSpec.derive(rowType, partitionKeys, primaryKeys, paimonOptions);
             // Planning-time S3 check: a wrong secret or a missing bucket fails here, not in a restart loop.
             // Left at its default it is best effort (skipped with a WARN on a client that cannot load
             // libsnapcommit_jni); set to true explicitly it is required.
-            if (options.get(S3_CHECK_ON_PLAN)) config.checkStorage(options.getOptional(S3_CHECK_ON_PLAN).isPresent());
+            boolean checkS3 = options.get(S3_CHECK_ON_PLAN);
+            if (checkS3) config.checkStorage(options.getOptional(S3_CHECK_ON_PLAN).isPresent());
+            // The schema check reads the table: local tables always, S3 tables unless the check is off.
+            if (checkS3 || !config.isS3()) spec = SnapcommitSink.resolveSchema(config, spec, false);
         } catch (IllegalArgumentException e) {
-            throw new ValidationException("Invalid options for snapcommit table "
-                                          + context.getObjectIdentifier().asSummaryString() + ": " + e.getMessage(), e);
+            throw new ValidationException("Invalid options for snapcommit table " + table + ": " + e.getMessage(), e);
         }
-        DataType physical = context.getPhysicalRowDataType();
-        List<String> partitionKeys = context.getCatalogTable().getPartitionKeys();
-        return new SnapcommitDynamicTableSink(config, format, physical, partitionKeys, bucketKeys,
+        return new SnapcommitDynamicTableSink(config, spec, rowType,
                                               options.getOptional(FactoryUtil.SINK_PARALLELISM).orElse(null),
                                               context.getObjectIdentifier().getObjectName());
     }

@@ -1,0 +1,210 @@
+package io.snapcommit.flink.paimon;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.data.BinaryRow;
+import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.TableSchema;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.utils.InternalRowPartitionComputer;
+import org.apache.paimon.utils.PartitionPathUtils;
+import org.apache.paimon.utils.SerializationUtils;
+
+import io.snapcommit.jni.FileEntry;
+
+/**
+ * The Paimon schema a sink writes with: derived from a Flink row type (the SQL table's DDL, or the
+ * DataStream builder's RowType) plus partition keys, primary keys and the Paimon options given,
+ * and checked against the table's stored schema when the table exists.
+ *
+ * <p>Serializable as Paimon's schema JSON ({@code TableSchema.toString()}), so the job graph
+ * carries the exact schema, and its id, that the writers stamp into every file.
+ */
+public final class PaimonTableSpec implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** WITH / builder options that are Paimon table options and go into the schema. */
+    public static final Set<String> PAIMON_OPTIONS = Collections.unmodifiableSet(new TreeSet<>(List.of(
+        CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key(), CoreOptions.FILE_FORMAT.key())));
+
+    /** The file formats whose writers ship in paimon-bundle and need nothing else (Hadoop's client is bundled). */
+    public static final Set<String> FILE_FORMATS = Collections.unmodifiableSet(new TreeSet<>(List.of(
+        "parquet", "orc", "avro")));
+
+    private final String schemaJson;
+    private transient TableSchema schema;
+
+    private PaimonTableSpec(TableSchema schema) {
+        this.schema = schema;
+        this.schemaJson = schema.toString();
+    }
+
+    /** The table's stored schema (Paimon's schema JSON, as sc_table_schema_json returns it). */
+    public static PaimonTableSpec fromJson(String json) {
+        try {
+            return new PaimonTableSpec(TableSchema.fromJson(json));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("the table's schema is not Paimon's schema JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Schema 0 of a new table.
+     *
+     * @throws IllegalArgumentException naming what is wrong (unknown key column, unsupported type or
+     *     option, a primary key: primary-key tables are not written yet)
+     */
+    public static PaimonTableSpec derive(RowType rowType, List<String> partitionKeys, List<String> primaryKeys,
+                                         Map<String, String> options) {
+        List<String> names = rowType.getFieldNames();
+        for (String k : partitionKeys)
+            if (!names.contains(k)) throw new IllegalArgumentException("partition key " + k + " is not a column of " + names);
+        if (!primaryKeys.isEmpty())
+            throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + ": the snapcommit sink writes append "
+                + "tables only for now (primary-key tables need level-0 files with keys and sequence numbers; see "
+                + "docs/flink.md); drop the primary key");
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            if (!PAIMON_OPTIONS.contains(e.getKey()))
+                throw new IllegalArgumentException("option " + e.getKey() + " is not a Paimon option the sink supports "
+                                                   + PAIMON_OPTIONS);
+            opts.put(e.getKey(), e.getValue());
+        }
+        String format = opts.getOrDefault(CoreOptions.FILE_FORMAT.key(), "parquet");
+        if (!FILE_FORMATS.contains(format))
+            throw new IllegalArgumentException("file.format " + format + " is not one of " + FILE_FORMATS);
+        int bucket;
+        try {
+            bucket = Integer.parseInt(opts.getOrDefault(CoreOptions.BUCKET.key(), "-1"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("bucket must be an integer: " + opts.get(CoreOptions.BUCKET.key()));
+        }
+        if (bucket != -1 && bucket <= 0)
+            throw new IllegalArgumentException("bucket must be -1 (bucket-unaware, the default) or > 0, not " + bucket);
+        String bucketKey = opts.get(CoreOptions.BUCKET_KEY.key());
+        if (bucketKey != null) {
+            if (bucket == -1) throw new IllegalArgumentException("bucket-key needs 'bucket' > 0");
+            for (String k : bucketKey.split(",")) {
+                if (!names.contains(k.trim()))
+                    throw new IllegalArgumentException("bucket-key " + k.trim() + " is not a column of " + names);
+                if (partitionKeys.contains(k.trim()))
+                    throw new IllegalArgumentException("bucket-key " + k.trim() + " is a partition key");
+            }
+        }
+        Schema.Builder b = Schema.newBuilder();
+        for (int i = 0; i < names.size(); i++)
+            b.column(names.get(i), PaimonTypes.toPaimon(names.get(i), rowType.getTypeAt(i)));
+        b.partitionKeys(partitionKeys);
+        b.options(opts);
+        return new PaimonTableSpec(TableSchema.create(0, b.build()));
+    }
+
+    public TableSchema schema() {
+        if (schema == null) schema = TableSchema.fromJson(schemaJson);
+        return schema;
+    }
+
+    /** Paimon's schema JSON, for sc_table_create_with_schema. */
+    public String json() {
+        return schemaJson;
+    }
+
+    public long schemaId() {
+        return schema().id();
+    }
+
+    public CoreOptions coreOptions() {
+        return new CoreOptions(schema().options());
+    }
+
+    /**
+     * The first difference between what a job writes ({@code this}, derived from its DDL) and the
+     * table's stored schema, or null when the job can write the table: fields (names, order,
+     * types; a nullable column cannot feed a NOT NULL one), partition keys, primary keys, and the
+     * options that decide where rows go (bucket, bucket-key, when the job sets them).
+     */
+    public String firstDifference(PaimonTableSpec table) {
+        List<DataField> mine = schema().fields(), theirs = table.schema().fields();
+        for (int i = 0; i < Math.max(mine.size(), theirs.size()); i++) {
+            if (i >= mine.size()) return "the table has a column " + theirs.get(i).name() + " " + theirs.get(i).type()
+                                         + " that the job does not write (field " + i + ")";
+            if (i >= theirs.size()) return "the job writes a column " + mine.get(i).name() + " " + mine.get(i).type()
+                                           + " that the table does not have (field " + i + ")";
+            DataField a = mine.get(i), b = theirs.get(i);
+            if (!a.name().equals(b.name()))
+                return "field " + i + " is " + a.name() + " in the job but " + b.name() + " in the table";
+            if (!a.type().copy(true).equals(b.type().copy(true)))
+                return "column " + a.name() + " is " + a.type() + " in the job but " + b.type() + " in the table";
+            if (a.type().isNullable() && !b.type().isNullable())
+                return "column " + a.name() + " is nullable in the job but " + b.type() + " in the table";
+        }
+        if (!schema().partitionKeys().equals(table.schema().partitionKeys()))
+            return "partition keys are " + schema().partitionKeys() + " in the job but " + table.schema().partitionKeys()
+                   + " in the table";
+        if (!schema().primaryKeys().equals(table.schema().primaryKeys()))
+            return "primary keys are " + schema().primaryKeys() + " in the job but " + table.schema().primaryKeys()
+                   + " in the table";
+        for (String k : List.of(CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key())) {
+            String want = schema().options().get(k);
+            if (want == null) continue; // not set by the job: the table's setting applies
+            String have = table.schema().options().get(k);
+            String haveShown = have == null ? "unset (" + (k.equals("bucket") ? "-1" : "every column") + ")" : have;
+            if (!Objects.equals(want, have) && !(k.equals("bucket") && want.equals("-1") && have == null))
+                return "option '" + k + "' is " + want + " in the job but " + haveShown + " in the table";
+        }
+        return null;
+    }
+
+    /**
+     * The schema to write a table with: the table's own when it exists (its id, field ids and
+     * options), after checking that this job's schema matches it; this one otherwise.
+     *
+     * @throws IllegalArgumentException naming the first difference
+     */
+    public PaimonTableSpec against(String tableSchemaJson, String location) {
+        if (tableSchemaJson == null) return this;
+        PaimonTableSpec table = fromJson(tableSchemaJson);
+        String diff = firstDifference(table);
+        if (diff != null)
+            throw new IllegalArgumentException("the schema of the job does not match the schema of table " + location
+                                               + ": " + diff);
+        return table;
+    }
+
+    /** Hive-style path of a partition row, escaped as Paimon escapes it ("" when unpartitioned). */
+    public String partitionPath(BinaryRow partition) {
+        TableSchema t = schema();
+        if (t.partitionKeys().isEmpty()) return "";
+        CoreOptions o = coreOptions();
+        InternalRowPartitionComputer c = new InternalRowPartitionComputer(
+            o.partitionDefaultName(), t.logicalPartitionType(), t.partitionKeys().toArray(new String[0]),
+            o.legacyPartitionName());
+        String p = PartitionPathUtils.generatePartitionPath(c.generatePartValues(partition));
+        return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+    }
+
+    /** Where a live file of this table lives, relative to the table root: {@code <partition path>/bucket-<b>/<file>}. */
+    public String dataFilePath(FileEntry e) {
+        String dir = partitionPath(SerializationUtils.deserializeBinaryRow(e.partition()));
+        return (dir.isEmpty() ? "" : dir + "/") + "bucket-" + e.bucket() + "/" + e.file();
+    }
+
+    public List<String> fieldNames() {
+        return new ArrayList<>(schema().fieldNames());
+    }
+
+    @Override
+    public String toString() {
+        return schemaJson;
+    }
+}
