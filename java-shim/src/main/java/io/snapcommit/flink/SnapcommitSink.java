@@ -171,8 +171,10 @@ public final class SnapcommitSink {
                                                    + config.mask(e2.getMessage()), null);
             }
             if (json == null) return derived;
-            LOG.info("snapcommit: {} holds a Paimon table without snapcommit metadata; the committer adopts it",
-                     config.location());
+            PaimonTableSpec adopted = derived.against(json, config.location());
+            LOG.info("snapcommit: {} holds a Paimon table without snapcommit metadata (schema {} matches the job); "
+                     + "the committer adopts it", config.location(), adopted.schemaId());
+            return adopted;
         }
         return derived.against(json, config.location());
     }
