@@ -288,6 +288,61 @@ class MixedPaimonITCase extends ITBase {
     }
 
     @Test
+    void fixedBucketsPaimonThenSinkThenPaimon() throws Exception {
+        String table = table("fb");
+        Map<String, String> opts = Map.of("bucket", "2", "bucket-key", "id");
+        try (Catalog catalog = paimonCatalog()) {
+            paimonCommits(paimonCreate(catalog, "fb", opts), "paimon", 0, 1, 2);
+        }
+        StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
+        t.executeSql("CREATE TABLE fb (id BIGINT, tag STRING, p BIGINT) PARTITIONED BY (p) WITH ('connector' = "
+                     + "'snapcommit', 'path' = '" + table + "', 'commit.user' = '" + SINK_USER + "', 'bucket' = '2', "
+                     + "'bucket-key' = 'id')");
+        t.executeSql("CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
+                     + "'fields.id.start' = '0', 'fields.id.end' = '99')");
+        t.executeSql("INSERT INTO fb SELECT id, 'flink', MOD(id, 2) FROM gen").await();
+        try (Catalog catalog = paimonCatalog()) {
+            paimonCommits(catalog.getTable(Identifier.create("db", "fb")), "paimon", 20, 3, 1);
+        }
+        List<SnapshotInfo> log = TableContents.log(table);
+        try (PaimonReader r = PaimonReader.open(table, Map.of())) {
+            PaimonReader.Check c = r.check(60_000);
+            assertEquals(log.size(), c.snapshots.size());
+            for (int i = 0; i < log.size(); i++) {
+                assertEquals(c.snapshots.get(i).commitUser(), log.get(i).commitUser());
+                assertEquals(c.snapshots.get(i).commitIdentifier(), log.get(i).commitIdentifier());
+            }
+            assertEquals(List.of(PAIMON_USER, PAIMON_USER), List.of(log.get(0).commitUser(), log.get(1).commitUser()));
+            assertEquals(PAIMON_USER, log.get(log.size() - 1).commitUser());
+            assertEquals(3, log.get(log.size() - 1).commitIdentifier());
+            for (int i = 2; i < log.size() - 1; i++) assertEquals(SINK_USER, log.get(i).commitUser());
+            assertEquals(130, c.rows.size());
+            assertExactlyOnce(c.rows, "paimon", 30);
+            assertExactlyOnce(c.rows, "flink", 100);
+        }
+        // Every live file, Paimon's and ours, in 2 buckets, each row in the bucket Paimon's function gives it.
+        PaimonTableSpec spec = spec(table, null);
+        org.apache.paimon.table.sink.FixedBucketRowKeyExtractor buckets =
+            new org.apache.paimon.table.sink.FixedBucketRowKeyExtractor(spec.schema());
+        int rowsChecked = 0;
+        for (FileEntry f : TableContents.liveFiles(table)) {
+            assertEquals(2, f.totalBuckets(), f.toString());
+            String path = spec.dataFilePath(f);
+            for (String x : TableContents.readDataFile(spec, path, Files.readAllBytes(Paths.get(table, path)))) {
+                long id = idOf(x);
+                buckets.setRecord(GenericRow.of(id, BinaryString.fromString(x.contains("flink") ? "flink" : "paimon"), id % 2));
+                assertEquals(buckets.bucket(), f.bucket(), x + " in " + path);
+                rowsChecked++;
+            }
+        }
+        assertEquals(130, rowsChecked);
+        try (NativeTable nt = NativeTable.openTable(table)) {
+            assertEquals(3, nt.lastCommittedIdentifier(PAIMON_USER).getAsLong());
+            nt.fsck();
+        }
+    }
+
+    @Test
     void aDdlThatDoesNotMatchPaimonsSchemaFailsAtPlanningAndAdoptsNothing() throws Exception {
         String table = table("m");
         try (Catalog catalog = paimonCatalog()) {
