@@ -8,6 +8,7 @@
  * against the bytes that are left; libavro then decodes exactly that slice.
  */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
@@ -470,6 +471,95 @@ static int schema_redefines(json_t *j, const char *parent_ns, json_t *seen) {
     return again;
 }
 
+/* ---- parsed schemas, shared ----
+ *
+ * Every manifest and list carries its writer schema as JSON, and the same few
+ * schemas (ours, Paimon's) recur in every file; parsing one (libavro through
+ * jansson, after our own check for redefined names) cost more than decoding
+ * the records. So schemas that parsed and passed the check are kept, by their
+ * exact text, for the life of the process: a small fixed table, filled first
+ * come, never evicted (an unknown schema past the table is parsed each time,
+ * as before). libavro's reference counts are atomic, so handles on one schema
+ * may be used by several threads; the table itself is guarded by a mutex.
+ */
+#define SCHEMA_CACHE_SLOTS 16
+
+typedef struct schema_slot {
+    char *text;
+    size_t len;
+    avro_schema_t schema;
+    avro_value_iface_t *iface;
+} schema_slot;
+
+static schema_slot schema_cache[SCHEMA_CACHE_SLOTS];
+static pthread_mutex_t schema_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cache_lookup(avro_schema_t *out_schema, avro_value_iface_t **out_iface, const char *text, size_t len) {
+    int hit = 0;
+    pthread_mutex_lock(&schema_cache_lock);
+    for (size_t i = 0; i < SCHEMA_CACHE_SLOTS && schema_cache[i].text; i++) {
+        if (schema_cache[i].len == len && memcmp(schema_cache[i].text, text, len) == 0) {
+            *out_schema = avro_schema_incref(schema_cache[i].schema);
+            *out_iface = avro_value_iface_incref(schema_cache[i].iface);
+            hit = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&schema_cache_lock);
+    return hit;
+}
+
+/* Keep a schema that parsed and passed the checks (best effort: a full table or no memory keeps nothing). */
+static void cache_insert(const char *text, size_t len, avro_schema_t schema, avro_value_iface_t *iface) {
+    pthread_mutex_lock(&schema_cache_lock);
+    for (size_t i = 0; i < SCHEMA_CACHE_SLOTS; i++) {
+        if (schema_cache[i].text) {
+            if (schema_cache[i].len == len && memcmp(schema_cache[i].text, text, len) == 0) break; /* a racing insert */
+            continue;
+        }
+        char *copy = malloc(len ? len : 1);
+        if (!copy) break;
+        memcpy(copy, text, len);
+        schema_cache[i] = (schema_slot){copy, len, avro_schema_incref(schema), avro_value_iface_incref(iface)};
+        break;
+    }
+    pthread_mutex_unlock(&schema_cache_lock);
+}
+
+/*
+ * The schema and value class of a writer-schema text: from the table, or
+ * checked (no named type defined twice: libavro leaks on that), parsed and
+ * kept. The caller owns one reference to each. SC_ECORRUPT naming `object`
+ * (the file, or the writer's own schema) when it does not parse.
+ */
+static int schema_for(avro_schema_t *out_schema, avro_value_iface_t **out_iface, const char *text, size_t len,
+                      const char *object) {
+    *out_schema = NULL;
+    *out_iface = NULL;
+    if (cache_lookup(out_schema, out_iface, text, len)) return 0;
+    json_t *schema_doc = json_loadb(text, len, JSON_DECODE_ANY, NULL);
+    json_t *seen = json_object();
+    int rc = 0;
+    if (!seen) rc = sc_error_set(SC_ENOMEM, "%s: out of memory checking the header schema", object);
+    else if (schema_doc && schema_redefines(schema_doc, NULL, seen))
+        rc = sc_error_set(SC_ECORRUPT, "%s: header schema defines a named type twice", object);
+    json_decref(seen);
+    json_decref(schema_doc);
+    if (rc) return rc;
+    if (avro_schema_from_json_length(text, len, out_schema)) {
+        *out_schema = NULL;
+        return sc_error_set(SC_ECORRUPT, "%s: header schema: %s", object, avro_strerror());
+    }
+    if (!(*out_iface = avro_generic_class_from_schema(*out_schema))) {
+        rc = sc_error_set(SC_ECORRUPT, "%s: header schema: %s", object, avro_strerror());
+        avro_schema_decref(*out_schema);
+        *out_schema = NULL;
+        return rc;
+    }
+    cache_insert(text, len, *out_schema, *out_iface);
+    return 0;
+}
+
 int sc_avro_read(const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *object,
                  sc_avro_datum_fn fn, void *ctx) {
     if (!object) object = "avro file";
@@ -490,18 +580,8 @@ int sc_avro_read(const uint8_t *data, size_t len, const sc_decode_limits *limits
     if (!rc) rc = codec_parse(&cd, &h, object);
     if (rc) return rc;
     reading r = {.object = object, .limits = limits, .fn = fn, .ctx = ctx};
-    json_t *schema_doc = json_loadb((const char *)h.schema, h.schema_len, JSON_DECODE_ANY, NULL);
-    json_t *seen = json_object();
-    if (!seen) rc = sc_error_set(SC_ENOMEM, "%s: out of memory checking the header schema", object);
-    else if (schema_doc && schema_redefines(schema_doc, NULL, seen))
-        rc = sc_error_set(SC_ECORRUPT, "%s: header schema defines a named type twice", object);
-    json_decref(seen);
-    json_decref(schema_doc);
+    rc = schema_for(&r.schema, &r.iface, (const char *)h.schema, h.schema_len, object);
     if (rc) return rc;
-    if (avro_schema_from_json_length((const char *)h.schema, h.schema_len, &r.schema))
-        return sc_error_set(SC_ECORRUPT, "%s: header schema: %s", object, avro_strerror());
-    r.iface = avro_generic_class_from_schema(r.schema);
-    if (!r.iface) rc = sc_error_set(SC_ECORRUPT, "%s: header schema: %s", object, avro_strerror());
     if (!rc && avro_generic_value_new(r.iface, &r.value))
         rc = sc_error_set(SC_ENOMEM, "%s: cannot create a value: %s", object, avro_strerror());
     else if (!rc)
@@ -512,7 +592,7 @@ int sc_avro_read(const uint8_t *data, size_t len, const sc_decode_limits *limits
     if (r.reader) avro_reader_free(r.reader);
     if (r.has_value) avro_value_decref(&r.value);
     if (r.iface) avro_value_iface_decref(r.iface);
-    avro_schema_decref(r.schema);
+    if (r.schema) avro_schema_decref(r.schema);
     return rc;
 }
 
@@ -563,12 +643,8 @@ int sc_avro_writer_new(sc_avro_writer **out, const char *schema_json, const char
     }
     w->deflate = deflate;
     int rc = 0;
-    if (avro_schema_from_json_length(schema_json, strlen(schema_json), &w->schema)) {
-        w->schema = NULL;
-        rc = sc_error_set(SC_EINVAL, "avro writer: schema: %s", avro_strerror());
-    }
-    if (!rc && !(w->iface = avro_generic_class_from_schema(w->schema)))
-        rc = sc_error_set(SC_EINVAL, "avro writer: schema: %s", avro_strerror());
+    if (schema_for(&w->schema, &w->iface, schema_json, strlen(schema_json), "avro writer") != 0)
+        rc = sc_error_wrap(SC_EINVAL, "avro writer: schema");
     if (!rc && avro_generic_value_new(w->iface, &w->value))
         rc = sc_error_set(SC_ENOMEM, "avro writer: cannot create a value: %s", avro_strerror());
     else if (!rc)

@@ -55,7 +55,7 @@ void sc_table_note_history(sc_table *t, uint64_t id) {
             return;
         }
         if (marked) return;
-        sc_log(SC_LOG_WARN, "%s was missing (a table from before the marker, or its write failed): writing it now",
+        sc_log(SC_LOG_WARN, "%s was missing (a table adopted from Paimon, one from before the marker, or its write failed): writing it now",
                SC_HISTORY_MARKER_KEY);
     }
     (void)mark_history(t); /* logged there */
@@ -66,7 +66,7 @@ int sc_table_fsck_history(sc_table *t) {
     int rc = sc_table_history_marked(&marked, t);
     if (rc) return rc;
     if (marked) return 0;
-    sc_log(SC_LOG_WARN, "fsck: %s was missing although the table has snapshots (a table from before the marker, "
+    sc_log(SC_LOG_WARN, "fsck: %s was missing although the table has snapshots (a table adopted from Paimon, one from before the marker, "
                         "or its write failed): writing it, so that a later loss of the history is detected",
            SC_HISTORY_MARKER_KEY);
     if ((rc = mark_history(t)) != 0) return sc_error_wrap(rc, "fsck: writing the missing %s", SC_HISTORY_MARKER_KEY);

@@ -158,9 +158,23 @@ public final class SnapcommitSink {
         try (NativeTable t = NativeTable.openTable(config.location(), config.storeConfig())) {
             json = t.schemaJson();
         } catch (SnapcommitException e) {
-            if (e.errorCode() == ErrorCode.ENOTABLE) return derived;
-            throw new IllegalArgumentException("cannot read the schema of table " + config.location() + ": "
-                                               + config.mask(e.getMessage()), null);
+            if (e.errorCode() != ErrorCode.ENOTABLE)
+                throw new IllegalArgumentException("cannot read the schema of table " + config.location() + ": "
+                                                   + config.mask(e.getMessage()), null);
+            // No snapcommit table: a Paimon table there (Paimon's own committer wrote it) is adopted
+            // by the committer, and the job must match its schema like any existing table's.
+            // Read-only here: planning (EXPLAIN too) writes nothing.
+            try {
+                json = NativeTable.paimonSchemaJson(config.location(), config.storeConfig());
+            } catch (SnapcommitException | IllegalStateException e2) {
+                throw new IllegalArgumentException("cannot read the schema of table " + config.location() + ": "
+                                                   + config.mask(e2.getMessage()), null);
+            }
+            if (json == null) return derived;
+            PaimonTableSpec adopted = derived.against(json, config.location());
+            LOG.info("snapcommit: {} holds a Paimon table without snapcommit metadata (schema {} matches the job); "
+                     + "the committer adopts it", config.location(), adopted.schemaId());
+            return adopted;
         }
         return derived.against(json, config.location());
     }

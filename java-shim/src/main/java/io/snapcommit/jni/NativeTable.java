@@ -70,14 +70,62 @@ public final class NativeTable implements AutoCloseable {
         }
     }
 
-    /** Open the table, creating it with the given schema (see above) when absent; races with other creators are fine. */
+    /**
+     * Open the table, creating it when absent; races with other creators and adopters are fine.
+     * A location that holds a Paimon table but no snapcommit metadata ({@code schema/schema-0}
+     * present, {@code metadata/table.json} absent, as Paimon's own committer leaves it) is
+     * <em>adopted</em>: the native create without a schema writes only {@code metadata/table.json}
+     * and keeps Paimon's schema and snapshots; {@code schemaJson} is then not written (the caller
+     * checks it against {@link #schemaJson()}). Otherwise the table is created with
+     * {@code schemaJson} (see above).
+     */
     public static NativeTable openOrCreate(String location, Strategy strategy, StoreConfig config, String schemaJson) {
+        // Creation is put-if-absent at each step (schema-0, then table.json): a racing creator or
+        // adopter that wins makes ours ETABLEEXISTS, and then the table is opened. One more round
+        // covers the window between a racing creator's schema-0 and its table.json: the schema
+        // is there by then, so this round adopts (or finds the table.json the other one wrote).
+        SnapcommitException last = null;
+        for (int round = 0; round < 3; round++) {
+            try {
+                return openTable(location, config);
+            } catch (SnapcommitException e) {
+                if (e.errorCode() != ErrorCode.ENOTABLE) throw e;
+                last = e;
+            }
+            boolean adopt = paimonSchemaJson(location, config) != null;
+            createTable(location, strategy, config, adopt ? null : schemaJson);
+        }
         try {
             return openTable(location, config);
         } catch (SnapcommitException e) {
-            if (e.errorCode() != ErrorCode.ENOTABLE) throw e;
-            createTable(location, strategy, config, schemaJson);
-            return openTable(location, config);
+            if (e.errorCode() == ErrorCode.ENOTABLE && last != null) e.addSuppressed(last);
+            throw e;
+        }
+    }
+
+    /**
+     * The latest schema of a Paimon table at location ({@code schema/schema-<highest id>}, Paimon's
+     * schema JSON as stored), or null when there is no {@code schema/schema-0}. Reads the schema
+     * files directly: for a table not (yet) opened through snapcommit, e.g. one Paimon's own
+     * committer wrote and snapcommit will adopt.
+     */
+    public static String paimonSchemaJson(String location, StoreConfig config) {
+        try (NativeStore store = NativeStore.openStore(location, config)) {
+            long best = -1;
+            for (String key : store.listKeys("schema/schema-")) {
+                String digits = key.substring("schema/schema-".length());
+                if (digits.isEmpty() || digits.length() > 18 || !digits.chars().allMatch(Character::isDigit)
+                    || (digits.length() > 1 && digits.charAt(0) == '0'))
+                    continue; // not a schema file (Paimon's temporary files have other names)
+                best = Math.max(best, Long.parseLong(digits));
+            }
+            if (best < 0) return null;
+            // Adoption keys on schema-0 (as the native create does): schema files without it are
+            // no table to adopt, and neither a table to create over.
+            if (!store.listKeys("schema/schema-0").contains("schema/schema-0"))
+                throw new IllegalStateException(location + " holds schema/schema-" + best + " but no schema/schema-0: "
+                                                + "not a Paimon table snapcommit can adopt, and no place to create one");
+            return new String(store.getObject("schema/schema-" + best), java.nio.charset.StandardCharsets.UTF_8);
         }
     }
 
