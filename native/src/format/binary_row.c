@@ -259,7 +259,7 @@ static int var_range(const uint8_t **p, size_t len, size_t fixed_end, uint64_t o
 int sc_row_get(sc_datum *out, const uint8_t *row, size_t len, const sc_data_type *type, size_t index,
                const char *what) {
     memset(out, 0, sizeof *out);
-    uint32_t arity;
+    uint32_t arity = 0; /* set by sc_row_arity on success; -O3 cannot see it */
     int rc = sc_row_arity(&arity, row, len, what);
     if (rc) return rc;
     if (index >= arity) return corrupt(what, index, 0, "field beyond the row's arity");
@@ -392,7 +392,7 @@ int sc_row_compare(int *out, const uint8_t *a, size_t a_len, const uint8_t *b, s
 }
 
 int sc_row_validate(const uint8_t *row, size_t len, const sc_data_type *types, size_t arity, const char *what) {
-    uint32_t n;
+    uint32_t n = 0; /* set by sc_row_arity on success; -O3 cannot see it */
     int rc = sc_row_arity(&n, row, len, what);
     if (rc) return rc;
     if (n != arity)

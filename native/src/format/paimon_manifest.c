@@ -67,7 +67,7 @@ static int bad(const dctx *d, const char *field, const char *what) {
  * it or it holds null (a union on its null branch); *out is then unset. */
 static int get(const dctx *d, avro_value_t *rec, const char *name, const char *path, avro_value_t *out,
                int *present, int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     *present = 0;
     if (avro_value_get_by_name(rec, name, &v, NULL) == 0) {
         if (avro_value_get_type(&v) == AVRO_UNION) {
@@ -86,7 +86,7 @@ static int get(const dctx *d, avro_value_t *rec, const char *name, const char *p
 
 static int get_int(const dctx *d, avro_value_t *rec, const char *name, const char *path, int32_t *out,
                    int *present, int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     int rc = get(d, rec, name, path, &v, present, required);
     if (rc || !*present) return rc;
     if (avro_value_get_type(&v) != AVRO_INT32) return bad(d, path, "not an int");
@@ -96,7 +96,7 @@ static int get_int(const dctx *d, avro_value_t *rec, const char *name, const cha
 /* Longs also accept an int in the file (Avro's int-to-long promotion). */
 static int get_long(const dctx *d, avro_value_t *rec, const char *name, const char *path, int64_t *out,
                     int *present, int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     int rc = get(d, rec, name, path, &v, present, required);
     if (rc || !*present) return rc;
     if (avro_value_get_type(&v) == AVRO_INT32) {
@@ -118,7 +118,7 @@ static int get_nonneg(const dctx *d, avro_value_t *rec, const char *name, const 
 
 static int get_bytes(const dctx *d, avro_value_t *rec, const char *name, const char *path, sc_bytes *out,
                      int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     int present;
     *out = (sc_bytes){NULL, 0};
     int rc = get(d, rec, name, path, &v, &present, required);
@@ -150,7 +150,7 @@ static int as_string(const dctx *d, avro_value_t *v, const char *path, const cha
 
 static int get_string(const dctx *d, avro_value_t *rec, const char *name, const char *path, const char **out,
                       int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     int present;
     *out = NULL;
     int rc = get(d, rec, name, path, &v, &present, required);
@@ -172,7 +172,7 @@ static int check_name(const dctx *d, const char *path, const char *name) {
 /* An array of strings: *out is a malloc'd array of pointers into `v`. */
 static int get_strings(const dctx *d, avro_value_t *rec, const char *name, const char *path,
                        const char ***out, size_t *count, int *present, int required) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     *out = NULL;
     *count = 0;
     int rc = get(d, rec, name, path, &v, present, required);
@@ -201,7 +201,7 @@ static int get_strings(const dctx *d, avro_value_t *rec, const char *name, const
  * element. A null list reads as no counts (*out NULL, *count 0). */
 static int get_counts(const dctx *d, avro_value_t *rec, const char *path, int64_t **out, size_t *count,
                       int *present) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     *out = NULL;
     *count = 0;
     int rc = get(d, rec, "_NULL_COUNTS", path, &v, present, 0);
@@ -531,12 +531,12 @@ static int set_branch(avro_value_t *rec, const char *name, int present, avro_val
 }
 
 static int set_int(avro_value_t *rec, const char *name, int32_t x) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     return set_field(rec, name, &v) || avro_value_set_int(&v, x);
 }
 
 static int set_long(avro_value_t *rec, const char *name, int64_t x) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     return set_field(rec, name, &v) || avro_value_set_long(&v, x);
 }
 
@@ -549,7 +549,7 @@ static int put_bytes_value(avro_value_t *v, sc_bytes b, int row) {
 }
 
 static int set_bytes(avro_value_t *rec, const char *name, sc_bytes b, int row) {
-    avro_value_t v;
+    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
     return set_field(rec, name, &v) || put_bytes_value(&v, b, row);
 }
 

@@ -316,7 +316,7 @@ static int get_uuid(const field_ctx *c, json_t *obj, const char *field, char out
 
 /* A manifest list named by `field` with its size `size_field` (absent in Paimon <= 1.0 snapshots: 0). */
 static int get_ref(const field_ctx *c, json_t *doc, const char *field, const char *size_field, sc_object_ref *out) {
-    const char *name;
+    const char *name = NULL; /* set by get_str on success; -O3 cannot see it */
     int64_t length = 0;
     int rc = get_str(c, doc, field, 1024, &name);
     if (!rc && (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0))
