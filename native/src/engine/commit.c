@@ -30,7 +30,7 @@
 #define SC_MANIFEST_MERGE_THRESHOLD 32
 /* Entries per merged manifest, and the size below which a manifest is "small": it keeps
  * partition ranges tight, objects bounded and each file index within one Avro field. */
-#define SC_MANIFEST_MERGE_CHUNK 16384
+#define SC_MANIFEST_MERGE_CHUNK 8192
 
 typedef struct commit_state {
     sc_table *t;

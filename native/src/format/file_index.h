@@ -20,11 +20,12 @@
 
 #define SC_FILE_INDEX_VERSION 1
 #define SC_FILE_INDEX_HEADER_LEN 11
-/* Bits per identity when the filter is built (false "maybe" rate about 0.05 %). */
-#define SC_FILE_INDEX_BITS_PER_FILE 16
+/* Bits per identity when the filter is built: a false "maybe" about once in 100,000
+ * lookups, so that even a compaction naming 1,000 files rarely reads a manifest for nothing. */
+#define SC_FILE_INDEX_BITS_PER_FILE 24
 /* Below this many bits per identity the filter is not worth its bytes: no index. */
 #define SC_FILE_INDEX_MIN_BITS_PER_FILE 8
-#define SC_FILE_INDEX_HASHES 11
+#define SC_FILE_INDEX_HASHES 16
 #define SC_FILE_INDEX_MIN_FILTER_BYTES 16
 
 /* A decoded (validated) index. Borrows the filter bytes of the encoded form. */
