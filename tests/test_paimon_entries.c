@@ -415,19 +415,24 @@ static int count_manifest_gets(void *ctx, sc_store_op op, const char *key, uint6
     return 0;
 }
 
-/* Commit `json` through a new handle (nothing cached); returns the manifests it read and its GETs. */
-static int measured_commit(uint64_t *gets, int *manifests, const char *loc, int64_t ident, const char *json) {
+/* Commit `json` (of `kind`) through a new handle (nothing cached); returns the manifests it read and its GETs. */
+static int measured_commit_kind(uint64_t *gets, int *manifests, const char *loc, int64_t ident, sc_commit_kind kind,
+                                const char *json) {
     sc_table *t = tu_open(loc, (tu_table_opts){0});
     manifest_gets g = {0};
     sc_store_set_fault_hook(sc_table_store(t), count_manifest_gets, &g);
     sc_changes *c = parse_ok(t, json);
     sc_commit_result r;
-    int rc = commit_changes(&r, t, "measured", ident, SC_KIND_APPEND, c);
+    int rc = commit_changes(&r, t, "measured", ident, kind, c);
     sc_changes_free(c);
     *gets = r.stats.ops[SC_OP_GET];
     *manifests = g.manifests;
     sc_table_free(t);
     return rc;
+}
+
+static int measured_commit(uint64_t *gets, int *manifests, const char *loc, int64_t ident, const char *json) {
+    return measured_commit_kind(gets, manifests, loc, ident, SC_KIND_APPEND, json);
 }
 
 static const char *append_json(const char *spec, const char *file) {
@@ -451,32 +456,38 @@ Test(pruning, a_commit_reads_only_manifests_whose_partition_stats_can_hold_it) {
         cr_assert_eq(commit_json(t, "w", i + 1, SC_KIND_APPEND, append_json(spec, file)), 0, "%s", sc_error_message());
     }
     sc_table_free(t);
-    uint64_t gets_hit, gets_miss;
-    int read_hit, read_miss;
-    /* One partition that exists: its manifest is the only one read. */
-    cr_assert_eq(measured_commit(&gets_hit, &read_hit, loc, 1, append_json("dt=2024-01-08/h=7", "new-7")), 0, "%s",
-                 sc_error_message());
-    cr_assert_eq(read_hit, 1, "read %d manifests of 21 for a commit to one partition", read_hit);
-    /* A partition no manifest can hold: none is read... */
-    cr_assert_eq(measured_commit(&gets_miss, &read_miss, loc, 2, append_json("dt=2025-01-01/h=0", "new-x")), 0, "%s",
-                 sc_error_message());
+    uint64_t gets_hit, gets_miss, gets_new;
+    int read_hit, read_miss, read_new;
+    /* An OVERWRITE of one partition that exists scans its live files: its manifest is the only one read. */
+    cr_assert_eq(measured_commit_kind(&gets_hit, &read_hit, loc, 1, SC_KIND_OVERWRITE,
+                                      append_json("dt=2024-01-08/h=7", "new-7")),
+                 0, "%s", sc_error_message());
+    cr_assert_eq(read_hit, 1, "read %d manifests of 21 for an overwrite of one partition", read_hit);
+    /* ... and of a partition no manifest can hold, none is read... */
+    cr_assert_eq(measured_commit_kind(&gets_miss, &read_miss, loc, 2, SC_KIND_OVERWRITE,
+                                      append_json("dt=2025-01-01/h=0", "new-x")),
+                 0, "%s", sc_error_message());
     cr_assert_eq(read_miss, 0, "read %d manifests for a partition none holds", read_miss);
     /* ...and the commit's GET count says the same (a count, not a time). */
     cr_assert_eq(gets_hit, gets_miss + 1, "GETs: %lu for a held partition, %lu for a new one",
                  (unsigned long)gets_hit, (unsigned long)gets_miss);
-    /* The re-add of a live file is still found (the pruned read is the full check of its partition). */
+    /* An APPEND of a new file to a held partition reads no manifest: the file indexes rule them out. */
+    cr_assert_eq(measured_commit(&gets_new, &read_new, loc, 3, append_json("dt=2024-01-09/h=8", "new-8")), 0, "%s",
+                 sc_error_message());
+    cr_assert_eq(read_new, 0, "read %d manifests for a new file", read_new);
+    /* The re-add of a live file is still found: the one manifest that holds it is read. */
     uint64_t gets_conflict;
     int read_conflict;
-    cr_assert_eq(measured_commit(&gets_conflict, &read_conflict, loc, 3, append_json("dt=2024-01-13/h=12", "f12")),
+    cr_assert_eq(measured_commit(&gets_conflict, &read_conflict, loc, 4, append_json("dt=2024-01-13/h=12", "f12")),
                  SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "File addition conflict: f12"), "%s", sc_error_message());
     cr_assert_eq(read_conflict, 1);
-    /* The control: listing every live file reads every manifest (20, +1 per measured commit). */
+    /* The control: listing every live file reads every manifest (20, +1 per measured commit that landed). */
     sc_table *all = tu_open(loc, (tu_table_opts){0});
     manifest_gets g = {0};
     sc_store_set_fault_hook(sc_table_store(all), count_manifest_gets, &g);
-    cr_assert_eq(tu_file_count(all), 22);
-    cr_assert_eq(g.manifests, 22);
+    cr_assert_eq(tu_file_count(all), 22); /* 20, f7 overwritten by new-7, + new-x, new-8 */
+    cr_assert_eq(g.manifests, 23);
     sc_table_free(all);
 }
 
@@ -492,9 +503,12 @@ Test(pruning, int_partition_stats_are_typed) {
     sc_table_free(t);
     uint64_t gets;
     int read;
-    cr_assert_eq(measured_commit(&gets, &read, loc, 1, append_json("dt=d/h=0", "z0")), 0, "%s", sc_error_message());
+    /* OVERWRITE scans the live files of its partition, through the partition statistics. */
+    cr_assert_eq(measured_commit_kind(&gets, &read, loc, 1, SC_KIND_OVERWRITE, append_json("dt=d/h=0", "z0")), 0, "%s",
+                 sc_error_message());
     cr_assert_eq(read, 1, "h=0 lies within [-1, 1]: the manifest may hold it");
-    cr_assert_eq(measured_commit(&gets, &read, loc, 2, append_json("dt=d/h=5", "z5")), 0, "%s", sc_error_message());
+    cr_assert_eq(measured_commit_kind(&gets, &read, loc, 2, SC_KIND_OVERWRITE, append_json("dt=d/h=5", "z5")), 0, "%s",
+                 sc_error_message());
     cr_assert_eq(read, 0, "h=5 lies outside [-1, 1] (and outside [0, 0] of the last commit)");
     /* Re-adding the file of h=-1 is a conflict: its manifest must not be skipped. */
     cr_assert_eq(measured_commit(&gets, &read, loc, 3, append_json("dt=d/h=-1", "m1")), SC_ECONFLICT, "%s",

@@ -22,13 +22,15 @@
 #include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "format/file_index.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
 
-/* Above this many manifests in a base list, the next commit rewrites them merged. */
+/* Above this many small manifests at the end of a base list, the next commit merges them. */
 #define SC_MANIFEST_MERGE_THRESHOLD 32
-/* Entries per manifest when merged (keeps partition ranges tight and objects bounded). */
-#define SC_MANIFEST_MERGE_CHUNK 100000
+/* Entries per merged manifest, and the size below which a manifest is "small": it keeps
+ * partition ranges tight, objects bounded and each file index within one Avro field. */
+#define SC_MANIFEST_MERGE_CHUNK 8192
 
 typedef struct commit_state {
     sc_table *t;
@@ -111,14 +113,36 @@ static int describe_range(sc_manifest_file *m, sc_table *t, const sc_entry_vec *
     return rc;
 }
 
+/* The file index (file_index.h) of entries [from, to) into `out`; *present 0 when too big for one field. */
+static int index_range(sc_buf *out, int *present, const sc_table *t, const sc_entry_vec *v, size_t from, size_t to) {
+    size_t n = to - from;
+    const sc_file_entry **files = malloc((n ? n : 1) * sizeof *files);
+    uint8_t *is_add = malloc(n ? n : 1);
+    int rc = files && is_add ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        files[i] = &v->items[from + i].file;
+        is_add[i] = v->items[from + i].kind == SC_ENTRY_ADD;
+    }
+    if (!rc) rc = sc_file_index_build(out, present, files, is_add, n, t->limits.max_field_len);
+    free(files);
+    free(is_add);
+    return rc;
+}
+
 /* Write entries [from, to) of v as one manifest and add its meta to `list`. */
 static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
                           size_t to) {
     sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
-    sc_buf body = SC_BUF_INIT;
+    sc_buf body = SC_BUF_INIT, index = SC_BUF_INIT;
     sc_object_ref ref = {0};
     sc_manifest_file m = {0};
-    int rc = sc_paimon_manifest_encode(&body, &part);
+    int has_index = 0;
+    int rc = index_range(&index, &has_index, cs->t, v, from, to);
+    if (!rc && has_index) {
+        m.file_index = index.data;
+        m.file_index_len = index.len;
+    }
+    if (!rc) rc = sc_paimon_manifest_encode(&body, &part);
     if (!rc) rc = put_unique(cs, &ref, "manifest", &body);
     if (!rc) {
         m.name = ref.name;
@@ -134,6 +158,7 @@ static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc
     free(m.partition_null_counts);
     free(ref.name);
     sc_buf_free(&body);
+    sc_buf_free(&index);
     return rc;
 }
 
@@ -141,6 +166,8 @@ static int write_list(commit_state *cs, sc_object_ref *out, const sc_manifest_fi
     sc_buf body = SC_BUF_INIT;
     int rc = sc_paimon_list_encode(&body, list);
     if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
+    /* The next commit of this handle builds on this list: it need not read it back. */
+    if (!rc) sc_state_remember_list(cs->t, out->name, out->sha256, list);
     sc_buf_free(&body);
     return rc;
 }
@@ -187,38 +214,116 @@ static int by_partition(const void *pa, const void *pb) {
     return a->file.bucket < b->file.bucket ? -1 : a->file.bucket > b->file.bucket;
 }
 
+static int is_small(const sc_manifest_file *m) { return m->added + m->deleted < SC_MANIFEST_MERGE_CHUNK; }
+
+/* Write `entries` as manifests of at most SC_MANIFEST_MERGE_CHUNK entries each, in order. */
+static int write_chunks(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *entries) {
+    int rc = 0;
+    for (size_t from = 0; !rc && from < entries->count; from += SC_MANIFEST_MERGE_CHUNK) {
+        size_t to = from + SC_MANIFEST_MERGE_CHUNK < entries->count ? from + SC_MANIFEST_MERGE_CHUNK : entries->count;
+        rc = write_manifest(cs, list, entries, from, to);
+    }
+    return rc;
+}
+
+/* Merge everything: the live files of N, sorted by partition (an O(table) rewrite). */
+static int merge_full(commit_state *cs, sc_manifest_file_vec *out, const sc_snapshot *latest) {
+    sc_entry_vec live = {0};
+    int rc = sc_state_live_files(&live, cs->t, latest, NULL);
+    if (!rc && live.count) qsort(live.items, live.count, sizeof *live.items, by_partition);
+    if (!rc) rc = write_chunks(cs, out, &live);
+    sc_entry_vec_free(&live);
+    return rc;
+}
+
+/*
+ * Merge the small manifests list[from..] into as few as possible, in their
+ * order: an ADD and a later DELETE of the same file inside them cancel out;
+ * a DELETE of a file added before `from` stays (it must come after that ADD,
+ * which it does: the merged manifests take the place of the last ones).
+ * Costs the size of the recent manifests, not of the table.
+ */
+static int merge_tail(commit_state *cs, sc_manifest_file_vec *out, const sc_manifest_file_vec *list, size_t from) {
+    sc_entry_vec records = {0}, kept = {0};
+    sc_fileset *added = NULL;
+    uint8_t *keep = NULL;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < from; i++) rc = sc_manifest_file_vec_push(out, &list->items[i]);
+    for (size_t i = from; !rc && i < list->count; i++) rc = sc_state_load_manifest(&records, cs->t, &list->items[i]);
+    if (!rc) rc = sc_fileset_new(&added);
+    if (!rc && records.count && !(keep = calloc(records.count, 1))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < records.count; i++) {
+        const sc_manifest_entry *e = &records.items[i];
+        size_t prev;
+        keep[i] = 1;
+        if (e->kind == SC_ENTRY_ADD) {
+            rc = sc_fileset_put(added, &e->file, i, NULL);
+            if (rc == SC_EEXISTS)
+                rc = sc_error_set(SC_ECORRUPT, "the manifests of the latest snapshot add %s twice", e->file.file);
+        } else if (sc_fileset_remove(added, &e->file, &prev) == 0) {
+            keep[prev] = keep[i] = 0;
+        }
+    }
+    for (size_t i = 0; !rc && i < records.count; i++)
+        if (keep[i]) rc = sc_entry_vec_push_copy(&kept, records.items[i].kind, &records.items[i].file);
+    if (!rc) rc = write_chunks(cs, out, &kept);
+    free(keep);
+    sc_fileset_free(added);
+    sc_entry_vec_free(&records);
+    sc_entry_vec_free(&kept);
+    return rc;
+}
+
 /*
  * The base list of snapshot N+1 is everything N held: N's base and delta
- * manifests. When that grows past the threshold, merge it into a few
- * manifests of live files sorted by partition — an occasional O(table) read
- * that keeps every later read short.
+ * manifests, one more per commit. Two merges keep it short without making
+ * any one commit pay for the table's age:
+ *  - the small manifests at its end (the recent deltas), once there are more
+ *    than SC_MANIFEST_MERGE_THRESHOLD of them, become one (or a few)
+ *    manifests: the cost is the size of those deltas, not of the table;
+ *  - the whole list is rewritten as the live files sorted by partition only
+ *    when small manifests are stuck between big ones, when deletes have piled up (more than
+ *    half as many DELETE records as ADD records), or when a manifest has no
+ *    file index (Paimon wrote it): an O(table) read that is rare and lets
+ *    every later commit check only the manifests its files may be in.
  */
 static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *latest) {
-    sc_manifest_file_vec list = {0};
+    sc_manifest_file_vec list = {0}, merged = {0};
     int rc = 0;
     if (latest) {
         rc = sc_state_load_list(&list, cs->t, &latest->base_manifest_list);
         if (!rc) rc = sc_state_load_list(&list, cs->t, &latest->delta_manifest_list);
     }
+    size_t tail = list.count;
+    while (tail > 0 && is_small(&list.items[tail - 1])) tail--;
+    int64_t added = 0, deleted = 0;
+    size_t stuck = 0; /* small manifests before the tail: only a full merge gets them */
+    int unindexed = 0;
+    for (size_t i = 0; i < list.count; i++) {
+        added += list.items[i].added;
+        deleted += list.items[i].deleted;
+        unindexed |= list.items[i].file_index == NULL;
+        stuck += i < tail && is_small(&list.items[i]);
+    }
+    int merge = 0;
     if (!rc && list.count > SC_MANIFEST_MERGE_THRESHOLD) {
-        sc_entry_vec live = {0};
-        sc_manifest_file_vec merged = {0};
-        rc = sc_state_live_files(&live, cs->t, latest, NULL);
-        if (!rc && live.count) qsort(live.items, live.count, sizeof *live.items, by_partition);
-        for (size_t from = 0; !rc && from < live.count; from += SC_MANIFEST_MERGE_CHUNK) {
-            size_t to = from + SC_MANIFEST_MERGE_CHUNK < live.count ? from + SC_MANIFEST_MERGE_CHUNK : live.count;
-            rc = write_manifest(cs, &merged, &live, from, to);
+        if (stuck > SC_MANIFEST_MERGE_THRESHOLD || unindexed || deleted > added / 2) {
+            rc = merge_full(cs, &merged, latest);
+            merge = 1;
+        } else if (list.count - tail > SC_MANIFEST_MERGE_THRESHOLD) {
+            rc = merge_tail(cs, &merged, &list, tail);
+            merge = 2;
         }
-        if (!rc) {
-            sc_manifest_file_vec_free(&list);
-            list = merged;
-            memset(&merged, 0, sizeof merged);
-            sc_log(SC_LOG_INFO, "merged the manifests of snapshot %" PRIu64 " into %zu", latest->id, list.count);
-        }
-        sc_manifest_file_vec_free(&merged);
-        sc_entry_vec_free(&live);
+    }
+    if (!rc && merge) {
+        sc_log(SC_LOG_INFO, "merged %s of the manifests of snapshot %" PRIu64 " (%zu) into %zu",
+               merge == 1 ? "all" : "the recent small ones", latest->id, list.count, merged.count);
+        sc_manifest_file_vec_free(&list);
+        list = merged;
+        memset(&merged, 0, sizeof merged);
     }
     if (!rc) rc = write_list(cs, out, &list);
+    sc_manifest_file_vec_free(&merged);
     sc_manifest_file_vec_free(&list);
     return rc;
 }

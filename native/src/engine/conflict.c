@@ -12,6 +12,7 @@
 #include "base/fileset.h"
 #include "base/vec.h"
 #include "format/binary_row.h"
+#include "format/file_index.h"
 
 /* Paimon's typed order of two key rows of table `t`; bytewise when a row does not
  * decode (a damaged record still sorts deterministically; fsck reports it). */
@@ -246,9 +247,166 @@ static int check_self(const sc_changes *c, sc_fileset *deleted) {
     return rc;
 }
 
+/* ---- the touched-files check: read only the manifests that may mention our files ---- */
+
+/* What the touched-files check knows about one file the change set names. */
+typedef struct touched_file {
+    const sc_file_entry *f; /* the caller's entry (identity only) */
+    uint64_t hash;          /* sc_file_index_hash of its identity */
+    int live;               /* after the records read so far */
+    size_t record;          /* index in `stored` of its live ADD record */
+} touched_file;
+
+/* The one total-bucket count our adds declare (> 0), 0 when none, -1 when several. */
+static int32_t declared_buckets(const sc_changes *c) {
+    int32_t t = 0;
+    for (size_t i = 0; i < c->adds.count; i++) {
+        int32_t b = c->adds.items[i].file.total_buckets;
+        if (b <= 0 || b == t) continue;
+        if (t) return -1;
+        t = b;
+    }
+    return t;
+}
+
+/*
+ * The first check of an APPEND or COMPACT, in time and reads that follow the
+ * change set, not the table: every manifest of `latest` that may hold a
+ * touched partition must carry a file index (file_index.h) whose bucket
+ * range agrees with the count our adds declare; then only the manifests
+ * whose filter may hold one of our files are read, and of their records only
+ * those of our files are replayed, in order — which decides liveness of our
+ * files exactly as replaying everything would (a filter has no false "not").
+ * *out_decided = 0 (nothing done) sends the caller to the full scan: an
+ * OVERWRITE (it needs every live file), a primary-key compaction output at
+ * level >= 1 (the LSM check needs the whole run), a manifest without an index
+ * (Paimon wrote it) or a bucket count that differs somewhere in the partition.
+ */
+static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *t, const sc_snapshot *latest,
+                         const sc_changes *c, sc_commit_kind kind, const sc_partition_set *parts,
+                         const sc_fileset *deleted, const char *against) {
+    *out_decided = 0;
+    if (!latest || kind == SC_KIND_OVERWRITE) return 0;
+    int32_t buckets = declared_buckets(c);
+    if (buckets < 0) return 0;
+    if (t->schema.trimmed_key_count > 0)
+        for (size_t i = 0; i < c->adds.count; i++)
+            if (c->adds.items[i].file.level >= 1) return 0;
+
+    sc_manifest_file_vec metas = {0};
+    sc_fileset *ids = NULL;
+    sc_entry_vec stored = {0};
+    size_t n = c->deletes.count + c->adds.count, count = 0;
+    touched_file *files = calloc(n ? n : 1, sizeof *files);
+    uint64_t *hashes = calloc(n ? n : 1, sizeof *hashes);
+    sc_size_vec found = {0};
+    uint8_t *read = NULL;
+    int rc = files && hashes ? sc_fileset_new(&ids) : sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < n; i++) {
+        const sc_file_entry *f = i < c->deletes.count ? &c->deletes.items[i].file
+                                                      : &c->adds.items[i - c->deletes.count].file;
+        rc = sc_fileset_put(ids, f, count, NULL);
+        if (rc == SC_EEXISTS) { /* deleted and added again (a level change): one identity */
+            rc = 0;
+            continue;
+        }
+        if (!rc) {
+            hashes[count] = sc_file_index_hash(f->partition, f->bucket, f->file);
+            files[count] = (touched_file){f, hashes[count], 0, 0};
+            count++;
+        }
+    }
+    if (!rc) rc = sc_state_load_list(&metas, t, &latest->base_manifest_list);
+    if (!rc) rc = sc_state_load_list(&metas, t, &latest->delta_manifest_list);
+    if (!rc && metas.count && !(read = calloc(metas.count, 1))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    int usable = 1;
+    for (size_t m = 0; !rc && usable && m < metas.count; m++) {
+        const sc_manifest_file *meta = &metas.items[m];
+        if (!sc_state_meta_may_hold(t, meta, parts)) continue;
+        sc_file_index ix;
+        if (!meta->file_index) {
+            usable = 0;
+            break;
+        }
+        if ((rc = sc_file_index_decode(&ix, meta->file_index, meta->file_index_len, meta->name)) != 0) break;
+        if (buckets > 0 && ix.has_bucket_range && (ix.min_total_buckets != buckets || ix.max_total_buckets != buckets)) {
+            usable = 0;
+            break;
+        }
+        for (size_t j = 0; j < count && !read[m]; j++) read[m] = (uint8_t)sc_file_index_may_contain(&ix, files[j].hash);
+    }
+    for (size_t m = 0; !rc && usable && m < metas.count; m++) {
+        if (!read[m]) continue;
+        const sc_entry_vec *records = NULL;
+        sc_entry_vec holder;
+        rc = sc_state_find_records(&found, &records, &holder, t, &metas.items[m], hashes, count);
+        /* Nothing below inserts into the cache, so the borrowed records stay valid. */
+        for (size_t k = 0; !rc && k < found.count; k++) {
+            const sc_manifest_entry *e = &records->items[found.items[k]];
+            size_t j;
+            if (sc_fileset_get(ids, &e->file, &j) != 0) continue; /* a hash collision, not one of ours */
+            if (e->kind == SC_ENTRY_ADD) {
+                if (files[j].live)
+                    rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice", latest->id, e->file.file);
+                else if ((rc = sc_entry_vec_push_copy(&stored, SC_ENTRY_ADD, &e->file)) == 0) {
+                    files[j].live = 1;
+                    files[j].record = stored.count - 1;
+                }
+            } else if (!files[j].live) {
+                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests delete %s, which is not live",
+                                  latest->id, e->file.file);
+            } else {
+                files[j].live = 0;
+            }
+        }
+        sc_entry_vec_free(&holder);
+    }
+    if (!rc && usable) {
+        *out_decided = 1;
+        for (size_t i = 0; !rc && i < c->deletes.count; i++) {
+            const sc_file_entry *d = &c->deletes.items[i].file;
+            size_t j = 0;
+            sc_fileset_get(ids, d, &j);
+            if (files[j].live) {
+                rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &stored.items[files[j].record].file);
+                continue;
+            }
+            char fd[512];
+            describe_file(fd, sizeof fd, t, d);
+            rc = sc_error_set(SC_ECONFLICT,
+                              "File deletion conflict: %s is not live (another commit removed it "
+                              "or it was never added); %s; give up committing",
+                              fd, against);
+        }
+        for (size_t i = 0; !rc && i < c->adds.count; i++) {
+            const sc_file_entry *a = &c->adds.items[i].file;
+            size_t j = 0;
+            sc_fileset_get(ids, a, &j);
+            if (!files[j].live || sc_fileset_get(deleted, a, NULL) == 0) continue;
+            char fa[512];
+            describe_file(fa, sizeof fa, t, a);
+            rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
+        }
+    }
+    free(read);
+    free(files);
+    free(hashes);
+    sc_size_vec_free(&found);
+    sc_fileset_free(ids);
+    sc_entry_vec_free(&stored);
+    sc_manifest_file_vec_free(&metas);
+    return rc;
+}
+
 int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
                            const sc_snapshot *latest, const sc_changes *c, sc_commit_kind kind,
                            const sc_partition_set *parts) {
+    return sc_conflict_check_first(out_deletes, NULL, t, latest, c, kind, parts, 1);
+}
+
+int sc_conflict_check_first(sc_entry_vec *out_deletes, int *out_touched_only, sc_table *t,
+                            const sc_snapshot *latest, const sc_changes *c, sc_commit_kind kind,
+                            const sc_partition_set *parts, int allow_touched) {
     sc_entry_vec live = {0};
     sc_fileset *live_set = NULL, *deleted = NULL;
     char against[512] = "the table is empty";
@@ -258,6 +416,13 @@ int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
     }
     int rc = sc_fileset_new(&deleted);
     if (!rc) rc = check_self(c, deleted);
+    int decided = 0;
+    if (!rc && allow_touched) rc = check_touched(&decided, out_deletes, t, latest, c, kind, parts, deleted, against);
+    if (out_touched_only) *out_touched_only = decided;
+    if (rc || decided) {
+        sc_fileset_free(deleted);
+        return rc;
+    }
     if (!rc && latest) rc = sc_state_live_files(&live, t, latest, parts);
     if (!rc) rc = sc_fileset_new(&live_set);
     for (size_t i = 0; !rc && i < live.count; i++) rc = sc_fileset_put(live_set, &live.items[i].file, i, NULL);

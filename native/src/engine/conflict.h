@@ -1,8 +1,9 @@
 /*
  * Conflict detection (internal): the four real conflicts of BRIEF §4, never
- * retried. Cost follows the touched partitions (full check against the live
- * files there) or, once a commit has been validated against snapshot M, only
- * the delta manifests of the snapshots committed after M.
+ * retried. The first check costs what the commit touches: the manifests its
+ * files may be in (through the file indexes of the manifest list), else the
+ * live files of its partitions; once a commit has been validated against
+ * snapshot M, only the delta manifests of the snapshots committed after M.
  */
 #ifndef SC_CONFLICT_H
 #define SC_CONFLICT_H
@@ -21,6 +22,18 @@
 int sc_conflict_check_full(sc_entry_vec *out_deletes, sc_table *t,
                            const sc_snapshot *latest, const sc_changes *changes,
                            sc_commit_kind kind, const sc_partition_set *parts);
+
+/*
+ * The same check, choosing how: with `allow_touched`, an APPEND or COMPACT
+ * whose files can be found through the manifests' file indexes reads only the
+ * manifests that may mention them (*out_touched_only = 1 when that decided);
+ * otherwise, or with allow_touched 0, every live file of `parts` is read. Both
+ * ways give the same answer and the same deletes (tests compare them).
+ * `out_touched_only` may be NULL. sc_conflict_check_full = allow_touched 1.
+ */
+int sc_conflict_check_first(sc_entry_vec *out_deletes, int *out_touched_only, sc_table *t,
+                            const sc_snapshot *latest, const sc_changes *changes, sc_commit_kind kind,
+                            const sc_partition_set *parts, int allow_touched);
 
 /*
  * Check `changes`, already valid at snapshot `validated`, against what the

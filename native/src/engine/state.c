@@ -9,6 +9,7 @@
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "base/vec.h"
+#include "format/file_index.h"
 #include "format/partition.h"
 
 static int bytes_cmp_qsort(const void *a, const void *b) {
@@ -140,13 +141,27 @@ static int manifest_append(void *out, const void *v) {
     for (size_t i = 0; !rc && i < in->count; i++) rc = sc_entry_vec_push_copy(out, in->items[i].kind, &in->items[i].file);
     return rc;
 }
+/* A cached manifest: its records first (so it reads as an sc_entry_vec), then, built on
+ * first use, its record positions sorted by identity hash (file_index.h). */
+typedef struct hash_pos {
+    uint64_t hash;
+    size_t at;
+} hash_pos;
+
+typedef struct cached_manifest {
+    sc_entry_vec records;
+    hash_pos *by_hash;
+} cached_manifest;
+
 static void manifest_free(void *v) {
-    sc_entry_vec_free(v);
-    free(v);
+    cached_manifest *m = v;
+    sc_entry_vec_free(&m->records);
+    free(m->by_hash);
+    free(m);
 }
 
 static const pinned_kind list_kind = {sizeof(sc_manifest_file_vec), list_decode, list_count, list_append, list_free};
-static const pinned_kind manifest_kind = {sizeof(sc_entry_vec), manifest_decode, manifest_count, manifest_append,
+static const pinned_kind manifest_kind = {sizeof(cached_manifest), manifest_decode, manifest_count, manifest_append,
                                           manifest_free};
 
 /* Append the decoded contents of a pinned object to `out`, from the cache when there. */
@@ -173,8 +188,108 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
     return rc;
 }
 
+int sc_size_vec_push(sc_size_vec *v, size_t value) {
+    int rc;
+    SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "record positions");
+    if (rc) return rc;
+    v->items[v->count++] = value;
+    return 0;
+}
+
+void sc_size_vec_free(sc_size_vec *v) {
+    free(v->items);
+    memset(v, 0, sizeof *v);
+}
+
+static int by_hash_order(const void *pa, const void *pb) {
+    const hash_pos *a = pa, *b = pb;
+    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+    return a->at < b->at ? -1 : a->at > b->at;
+}
+
+static int size_order(const void *pa, const void *pb) {
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static uint64_t record_hash(const sc_manifest_entry *e) {
+    return sc_file_index_hash(e->file.partition, e->file.bucket, e->file.file);
+}
+
+int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc_entry_vec *holder, sc_table *t,
+                          const sc_manifest_file *meta, const uint64_t *hashes, size_t count) {
+    memset(holder, 0, sizeof *holder);
+    *out_records = NULL;
+    out->count = 0;
+    if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    const uint8_t *cache_hash = meta->has_sha256 ? meta->sha256 : unpinned;
+    cached_manifest *cached = sc_cache_get(t->cache, meta->name, cache_hash);
+    int rc = 0;
+    if (!cached) {
+        /* Load it the usual way (which caches it), then look again. */
+        if ((rc = sc_state_load_manifest(holder, t, meta)) != 0) return rc;
+        cached = sc_cache_get(t->cache, meta->name, cache_hash);
+    }
+    if (!cached) {
+        /* Too big to cache: one pass over the copy in `holder`. */
+        *out_records = holder;
+        for (size_t i = 0; !rc && i < holder->count; i++) {
+            uint64_t h = record_hash(&holder->items[i]);
+            for (size_t j = 0; j < count; j++)
+                if (hashes[j] == h) {
+                    rc = sc_size_vec_push(out, i);
+                    break;
+                }
+        }
+        return rc;
+    }
+    sc_entry_vec_free(holder);
+    const sc_entry_vec *records = &cached->records;
+    if (!cached->by_hash && records->count) {
+        /* Built once per cached manifest: later commits touching it pay O(log n) per file. */
+        hash_pos *ix = malloc(records->count * sizeof *ix);
+        if (!ix) return sc_error_set(SC_ENOMEM, "out of memory indexing manifest/%s", meta->name);
+        for (size_t i = 0; i < records->count; i++) ix[i] = (hash_pos){record_hash(&records->items[i]), i};
+        qsort(ix, records->count, sizeof *ix, by_hash_order);
+        cached->by_hash = ix;
+    }
+    for (size_t j = 0; !rc && j < count; j++) {
+        size_t lo = 0, hi = records->count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (cached->by_hash[mid].hash < hashes[j]) lo = mid + 1;
+            else hi = mid;
+        }
+        for (size_t i = lo; !rc && i < records->count && cached->by_hash[i].hash == hashes[j]; i++)
+            rc = sc_size_vec_push(out, cached->by_hash[i].at);
+    }
+    /* In record order (a file's ADD before its DELETE), each position once. */
+    if (!rc && out->count > 1) {
+        qsort(out->items, out->count, sizeof *out->items, size_order);
+        size_t w = 1;
+        for (size_t r = 1; r < out->count; r++)
+            if (out->items[r] != out->items[w - 1]) out->items[w++] = out->items[r];
+        out->count = w;
+    }
+    *out_records = records;
+    return rc;
+}
+
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref) {
     return load_pinned(out, t, &list_kind, ref->name, ref->has_sha256 ? ref->sha256 : NULL, ref->length);
+}
+
+void sc_state_remember_list(sc_table *t, const char *name, const uint8_t sha256[SC_SHA256_LEN],
+                            const sc_manifest_file_vec *list) {
+    sc_manifest_file_vec *copy = calloc(1, sizeof *copy);
+    if (!copy || list_append(copy, list) != 0) {
+        /* Only a cache: a failed copy costs one read later, never a wrong answer. */
+        if (copy) list_free(copy);
+        sc_error_clear();
+        return;
+    }
+    sc_cache_put(t->cache, name, sha256, copy, copy->count + 1, list_free);
 }
 
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta) {
@@ -182,8 +297,7 @@ int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_fil
     return load_pinned(out, t, &manifest_kind, meta->name, meta->has_sha256 ? meta->sha256 : NULL, (uint64_t)meta->size);
 }
 
-/* 1 when the manifest's partition statistics may hold one of the filter's partitions. */
-static int meta_in_filter(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter) {
+int sc_state_meta_may_hold(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter) {
     if (!filter) return 1;
     sc_bytes min = {m->partition_min, m->partition_min_len}, max = {m->partition_max, m->partition_max_len};
     for (size_t i = 0; i < filter->count; i++) {
@@ -200,7 +314,7 @@ static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref
     sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, ref);
     for (size_t i = 0; !rc && i < metas.count; i++) {
-        if (!meta_in_filter(t, &metas.items[i], filter)) continue;
+        if (!sc_state_meta_may_hold(t, &metas.items[i], filter)) continue;
         sc_entry_vec records = {0};
         rc = sc_state_load_manifest(&records, t, &metas.items[i]);
         for (size_t j = 0; !rc && j < records.count; j++) {

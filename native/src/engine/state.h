@@ -29,6 +29,33 @@ void sc_partition_set_free(sc_partition_set *set);
  * the reference), from the handle's cache when there. Appends to `out`. */
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta);
+/* A growable vector of positions. */
+typedef struct sc_size_vec {
+    size_t *items;
+    size_t count, cap;
+} sc_size_vec;
+int sc_size_vec_push(sc_size_vec *v, size_t value);
+void sc_size_vec_free(sc_size_vec *v);
+
+/*
+ * The records of manifest `meta` whose identity hash (sc_file_index_hash) is
+ * one of `hashes`: their positions, ascending, in `out` (reset first), and
+ * the records in *out_records — borrowed from the handle's cache (valid until
+ * the next cache insertion: read them, then let go) or, for a manifest too
+ * big to cache, held in `holder`, which the caller frees with
+ * sc_entry_vec_free either way. A cached manifest is indexed by hash once, so
+ * later lookups cost O(log n) per hash instead of a pass over the records.
+ * Equal hashes do not mean equal identities: callers compare the files.
+ */
+int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc_entry_vec *holder, sc_table *t,
+                          const sc_manifest_file *meta, const uint64_t *hashes, size_t count);
+/* Keep a manifest list this handle just wrote in its cache (a deep copy), so that
+ * its next commit on top of it reads nothing. Best effort: never fails. */
+void sc_state_remember_list(sc_table *t, const char *name, const uint8_t sha256[SC_SHA256_LEN],
+                            const sc_manifest_file_vec *list);
+/* 1 when the manifest's partition statistics may hold one of the filter's partitions
+ * (always 1 for a NULL filter). */
+int sc_state_meta_may_hold(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter);
 
 /*
  * Append to `out` the ADD records of the files live in `snap`, in the

@@ -1,4 +1,5 @@
 /* Paimon 1.4 manifests and manifest lists over Avro containers (paimon_manifest.h). */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "base/error_internal.h"
 #include "base/vec.h"
 #include "format/avro_container.h"
+#include "format/file_index.h"
 #include "format/paimon_manifest.h"
 
 /* Paimon 1.4.2's writer schemas (docs/paimon-layout.md §5), in its field
@@ -45,7 +47,8 @@ static const char LIST_SCHEMA[] =
     "\"fields\":" STATS_FIELDS "}},"
     REQ("_SCHEMA_ID", "\"long\"") "," OPT("_MIN_BUCKET", "\"int\"") "," OPT("_MAX_BUCKET", "\"int\"") ","
     OPT("_MIN_LEVEL", "\"int\"") "," OPT("_MAX_LEVEL", "\"int\"") "," OPT("_MIN_ROW_ID", "\"long\"") ","
-    OPT("_MAX_ROW_ID", "\"long\"") "," OPT("_SNAPCOMMIT_SHA256", "\"bytes\"") "]}";
+    OPT("_MAX_ROW_ID", "\"long\"") "," OPT("_SNAPCOMMIT_SHA256", "\"bytes\"") ","
+    OPT("_SNAPCOMMIT_FILE_INDEX", "\"bytes\"") "]}";
 
 /* A serialized BinaryRow of arity 0: what Paimon stores for "no fields". */
 static const uint8_t EMPTY_ROW[12] = {0};
@@ -374,6 +377,7 @@ static void manifest_file_release(sc_manifest_file *m) {
     free(m->partition_min);
     free(m->partition_max);
     free(m->partition_null_counts);
+    free(m->file_index);
     memset(m, 0, sizeof *m);
 }
 
@@ -403,6 +407,7 @@ int sc_manifest_file_vec_push(sc_manifest_file_vec *v, const sc_manifest_file *m
     c.partition_max = dup_bytes(m->partition_max, m->partition_max_len, &failed);
     c.partition_null_counts = (int64_t *)(void *)dup_bytes(
         (const uint8_t *)m->partition_null_counts, m->partition_null_count_len * sizeof(int64_t), &failed);
+    c.file_index = dup_bytes(m->file_index, m->file_index_len, &failed);
     if (failed) {
         manifest_file_release(&c);
         return sc_error_set(SC_ENOMEM, "out of memory copying manifest file %s", m->name);
@@ -460,7 +465,7 @@ static int list_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     const char *name = NULL;
     sc_stats st;
     int64_t *counts = NULL;
-    sc_bytes sha;
+    sc_bytes sha, file_index;
     rc = get_string(d, rec, "_FILE_NAME", "_FILE_NAME", &name, 1);
     if (!rc) rc = check_name(d, "_FILE_NAME", name);
     if (!rc) rc = get_nonneg(d, rec, "_FILE_SIZE", "_FILE_SIZE", &m.size);
@@ -479,6 +484,15 @@ static int list_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     if (!rc && sha.data) {
         if (sha.len != SC_SHA256_LEN) rc = bad(d, "_SNAPCOMMIT_SHA256", "not 32 bytes");
         else memcpy(m.sha256, sha.data, SC_SHA256_LEN), m.has_sha256 = 1;
+    }
+    if (!rc) rc = get_bytes(d, rec, "_SNAPCOMMIT_FILE_INDEX", "_SNAPCOMMIT_FILE_INDEX", &file_index, 0);
+    if (!rc && file_index.data) {
+        char where[96];
+        sc_file_index ix;
+        snprintf(where, sizeof where, "%s record %" PRIu64 " _SNAPCOMMIT_FILE_INDEX", d->object, d->record);
+        rc = sc_file_index_decode(&ix, file_index.data, file_index.len, where);
+        m.file_index = (uint8_t *)file_index.data;
+        m.file_index_len = file_index.len;
     }
     if (!rc) {
         m.name = (char *)name;
@@ -710,7 +724,9 @@ static int encode_list_entry(avro_value_t *rec, const sc_manifest_file *m) {
            opt_long(rec, "_MIN_ROW_ID", m->has_row_id_range, m->min_row_id) ||
            opt_long(rec, "_MAX_ROW_ID", m->has_row_id_range, m->max_row_id) ||
            set_branch(rec, "_SNAPCOMMIT_SHA256", m->has_sha256, &b) ||
-           (m->has_sha256 && avro_value_set_bytes(&b, (void *)(uintptr_t)m->sha256, SC_SHA256_LEN));
+           (m->has_sha256 && avro_value_set_bytes(&b, (void *)(uintptr_t)m->sha256, SC_SHA256_LEN)) ||
+           set_branch(rec, "_SNAPCOMMIT_FILE_INDEX", m->file_index != NULL, &b) ||
+           (m->file_index && avro_value_set_bytes(&b, m->file_index, m->file_index_len));
 }
 
 static int check_list_entry(const sc_manifest_file *m, size_t i, size_t field_max) {
@@ -725,6 +741,8 @@ static int check_list_entry(const sc_manifest_file *m, size_t i, size_t field_ma
         return enc_fail("manifest list", i, "_PARTITION_STATS", "NULL data with a length");
     if (m->partition_min_len > field_max || m->partition_max_len > field_max)
         return sc_error_set(SC_ELIMIT, "manifest list record %zu: partition stats above %zu bytes", i, field_max);
+    if (m->file_index_len > field_max)
+        return sc_error_set(SC_ELIMIT, "manifest list record %zu: file index above %zu bytes", i, field_max);
     return 0;
 }
 
@@ -737,7 +755,9 @@ int sc_paimon_list_encode(sc_buf *out, const sc_manifest_file_vec *files) {
         if (rc) return rc;
     }
     sc_avro_writer *w;
-    int rc = sc_avro_writer_new(&w, LIST_SCHEMA, "deflate");
+    /* Uncompressed: a list is small but for its file indexes, which are random bits that
+     * deflate cannot shrink and would only spend CPU on, every commit. */
+    int rc = sc_avro_writer_new(&w, LIST_SCHEMA, "null");
     for (size_t i = 0; !rc && i < files->count; i++) {
         avro_value_t *rec;
         rc = sc_avro_writer_value(&rec, w);

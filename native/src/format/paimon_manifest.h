@@ -63,6 +63,9 @@ typedef struct sc_manifest_file {
     int64_t min_row_id, max_row_id;
     int has_sha256;
     uint8_t sha256[SC_SHA256_LEN];
+    /* _SNAPCOMMIT_FILE_INDEX (file_index.h): NULL when absent (Paimon's lists, big manifests). */
+    uint8_t *file_index;
+    size_t file_index_len;
 } sc_manifest_file;
 
 typedef struct sc_manifest_file_vec {
