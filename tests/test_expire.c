@@ -463,3 +463,36 @@ Test(orphans, removes_old_unreferenced_objects_only) {
     check_retained(t);
     sc_table_free(t);
 }
+
+/* ---- fsck after expiration ---- */
+
+Test(expire, fsck_accepts_history_from_earliest_and_finds_a_missing_retained_object) {
+    sc_table *t = table("ex_fsck");
+    chain(t, 1, 8);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(3, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_eq(earliest(t), 6);
+    OK(sc_table_fsck(t, NULL, NULL));
+    /* the first retained snapshot's delta list: named by it, so its loss is damage */
+    sc_snapshot_info *info;
+    OK(sc_table_snapshot_info(&info, t, 6));
+    sc_snapshot_info_free(info);
+    uint8_t *doc;
+    size_t len;
+    OK(sc_store_get(sc_table_store(t), &doc, &len, NULL, "snapshot/snapshot-6"));
+    char *text = strndup((const char *)doc, len);
+    free(doc);
+    char *at = strstr(text, "\"deltaManifestList\":\"");
+    cr_assert_not_null(at);
+    at += strlen("\"deltaManifestList\":\"");
+    char key[256] = "manifest/";
+    strncat(key, at, strcspn(at, "\""));
+    free(text);
+    OK(sc_store_delete(sc_table_store(t), key));
+    sc_table *u = tu_reopen("ex_fsck");
+    FAILS(SC_ECORRUPT, sc_table_fsck(u, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), "missing"), "%s", sc_error_message());
+    sc_table_free(u);
+    sc_table_free(t);
+}
