@@ -58,5 +58,7 @@ int cmd_log(int argc, char **argv);
 int cmd_files(int argc, char **argv);
 int cmd_last_committed(int argc, char **argv);
 int cmd_fsck(int argc, char **argv);
+int cmd_expire(int argc, char **argv);
+int cmd_remove_orphans(int argc, char **argv);
 
 #endif

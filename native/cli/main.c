@@ -19,6 +19,10 @@ static const char usage[] =
     "  files TABLE [--snapshot N] [--json]                           list live data files\n"
     "  last-committed TABLE --user U                                 last identifier of a user\n"
     "  fsck TABLE                                                    verify the table\n"
+    "  expire TABLE [--retain-min N] [--retain-max N] [--older-than DURATION] [--limit N]\n"
+    "         [--dry-run] [--json]                                   expire old snapshots\n"
+    "  remove-orphans TABLE [--older-than DURATION] [--dry-run] [--json]\n"
+    "                                                                delete unreferenced objects\n"
     "\n"
     "TABLE is a directory path or a file:// URI.\n"
     "Run 'snapcommit COMMAND --help' for a command's options.\n"
@@ -165,6 +169,7 @@ int main(int argc, char **argv) {
     } commands[] = {
         {"init", cmd_init},   {"commit", cmd_commit}, {"log", cmd_log},
         {"files", cmd_files}, {"last-committed", cmd_last_committed}, {"fsck", cmd_fsck},
+        {"expire", cmd_expire}, {"remove-orphans", cmd_remove_orphans},
     };
     if (argc < 2) {
         fputs(usage, stderr);

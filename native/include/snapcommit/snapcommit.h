@@ -9,6 +9,7 @@
 #include "snapcommit/env.h"
 #include "snapcommit/store.h"
 #include "snapcommit/table.h"
+#include "snapcommit/upkeep.h"
 
 #define SC_VERSION_STRING "0.1.0"
 

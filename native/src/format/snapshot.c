@@ -503,6 +503,9 @@ int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const 
     if (!rc) {
         json_t *index = json_object_get(doc, "indexManifest");
         out->has_index_manifest = index && !json_is_null(index);
+        json_t *changelog = json_object_get(doc, "changelogManifestList");
+        json_t *stats = json_object_get(doc, "statistics");
+        out->has_changelog_or_stats = (changelog && !json_is_null(changelog)) || (stats && !json_is_null(stats));
     }
     if (!rc && !out->foreign && ident < 0) rc = corrupt(&c, "commitIdentifier", "is negative");
     if (!rc) {

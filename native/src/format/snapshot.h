@@ -66,6 +66,8 @@ typedef struct sc_snapshot {
     sc_watermark *watermarks; /* sorted by user */
     size_t watermark_count;
     int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
+    int has_changelog_or_stats; /* Paimon's "changelogManifestList" or "statistics": never ours;
+                                   upkeep must not delete what they name */
 } sc_snapshot;
 
 /* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user),

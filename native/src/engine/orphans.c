@@ -1,0 +1,165 @@
+/*
+ * Orphan-file removal (Paimon's RemoveOrphanFiles): objects of the table's
+ * own shapes that no snapshot references and that are older than a limit.
+ *
+ * The listing comes first and the snapshots are read after it, so a commit
+ * that landed before the listing ended is seen; what a commit still in
+ * flight wrote is protected by its age alone: older_than must exceed the
+ * longest a commit takes from its first write to its claim.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error_internal.h"
+#include "base/log.h"
+#include "engine/state.h"
+#include "engine/upkeep.h"
+#include "snapcommit/upkeep.h"
+
+void sc_orphans_options_init(sc_orphans_options *opt) {
+    *opt = (sc_orphans_options){.older_than_ms = SC_ORPHANS_DEFAULT_OLDER_THAN_MS};
+}
+
+typedef enum key_kind { KEY_OTHER = 0, KEY_MANIFEST, KEY_DATA, KEY_PROBE } key_kind;
+
+/* 1 when `seg` (len bytes) is "<name>=<anything>". */
+static int is_partition_segment(const char *seg, size_t len, const char *name) {
+    size_t n = strlen(name);
+    return len > n && strncmp(seg, name, n) == 0 && seg[n] == '=';
+}
+
+/* What a key is, by its shape; anything not recognised is KEY_OTHER and never touched. */
+static key_kind classify(const sc_table *t, const char *key) {
+    if (strncmp(key, "manifest/manifest-", 18) == 0 && !strchr(key + 9, '/')) return KEY_MANIFEST;
+    if (strncmp(key, "metadata/probe-", 15) == 0) return KEY_PROBE;
+    /* <k1>=<v1>/.../bucket-<b>/<file>, the partition keys in the schema's order */
+    const char *p = key;
+    for (size_t i = 0; i < t->schema.partition_key_count; i++) {
+        const char *slash = strchr(p, '/');
+        if (!slash || !is_partition_segment(p, (size_t)(slash - p), t->schema.partition_keys[i])) return KEY_OTHER;
+        p = slash + 1;
+    }
+    if (strncmp(p, "bucket-", 7) != 0) return KEY_OTHER;
+    p += 7;
+    if (*p < '0' || *p > '9') return KEY_OTHER;
+    while (*p >= '0' && *p <= '9') p++;
+    if (*p != '/' || !p[1] || p[1] == '.' || strchr(p + 1, '/')) return KEY_OTHER;
+    return KEY_DATA;
+}
+
+static void progress(const sc_orphans_options *o, const char *phase, uint64_t done, uint64_t total) {
+    if (o->progress) o->progress(o->progress_ctx, phase, done, total);
+}
+
+/* Everything a snapshot from the first present one to the latest references. */
+static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const sc_orphans_options *o) {
+    uint64_t latest = 0, first = 0;
+    int rc = t->strategy->latest(t, &latest);
+    if (!rc && latest) rc = t->strategy->earliest(t, &first);
+    if (rc || !latest) return rc;
+    int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
+    if (file_chain) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
+        uint64_t *ids = NULL;
+        size_t n = 0;
+        if ((rc = sc_snapshot_ids_list(&ids, &n, t)) != 0) return rc;
+        if (n && ids[0] < first) first = ids[0];
+        free(ids);
+    }
+    int have_live = 0;
+    for (uint64_t id = first; !rc && id <= latest; id++) {
+        sc_snapshot s;
+        rc = sc_table_read_snapshot(&s, NULL, t, id);
+        if (rc == SC_ENOTFOUND && !have_live) { /* a leftover deleted meanwhile */
+            sc_error_clear();
+            rc = 0;
+            continue;
+        }
+        if (rc) return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "remove-orphans: reading snapshot %" PRIu64, id);
+        if (s.has_index_manifest || s.has_changelog_or_stats)
+            rc = sc_error_set(SC_EUNSUPPORTED, "remove-orphans refused: snapshot %" PRIu64 " names Paimon changelog, index "
+                                               "or statistics objects this build does not follow",
+                              id);
+        if (!rc) rc = sc_upkeep_meta_refs(keep, keep, t, &s);
+        if (!rc) rc = sc_upkeep_extra_refs(keep, NULL, t, &s);
+        sc_entry_vec records = {0};
+        if (!rc && !have_live) rc = sc_state_live_files(&records, t, &s, NULL);
+        else if (!rc) rc = sc_state_delta_records(&records, t, &s, NULL);
+        /* Both kinds: a delta's DELETE names a file live in the snapshot before. */
+        for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(keep, out_skipped, t, &records.items[i].file);
+        have_live = 1;
+        sc_entry_vec_free(&records);
+        sc_snapshot_clear(&s);
+        progress(o, "reading", id - first + 1, latest - first + 1);
+    }
+    return rc;
+}
+
+int sc_table_remove_orphans(sc_orphans_result *out, sc_table *t, const sc_orphans_options *opt_in) {
+    sc_orphans_result r = {0};
+    sc_orphans_options o;
+    if (!t) return sc_error_set(SC_EINVAL, "remove-orphans: NULL table");
+    if (opt_in) o = *opt_in;
+    else sc_orphans_options_init(&o);
+    if (o.older_than_ms < 0) return sc_error_set(SC_EINVAL, "remove-orphans: older-than must not be negative");
+    sc_list_page all = {0};
+    sc_keyset keep = {0};
+    uint64_t skipped = 0;
+    int rc = sc_upkeep_refuse_unprotected(t, "remove-orphans");
+    if (!rc) rc = sc_store_list_all(t->store, &all, "");
+    if (rc && !sc_error_has_message()) rc = sc_error_wrap(rc, "remove-orphans: listing the table");
+    if (!rc) rc = referenced(&keep, &skipped, t, &o);
+    if (!rc) sc_keyset_seal(&keep);
+    r.objects_listed = all.count;
+    int64_t now = t->env.now_ms(t->env.ctx);
+    int64_t cutoff = now < INT64_MIN + o.older_than_ms ? INT64_MIN : now - o.older_than_ms;
+    for (size_t i = 0; !rc && i < all.count; i++) {
+        const char *key = all.keys[i];
+        key_kind kind = classify(t, key);
+        progress(&o, "orphans", i + 1, all.count);
+        if (kind == KEY_OTHER || sc_keyset_has(&keep, key)) continue;
+        r.orphans_found++;
+        sc_object_info info;
+        rc = sc_store_head(t->store, &info, key);
+        if (rc == SC_ENOTFOUND) { /* removed meanwhile */
+            sc_error_clear();
+            rc = 0;
+            continue;
+        }
+        if (rc) {
+            rc = sc_error_wrap(rc, "remove-orphans: reading %s", key);
+            break;
+        }
+        /* Age by the storage's clock; an unknown age is never old enough. */
+        if (info.mtime_ms <= 0 || info.mtime_ms >= cutoff) {
+            r.too_young++;
+            continue;
+        }
+        if (!o.dry_run) {
+            rc = sc_store_delete(t->store, key);
+            if (rc == SC_ENOTFOUND) {
+                sc_error_clear();
+                rc = 0;
+                continue;
+            }
+            if (rc) {
+                rc = sc_error_wrap(rc, "remove-orphans: deleting %s", key);
+                break;
+            }
+        }
+        if (kind == KEY_MANIFEST) r.manifests_deleted++;
+        else if (kind == KEY_DATA) r.data_files_deleted++;
+        else r.other_deleted++;
+        r.bytes_deleted += info.size;
+    }
+    sc_list_page_free(&all);
+    sc_keyset_free(&keep);
+    if (!rc)
+        sc_log(SC_LOG_INFO, "remove-orphans: %" PRIu64 " keys listed, %" PRIu64 " unreferenced, %" PRIu64
+                            " too young, %" PRIu64 " deleted%s (%" PRIu64 " bytes)",
+               r.objects_listed, r.orphans_found, r.too_young, r.data_files_deleted + r.manifests_deleted + r.other_deleted,
+               o.dry_run ? " (dry run)" : "", r.bytes_deleted);
+    if (out) *out = r;
+    return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * What expiration (expire.c) and orphan removal (orphans.c) share (internal):
+ * sets of store keys with sizes, and what a snapshot references.
+ */
+#ifndef SC_UPKEEP_INTERNAL_H
+#define SC_UPKEEP_INTERNAL_H
+
+#include <stdint.h>
+
+#include "format/snapshot.h"
+#include "strategy/strategy.h"
+
+/* A set of store keys, each with the size its metadata records (0 unknown). */
+typedef struct sc_keyset_item {
+    char *key;
+    uint64_t size;
+} sc_keyset_item;
+
+typedef struct sc_keyset {
+    sc_keyset_item *items;
+    size_t count, cap;
+    int sealed; /* sorted and de-duplicated; sc_keyset_add unseals */
+} sc_keyset;
+
+/* Copy `key` into the set. SC_ENOMEM. */
+int sc_keyset_add(sc_keyset *s, const char *key, uint64_t size);
+/* Sort and drop duplicates (the first size of a key is kept). */
+void sc_keyset_seal(sc_keyset *s);
+/* 1 when the sealed set holds key. */
+int sc_keyset_has(const sc_keyset *s, const char *key);
+void sc_keyset_free(sc_keyset *s);
+
+/*
+ * Add to `lists` the manifest lists snapshot `s` names ("manifest/<name>")
+ * and to `manifests` the manifests in them. Then the extension hook
+ * (sc_upkeep_extra_refs) adds what a snapshot references beyond Paimon's.
+ */
+int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, const sc_snapshot *s);
+/*
+ * HOOK: objects a snapshot references beyond Paimon's own (snapcommit's
+ * extensions in its properties, e.g. an archive under metadata/watermarks/).
+ * Whatever is added to `keep` is never deleted while `s` is retained; when
+ * `s` expires, whatever is added to `expired` (and is not kept by a retained
+ * snapshot) is deleted with its manifests. Nothing today.
+ */
+int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const sc_snapshot *s);
+/*
+ * Add the store keys of data file `f` (and of its extra files, in the same
+ * directory) to `out`. A file with an external path is not under the table:
+ * nothing is added and *out_skipped is incremented.
+ */
+int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, const sc_file_entry *f);
+/*
+ * SC_EUNSUPPORTED naming what when the table has Paimon tags, branches or
+ * consumers (tag/, branch/, consumer/): they pin snapshots and files that
+ * this build does not protect, so `what` ("expiration") refuses to run.
+ */
+int sc_upkeep_refuse_unprotected(sc_table *t, const char *what);
+
+#endif

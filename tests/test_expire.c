@@ -1,0 +1,498 @@
+/*
+ * Table upkeep (upkeep.h): expiration with Paimon's retention rules, exactly
+ * the unreferenced objects deleted, a run interrupted at every delete and
+ * finished by the next, commits planned on an expired base, replay filtering
+ * after expiry, orphan removal by age, durations.
+ */
+#include "sc_test_util.h"
+#include "sc_test_assert.h"
+
+#include <inttypes.h>
+
+#include "snapcommit/upkeep.h"
+
+/* ---- a virtual clock shared by the table and the mem store ---- */
+
+static int64_t clock_ms;
+static int64_t now_fn(void *ctx) {
+    (void)ctx;
+    return clock_ms;
+}
+
+static void use_clock(sc_table *t, const char *name) {
+    sc_env env;
+    sc_env_init(&env);
+    env.now_ms = now_fn;
+    OK(sc_table_set_env(t, &env));
+    OK(sc_mem_store_set_env(name, &env));
+}
+
+static sc_table *table(const char *name) {
+    clock_ms = 1000000;
+    sc_table *t = tu_mem_table(name);
+    use_clock(t, name);
+    return t;
+}
+
+/* The store key of a TU_SCHEMA file in partition "p", bucket 0. */
+static char *key_of(sc_table *t, const char *file) {
+    sc_file_entry e = tu_file("p", 0, 0, 0, file, 1, NULL, NULL);
+    char *path;
+    OK(sc_table_file_path(&path, t, &e));
+    return path;
+}
+
+static void put_data(sc_table *t, const char *file) {
+    char *k = key_of(t, file);
+    OK(sc_store_put(sc_table_store(t), NULL, k, TEXT("0123456789")));
+    free(k);
+}
+
+static int present(sc_table *t, const char *key) {
+    sc_object_info info;
+    int rc = sc_store_head(sc_table_store(t), &info, key);
+    cr_assert(rc == 0 || rc == SC_ENOTFOUND, "%s", sc_error_message());
+    return rc == 0;
+}
+
+static int data_present(sc_table *t, const char *file) {
+    char *k = key_of(t, file);
+    int p = present(t, k);
+    free(k);
+    return p;
+}
+
+/*
+ * n commits, one a clock second apart: commit i adds data/f<i> (written to the store) and,
+ * as a compaction, deletes data/f<i-1>. Every snapshot therefore has one live file, and the
+ * file of snapshot i is deleted by snapshot i+1.
+ */
+static void chain(sc_table *t, int from, int n) {
+    for (int i = from; i < from + n; i++) {
+        char add[32], del[32];
+        snprintf(add, sizeof add, "data/f%d", i);
+        snprintf(del, sizeof del, "data/f%d", i - 1);
+        put_data(t, add);
+        sc_file_entry a = tu_file("p", 0, 0, 0, add, 1, NULL, NULL), d = tu_file("p", 0, 0, 0, del, 1, NULL, NULL);
+        clock_ms += 1000;
+        int rc = tu_commit(NULL, t, "job", i, i > 1 ? SC_KIND_COMPACT : SC_KIND_APPEND, 0, &a, 1, &d, i > 1);
+        cr_assert_eq(rc, 0, "commit %d: %s", i, sc_error_message());
+    }
+}
+
+static sc_expire_options opts(uint64_t min, uint64_t max, int64_t older, uint64_t limit) {
+    sc_expire_options o;
+    sc_expire_options_init(&o);
+    o.retain_min = min;
+    o.retain_max = max;
+    o.older_than_ms = older;
+    o.limit = limit;
+    return o;
+}
+
+static uint64_t earliest(sc_table *t) {
+    uint64_t id;
+    OK(sc_table_earliest_id(&id, t));
+    return id;
+}
+
+/* Every retained snapshot reads whole, every live file of each is on storage, fsck is clean. */
+static void check_retained(sc_table *t) {
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "fsck: %s", sc_error_message());
+    uint64_t e = earliest(t), l = tu_latest(t);
+    for (uint64_t id = e; id <= l; id++) {
+        sc_file_list *files;
+        cr_assert_eq(sc_table_files(&files, t, id), 0, "snapshot %" PRIu64 ": %s", id, sc_error_message());
+        for (size_t i = 0; i < files->count; i++) {
+            char *k;
+            OK(sc_table_file_path(&k, t, &files->entries[i]));
+            cr_assert(present(t, k), "snapshot %" PRIu64 " lost its file %s", id, k);
+            free(k);
+        }
+        sc_file_list_free(files);
+    }
+}
+
+/* ---- retention rules ---- */
+
+Test(expire, retain_min_keeps_that_many_however_old) {
+    sc_table *t = table("ex_min");
+    chain(t, 1, 12);
+    clock_ms += 10 * 3600 * 1000;
+    sc_expire_options o = opts(4, INT32_MAX, 0, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.snapshots_expired, 8);
+    cr_assert_eq(r.earliest_before, 1);
+    cr_assert_eq(r.earliest_after, 9);
+    cr_assert_eq(earliest(t), 9);
+    cr_assert_eq(tu_latest(t), 12);
+    cr_assert_eq(r.data_files_deleted, 8, "f1..f8 were deleted by snapshots 2..9; f9 is live in 9");
+    for (int i = 1; i <= 12; i++) {
+        char f[16];
+        snprintf(f, sizeof f, "data/f%d", i);
+        cr_assert_eq(data_present(t, f), i >= 9, "%s", f);
+    }
+    check_retained(t);
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.snapshots_expired, 0, "a second run finds nothing");
+    sc_table_free(t);
+}
+
+Test(expire, time_retained_keeps_young_snapshots) {
+    sc_table *t = table("ex_time");
+    chain(t, 1, 10); /* snapshot i at 1,000,000 + 1000 i */
+    clock_ms = 1000000 + 10000 + 3500;
+    /* cutoff = now - 7.5 s = 1,006,000: snapshots 1..5 (timeMillis < 1,006,000) are old */
+    sc_expire_options o = opts(1, INT32_MAX, 7500, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 6, "expired up to the first young snapshot: %" PRIu64, r.earliest_after);
+    cr_assert_eq(r.snapshots_expired, 5);
+    check_retained(t);
+    sc_table_free(t);
+}
+
+Test(expire, retain_max_forces_young_snapshots_out) {
+    sc_table *t = table("ex_max");
+    chain(t, 1, 10);
+    sc_expire_options o = opts(1, 3, 3600 * 1000, 50); /* every snapshot is young */
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 8, "at most 3 kept: %" PRIu64, r.earliest_after);
+    check_retained(t);
+    o = opts(1, INT32_MAX, 3600 * 1000, 50);
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.snapshots_expired, 0, "young snapshots stay without retain-max");
+    sc_table_free(t);
+}
+
+Test(expire, limit_bounds_one_run) {
+    sc_table *t = table("ex_limit");
+    chain(t, 1, 10);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 3);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.snapshots_expired, 3);
+    cr_assert_eq(earliest(t), 4);
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(earliest(t), 7);
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(earliest(t), 9, "retain-min 2 stops the third run at 9");
+    cr_assert_eq(r.snapshots_expired, 2);
+    check_retained(t);
+    sc_table_free(t);
+}
+
+Test(expire, options_are_checked_and_read_from_the_table) {
+    sc_table *t = table("ex_opts");
+    sc_expire_options o = opts(0, 10, 0, 1);
+    FAILS(SC_EINVAL, sc_table_expire(NULL, t, &o));
+    o = opts(5, 4, 0, 1);
+    FAILS(SC_EINVAL, sc_table_expire(NULL, t, &o));
+    o = opts(1, 4, -1, 1);
+    FAILS(SC_EINVAL, sc_table_expire(NULL, t, &o));
+    OK(sc_expire_options_from_table(&o, t));
+    cr_assert_eq(o.retain_min, 10);
+    cr_assert_eq(o.retain_max, INT32_MAX);
+    cr_assert_eq(o.older_than_ms, 3600 * 1000);
+    cr_assert_eq(o.limit, 50);
+    sc_table_free(t);
+
+    sc_mem_store_reset("ex_opts2");
+    sc_store *s;
+    OK(sc_store_open(&s, "mem://ex_opts2"));
+    const char *schema = "{\"fields\":[{\"name\":\"v\",\"type\":\"BIGINT\"}],\"options\":{\"snapshot.num-retained.min\":\"3\","
+                         "\"snapshot.num-retained.max\":\"7\",\"snapshot.time-retained\":\"30 min\",\"snapshot.expire.limit\":\"9\"}}";
+    OK(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, strlen(schema)));
+    sc_store_free(s);
+    t = tu_reopen("ex_opts2");
+    OK(sc_expire_options_from_table(&o, t));
+    cr_assert_eq(o.retain_min, 3);
+    cr_assert_eq(o.retain_max, 7);
+    cr_assert_eq(o.older_than_ms, 30 * 60 * 1000);
+    cr_assert_eq(o.limit, 9);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, NULL));
+    cr_assert_eq(r.latest, 0, "an empty table: nothing to do");
+    sc_table_free(t);
+}
+
+Test(expire, durations) {
+    int64_t ms;
+    OK(sc_duration_parse(&ms, "500ms"));
+    cr_assert_eq(ms, 500);
+    OK(sc_duration_parse(&ms, "30m"));
+    cr_assert_eq(ms, 30 * 60000);
+    OK(sc_duration_parse(&ms, "1 h"));
+    cr_assert_eq(ms, 3600000);
+    OK(sc_duration_parse(&ms, "1d"));
+    cr_assert_eq(ms, 86400000);
+    OK(sc_duration_parse(&ms, "30 min"));
+    cr_assert_eq(ms, 1800000);
+    OK(sc_duration_parse(&ms, "42"));
+    cr_assert_eq(ms, 42);
+    FAILS(SC_EINVAL, sc_duration_parse(&ms, "h"));
+    FAILS(SC_EINVAL, sc_duration_parse(&ms, "1 week"));
+    FAILS(SC_EINVAL, sc_duration_parse(&ms, "-1s"));
+    FAILS(SC_EINVAL, sc_duration_parse(&ms, "99999999999999999999d"));
+    FAILS(SC_EINVAL, sc_duration_parse(&ms, "9999999999999999d"));
+}
+
+/* ---- exactly the unreferenced objects ---- */
+
+
+static sc_list_page listing(const char *name) {
+    sc_list_page p;
+    OK(sc_mem_store_keys(&p, name));
+    return p;
+}
+
+static int in_page(const sc_list_page *p, const char *key) {
+    for (size_t i = 0; i < p->count; i++)
+        if (strcmp(p->keys[i], key) == 0) return 1;
+    return 0;
+}
+
+Test(expire, deletes_exactly_what_no_retained_snapshot_references) {
+    sc_table *t = table("ex_exact");
+    chain(t, 1, 20);
+    clock_ms += 3600 * 1000 * 2;
+    sc_list_page before = listing("ex_exact");
+    sc_expire_options o = opts(5, INT32_MAX, 0, 50);
+    o.dry_run = 1;
+    sc_expire_result dry, r;
+    OK(sc_table_expire(&dry, t, &o));
+    sc_list_page same = listing("ex_exact");
+    cr_assert_eq(same.count, before.count, "a dry run deletes nothing");
+    sc_list_page_free(&same);
+    o.dry_run = 0;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.snapshots_expired, dry.snapshots_expired);
+    cr_assert_eq(r.data_files_deleted, dry.data_files_deleted);
+    cr_assert_eq(r.manifests_deleted, dry.manifests_deleted);
+    cr_assert_eq(r.manifest_lists_deleted, dry.manifest_lists_deleted);
+    cr_assert_eq(r.bytes_deleted, dry.bytes_deleted);
+    sc_list_page after = listing("ex_exact");
+    uint64_t gone = 0, gone_snap = 0, gone_data = 0, gone_meta = 0;
+    for (size_t i = 0; i < before.count; i++) {
+        const char *k = before.keys[i];
+        if (in_page(&after, k)) continue;
+        gone++;
+        uint64_t id;
+        if (strncmp(k, "snapshot/snapshot-", 18) == 0) {
+            id = strtoull(k + 18, NULL, 10);
+            cr_assert_lt(id, 16, "retained snapshot %s deleted", k);
+            gone_snap++;
+        } else if (strncmp(k, "manifest/", 9) == 0) {
+            gone_meta++;
+        } else {
+            cr_assert(strstr(k, "/bucket-0/data-f"), "unexpected deletion %s", k);
+            gone_data++;
+        }
+        cr_assert(strncmp(k, "metadata/", 9) && strncmp(k, "schema/", 7), "%s must never be deleted", k);
+    }
+    cr_assert_eq(gone_snap, 15);
+    cr_assert_eq(gone_data, 15, "f1..f15: deleted by snapshots 2..16, live in no retained one");
+    cr_assert_eq(gone_meta, r.manifests_deleted + r.manifest_lists_deleted);
+    cr_assert_eq(gone, r.snapshots_expired + r.data_files_deleted + r.manifests_deleted + r.manifest_lists_deleted);
+    for (size_t i = 0; i < after.count; i++) cr_assert(in_page(&before, after.keys[i]) || !strcmp(after.keys[i], "snapshot/EARLIEST"));
+    check_retained(t);
+    /* Nothing unreferenced is left: orphan removal (another walk, over every retained
+     * snapshot) finds no manifest to delete. */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 0;
+    oo.dry_run = 1;
+    sc_orphans_result orr;
+    OK(sc_table_remove_orphans(&orr, t, &oo));
+    cr_assert_eq(orr.orphans_found, 0, "expire left %" PRIu64 " unreferenced objects", orr.orphans_found);
+    sc_list_page_free(&before);
+    sc_list_page_free(&after);
+    sc_table_free(t);
+}
+
+/* ---- interrupted at every delete, finished by the next run ---- */
+
+Test(expire, a_run_failing_at_any_delete_leaves_a_sound_table_and_a_rerun_finishes) {
+    char name[32] = "ex_crash";
+    sc_table *t = table(name);
+    chain(t, 1, 12);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(4, INT32_MAX, 0, 50);
+    o.dry_run = 1;
+    sc_expire_result plan;
+    OK(sc_table_expire(&plan, t, &o));
+    o.dry_run = 0;
+    uint64_t deletes = plan.snapshots_expired + plan.data_files_deleted + plan.manifests_deleted + plan.manifest_lists_deleted;
+    cr_assert_gt(deletes, 20);
+    sc_table_free(t);
+    for (uint64_t n = 1; n <= deletes; n++) {
+        snprintf(name, sizeof name, "ex_crash_%" PRIu64, n);
+        t = table(name);
+        chain(t, 1, 12);
+        clock_ms += 3600 * 1000 * 2;
+        OK(sc_mem_store_arm_fault(name, 1u << SC_OP_DELETE, n, SC_MEM_FAULT_FAIL, 0));
+        sc_expire_result r;
+        cr_assert_neq(sc_table_expire(&r, t, &o), 0, "delete %" PRIu64 " failed, so must the run", n);
+        sc_table *u = tu_reopen(name);
+        use_clock(u, name);
+        check_retained(u);
+        cr_assert_eq(tu_latest(u), 12);
+        sc_expire_result again;
+        cr_assert_eq(sc_table_expire(&again, u, &o), 0, "re-run after delete %" PRIu64 ": %s", n, sc_error_message());
+        cr_assert_eq(earliest(u), 9);
+        check_retained(u);
+        cr_assert_eq(tu_count_keys(name, "snapshot/snapshot-", NULL), 4);
+        for (int i = 1; i <= 8; i++) {
+            char f[16];
+            snprintf(f, sizeof f, "data/f%d", i);
+            cr_assert(!data_present(u, f), "%s left after the re-run (fault at %" PRIu64 ")", f, n);
+        }
+        sc_orphans_options oo;
+        sc_orphans_options_init(&oo);
+        oo.older_than_ms = 0;
+        oo.dry_run = 1;
+        sc_orphans_result orr;
+        OK(sc_table_remove_orphans(&orr, u, &oo));
+        cr_assert_eq(orr.orphans_found, 0, "fault at %" PRIu64 ": %" PRIu64 " objects left behind", n, orr.orphans_found);
+        sc_table_free(u);
+        sc_table_free(t);
+        sc_mem_store_reset(name);
+    }
+}
+
+/* ---- commits in flight, replay ---- */
+
+Test(expire, a_commit_planned_on_an_expired_base_commits_or_conflicts_clearly) {
+    sc_table *t = table("ex_inflight");
+    chain(t, 1, 3); /* live after 3: f3 */
+    uint64_t base = tu_latest(t);
+    /* Planned on base 3, committed later: an append of a new file, and a compaction of f3. */
+    sc_file_entry nf = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
+    sc_file_entry f3 = tu_file("p", 0, 0, 0, "data/f3", 1, NULL, NULL);
+    sc_file_entry merged = tu_file("p", 0, 0, 0, "data/merged", 1, NULL, NULL);
+    put_data(t, "data/late");
+    chain(t, 4, 10); /* snapshot 4 deletes f3 */
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_gt(earliest(t), base + 1, "the base's successors have expired");
+    cr_assert(!data_present(t, "data/f3"));
+    sc_table *w = tu_reopen("ex_inflight");
+    FAILS(SC_ECONFLICT, tu_commit(NULL, w, "other", 1, SC_KIND_COMPACT, base, &merged, 1, &f3, 1));
+    cr_assert(strstr(sc_error_message(), "File deletion conflict"), "%s", sc_error_message());
+    sc_commit_result cr;
+    cr_assert_eq(tu_commit(&cr, w, "other", 2, SC_KIND_APPEND, base, &nf, 1, NULL, 0), 0, "%s", sc_error_message());
+    cr_assert(data_present(w, "data/late"));
+    check_retained(w);
+    sc_table_free(w);
+    sc_table_free(t);
+}
+
+Test(expire, replay_filtering_survives_the_expiry_of_the_users_commit) {
+    sc_table *t = table("ex_replay");
+    sc_commit_result r;
+    OK(tu_commit_one(&r, t, "early", 5));
+    chain(t, 1, 15);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(3, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_gt(earliest(t), 1, "the snapshot holding early's commit has expired");
+    FAILS(SC_ECOMMITTED, tu_commit_one(&r, t, "early", 5));
+    int64_t ident = 0;
+    int found = 0;
+    OK(sc_table_last_committed(&ident, &found, t, "early"));
+    cr_assert(found && ident == 5);
+    int64_t ids[] = {4, 5, 6};
+    size_t n;
+    OK(sc_table_filter_committed(ids, &n, t, "early", ids, 3));
+    cr_assert_eq(n, 1);
+    cr_assert_eq(ids[0], 6);
+    sc_table_free(t);
+}
+
+/* ---- refusals ---- */
+
+Test(expire, tables_whose_protection_is_not_implemented_are_refused) {
+    sc_table *t = tu_mem_table_with("ex_head", (tu_table_opts){.strategy = SC_STRATEGY_HEAD});
+    FAILS(SC_EUNSUPPORTED, sc_table_expire(NULL, t, NULL));
+    sc_table_free(t);
+    t = table("ex_tag");
+    chain(t, 1, 3);
+    OK(sc_store_put(sc_table_store(t), NULL, "tag/tag-a", TEXT("{}")));
+    FAILS(SC_EUNSUPPORTED, sc_table_expire(NULL, t, NULL));
+    cr_assert(strstr(sc_error_message(), "tag"), "%s", sc_error_message());
+    FAILS(SC_EUNSUPPORTED, sc_table_remove_orphans(NULL, t, NULL));
+    sc_table_free(t);
+}
+
+/* ---- orphans ---- */
+
+Test(orphans, removes_old_unreferenced_objects_only) {
+    sc_table *t = table("or_basic");
+    chain(t, 1, 3);
+    sc_store *s = sc_table_store(t);
+    put_data(t, "data/lost-checkpoint");
+    OK(sc_store_put(s, NULL, "manifest/manifest-list-lost-0", TEXT("x")));
+    OK(sc_store_put(s, NULL, "manifest/index-manifest-x", TEXT("x")));
+    OK(sc_store_put(s, NULL, "metadata/probe-x/a", TEXT("x")));
+    OK(sc_store_put(s, NULL, "notes/readme", TEXT("x")));
+    OK(sc_store_put(s, NULL, "part=p/bucket-0/sub/deeper", TEXT("x")));
+    clock_ms += 10000;
+    put_data(t, "data/young");
+    sc_orphans_options o;
+    sc_orphans_options_init(&o);
+    o.older_than_ms = 5000;
+    sc_orphans_result r;
+    OK(sc_table_remove_orphans(&r, t, &o));
+    /* f1, f2: deleted by snapshots 2 and 3 but still referenced by their deltas and snapshots */
+    cr_assert(data_present(t, "data/f1") && data_present(t, "data/f2") && data_present(t, "data/f3"));
+    cr_assert(!data_present(t, "data/lost-checkpoint"));
+    cr_assert(!present(t, "manifest/manifest-list-lost-0"));
+    cr_assert(!present(t, "metadata/probe-x/a"));
+    cr_assert(data_present(t, "data/young"), "younger than older_than");
+    cr_assert(present(t, "manifest/index-manifest-x") && present(t, "notes/readme") &&
+              present(t, "part=p/bucket-0/sub/deeper"), "keys of unknown shape are never touched");
+    cr_assert(present(t, "metadata/table.json") && present(t, "schema/schema-0") && present(t, "snapshot/EARLIEST"));
+    cr_assert_eq(r.data_files_deleted, 1);
+    cr_assert_eq(r.manifests_deleted, 1);
+    cr_assert_eq(r.other_deleted, 1);
+    cr_assert_eq(r.too_young, 1);
+    check_retained(t);
+    sc_table_free(t);
+}
+
+/* ---- fsck after expiration ---- */
+
+Test(expire, fsck_accepts_history_from_earliest_and_finds_a_missing_retained_object) {
+    sc_table *t = table("ex_fsck");
+    chain(t, 1, 8);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(3, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_eq(earliest(t), 6);
+    OK(sc_table_fsck(t, NULL, NULL));
+    /* the first retained snapshot's delta list: named by it, so its loss is damage */
+    sc_snapshot_info *info;
+    OK(sc_table_snapshot_info(&info, t, 6));
+    sc_snapshot_info_free(info);
+    uint8_t *doc;
+    size_t len;
+    OK(sc_store_get(sc_table_store(t), &doc, &len, NULL, "snapshot/snapshot-6"));
+    char *text = strndup((const char *)doc, len);
+    free(doc);
+    char *at = strstr(text, "\"deltaManifestList\":\"");
+    cr_assert_not_null(at);
+    at += strlen("\"deltaManifestList\":\"");
+    char key[256] = "manifest/";
+    strncat(key, at, strcspn(at, "\""));
+    free(text);
+    OK(sc_store_delete(sc_table_store(t), key));
+    sc_table *u = tu_reopen("ex_fsck");
+    FAILS(SC_ECORRUPT, sc_table_fsck(u, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), "missing"), "%s", sc_error_message());
+    sc_table_free(u);
+    sc_table_free(t);
+}
