@@ -14,8 +14,10 @@
 #include "format/head_record.h"
 #include "snapcommit/types.h"
 
-/* A snapshot holds at most this many watermarks (the decoder's bound;
- * engine/replay.c decides whom to forget to stay within it). */
+/* A snapshot's inline watermark table holds at most this many users (the
+ * decoder's bound, and what snapshots written before the archive existed may
+ * hold). engine/replay.c keeps far fewer inline and moves the rest to the
+ * watermark archive (format/watermark_archive.h); nobody's is forgotten. */
 #define SC_WATERMARK_MAX_USERS 1024
 
 /* Reference from a snapshot to a manifest list: its file name under
@@ -63,8 +65,11 @@ typedef struct sc_snapshot {
     uint8_t parent_hash[SC_SHA256_LEN];
     sc_object_ref base_manifest_list;
     sc_object_ref delta_manifest_list;
-    sc_watermark *watermarks; /* sorted by user */
+    sc_watermark *watermarks; /* sorted by user: the recently active users */
     size_t watermark_count;
+    /* The watermark archive (everyone else): name under metadata/watermarks/,
+     * length, and the SHA-256 the name carries; name NULL = no archive. */
+    sc_object_ref watermark_archive;
     int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
 } sc_snapshot;
 
