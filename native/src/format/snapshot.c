@@ -11,7 +11,6 @@
 #include "base/error_internal.h"
 #include "format/head_record.h"
 #include "format/seal.h"
-#include "format/watermark_archive.h"
 
 #define SNAPSHOT_KEY_PREFIX "snapshot/snapshot-"
 
@@ -402,6 +401,16 @@ static int decode_watermarks(sc_snapshot *out, const field_ctx *c, const char *t
     return rc;
 }
 
+int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name) {
+    size_t plen = sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1;
+    if (strlen(name) != SC_WATERMARK_ARCHIVE_NAME_LEN || strncmp(name, SC_WATERMARK_ARCHIVE_PREFIX, plen) != 0)
+        return SC_EINVAL;
+    /* Lower-case only, so one archive has one name. */
+    for (const char *h = name + plen; *h; h++)
+        if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f'))) return SC_EINVAL;
+    return sc_hex_decode(out_sha256, SC_SHA256_LEN, name + plen) == 0 ? 0 : SC_EINVAL;
+}
+
 /* The optional watermark archive reference: both properties or neither. */
 static int decode_archive_ref(sc_snapshot *out, const field_ctx *c, json_t *props) {
     json_t *name_v = json_object_get(props, ARCHIVE_KEY), *len_v = json_object_get(props, ARCHIVE_LENGTH_KEY);
@@ -413,7 +422,7 @@ static int decode_archive_ref(sc_snapshot *out, const field_ctx *c, json_t *prop
     if (!rc && sc_watermark_archive_name_parse(out->watermark_archive.sha256, name) != 0)
         rc = corrupt(c, ARCHIVE_KEY, "is not \"watermarks-\" followed by 64 lower-case hex digits");
     if (!rc) rc = get_prop_int(c, props, ARCHIVE_LENGTH_KEY, 12, &length);
-    if (!rc && (uint64_t)length > SC_WATERMARK_ARCHIVE_MAX_BYTES) rc = corrupt(c, ARCHIVE_LENGTH_KEY, "exceeds the archive's size limit");
+    if (!rc && (uint64_t)length > SC_WATERMARK_ARCHIVE_MAX_LENGTH) rc = corrupt(c, ARCHIVE_LENGTH_KEY, "exceeds the archive's size limit");
     if (rc) return rc;
     out->watermark_archive.has_sha256 = 1;
     out->watermark_archive.length = (uint64_t)length;

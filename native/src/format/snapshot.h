@@ -73,6 +73,15 @@ typedef struct sc_snapshot {
     int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
 } sc_snapshot;
 
+/* The watermark archive's name (format/watermark_archive.h holds the object's codec):
+ * "watermarks-" + the 64 lower-case hex digits of the SHA-256 of its bytes. */
+#define SC_WATERMARK_ARCHIVE_PREFIX "watermarks-"
+#define SC_WATERMARK_ARCHIVE_NAME_LEN (sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1 + SC_SHA256_HEX_LEN)
+/* The largest archive a snapshot may reference (and the archive decoder reads). */
+#define SC_WATERMARK_ARCHIVE_MAX_LENGTH ((size_t)64 << 20)
+/* The hash a well-formed archive name carries; SC_EINVAL (unset) for any other name. */
+int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name);
+
 /* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user),
  * sealed: the last property is snapcommit.checksum, the SHA-256 of the
  * document with that value written as 64 zeros. */

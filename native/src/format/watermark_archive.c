@@ -132,16 +132,6 @@ void sc_watermark_archive_name(char out[SC_WATERMARK_ARCHIVE_NAME_LEN + 1], cons
     snprintf(out, SC_WATERMARK_ARCHIVE_NAME_LEN + 1, SC_WATERMARK_ARCHIVE_PREFIX "%s", hex);
 }
 
-int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name) {
-    size_t plen = sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1;
-    if (strlen(name) != SC_WATERMARK_ARCHIVE_NAME_LEN || strncmp(name, SC_WATERMARK_ARCHIVE_PREFIX, plen) != 0)
-        return SC_EINVAL;
-    /* Lower-case only, so one archive has one name. */
-    for (const char *h = name + plen; *h; h++)
-        if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f'))) return SC_EINVAL;
-    return sc_hex_decode(out_sha256, SC_SHA256_LEN, name + plen) == 0 ? 0 : SC_EINVAL;
-}
-
 void sc_watermark_archive_key(char out[SC_WATERMARK_ARCHIVE_KEY_MAX], const char *name) {
     snprintf(out, SC_WATERMARK_ARCHIVE_KEY_MAX, SC_WATERMARK_ARCHIVE_DIR "%s", name);
 }

@@ -26,15 +26,12 @@
 #include "format/snapshot.h"
 
 #define SC_WATERMARK_ARCHIVE_DIR "metadata/watermarks/"
-#define SC_WATERMARK_ARCHIVE_PREFIX "watermarks-"
-/* "watermarks-" + 64 hex digits. */
-#define SC_WATERMARK_ARCHIVE_NAME_LEN (sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1 + SC_SHA256_HEX_LEN)
 /* Room for the store key "metadata/watermarks/<name>" and its NUL. */
 #define SC_WATERMARK_ARCHIVE_KEY_MAX (sizeof SC_WATERMARK_ARCHIVE_DIR - 1 + SC_WATERMARK_ARCHIVE_NAME_LEN + 1)
 
 /* The decoder's bounds (a writer that would exceed them fails with SC_ELIMIT). */
 #define SC_WATERMARK_ARCHIVE_MAX_USERS ((size_t)1 << 20)
-#define SC_WATERMARK_ARCHIVE_MAX_BYTES ((size_t)64 << 20)
+#define SC_WATERMARK_ARCHIVE_MAX_BYTES SC_WATERMARK_ARCHIVE_MAX_LENGTH
 
 /* A decoded archive: `items` sorted by user; the users point into `strings`. Owns both. */
 typedef struct sc_watermark_archive {
@@ -65,8 +62,7 @@ const sc_watermark *sc_watermark_archive_find(const sc_watermark_archive *a, con
 
 /* The content-addressed name of an archive whose bytes hash to `sha256`. */
 void sc_watermark_archive_name(char out[SC_WATERMARK_ARCHIVE_NAME_LEN + 1], const uint8_t sha256[SC_SHA256_LEN]);
-/* The hash a well-formed name carries; SC_EINVAL (unset) for any other name. */
-int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name);
+/* (Parsing a name is the snapshot codec's: sc_watermark_archive_name_parse, snapshot.h.) */
 /* Store key of archive `name`. */
 void sc_watermark_archive_key(char out[SC_WATERMARK_ARCHIVE_KEY_MAX], const char *name);
 
