@@ -9,7 +9,7 @@
 
 static void sample(sc_buf *out, size_t n) {
     sc_watermark *w = calloc(n, sizeof *w);
-    char (*users)[24] = calloc(n, sizeof *users);
+    char (*users)[32] = calloc(n, sizeof *users);
     for (size_t i = 0; i < n; i++) {
         snprintf(users[i], sizeof users[i], "u-%05zu-\xc3\xa9", i);
         w[i] = (sc_watermark){users[i], (int64_t)i * 1000, i + 1};
