@@ -286,7 +286,7 @@ static int get_str(const field_ctx *c, json_t *obj, const char *field, size_t ma
 
 /* A decimal integer held in a string property (Paimon's properties are strings). */
 static int get_prop_int(const field_ctx *c, json_t *obj, const char *field, int64_t min, int64_t *out) {
-    const char *text;
+    const char *text = NULL; /* set by get_str on success; gcc -O3 cannot see it */
     int rc = get_str(c, obj, field, 20, &text);
     if (rc) return rc;
     char *end = NULL;
