@@ -37,7 +37,7 @@ static void sample(sc_snapshot *s, int watermarks) {
         char user[16];
         snprintf(user, sizeof user, "u%03d", i);
         sc_snapshot tmp = *s;
-        cr_assert_eq(sc_replay_set_watermarks(s, &tmp, user, i, (uint64_t)(i % 42) + 1), 0);
+        cr_assert_eq(sc_replay_next_watermarks(s, NULL, &tmp, user, i, (uint64_t)(i % 42) + 1), 0);
     }
 }
 

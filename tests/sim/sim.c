@@ -120,6 +120,7 @@ typedef struct config {
     int strategy; /* sc_strategy_kind or SIM_STRATEGY_NAIVE */
     int clients;  /* 0 = from the seed */
     int verbose;
+    int inline_watermarks; /* -1 = from the seed (half the schedules 1, else the default); 0 = the default */
 } config;
 
 static struct {
@@ -129,6 +130,10 @@ static struct {
     int nclients; /* users: actors 0..nclients-1 */
     int nactors;  /* then maybe a reader and a zombie's successor */
     int fail_rate, lose_rate; /* per 10,000 operations */
+    /* The inline watermark bound of every table handle (0 = the library's 256). At 1,
+     * every commit by another user than the last moves watermarks to a new archive,
+     * so the archive is rewritten and read under the same races and faults as the rest. */
+    size_t inline_watermarks;
     ack acks[MAX_RECORDS];
     int nacks;
     reader_obs obs[MAX_RECORDS];
@@ -381,6 +386,7 @@ static int open_session(sc_store **st, sc_table **t, actor *a) {
         return rc;
     }
     if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(*t);
+    (*t)->watermark_inline_users = W.inline_watermarks;
     return 0;
 }
 
@@ -682,6 +688,7 @@ static void check_world(void) {
         return;
     }
     if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
+    t->watermark_inline_users = W.inline_watermarks;
     uint64_t latest = 0, earliest = 0;
     int rc = sc_table_latest_id(&latest, t);
     if (!rc) rc = sc_table_earliest_id(&earliest, t);
@@ -917,6 +924,9 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     W.trace = SIM_HASH_INIT;
     sim_sched_reset(seed, 1767225600000 + (int64_t)(seed % 1000000));
     plan_schedule(sim_sched_rng());
+    /* From the seed, outside the schedule's PRNG stream: the schedules of every seed stay as they were. */
+    W.inline_watermarks = cfg->inline_watermarks >= 0 ? (size_t)cfg->inline_watermarks
+                                                      : ((seed * 0x9E3779B97F4A7C15ull) >> 63) ? 1 : 0;
 
     sc_mem_store_reset(SIM_STORE);
     sc_store *st;
@@ -1058,7 +1068,7 @@ static double cpu_seconds(void) {
 static void usage(void) {
     fprintf(stderr,
             "usage: sim --strategy rename|conditional|head|tracker|naive|all [--schedules N]\n"
-            "           [--start-seed S] [--seed X] [--clients 2..4] [--verbose]\n"
+            "           [--start-seed S] [--seed X] [--clients 2..4] [--inline-watermarks N] [--verbose]\n"
             "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n");
     exit(2);
 }
@@ -1077,6 +1087,7 @@ int main(int argc, char **argv) {
     const char *strategy = NULL;
     uint64_t schedules = 1000, start = 1;
     int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
+    int inline_wm = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1089,6 +1100,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--start-seed")) start = strtoull(v, NULL, 0), i++;
         else if (!strcmp(a, "--seed")) start = strtoull(v, NULL, 0), single = 1, i++;
         else if (!strcmp(a, "--clients")) clients = atoi(v), i++;
+        else if (!strcmp(a, "--inline-watermarks")) inline_wm = atoi(v), i++;
         else if (!strcmp(a, "--jobs")) jobs = atoi(v), i++;
         else if (!strcmp(a, "--max-report")) max_report = atoi(v), i++;
         else usage();
@@ -1116,7 +1128,7 @@ int main(int argc, char **argv) {
     if (single) jobs = 1;
     int failed = 0, found_expected = 0;
     for (int s = 0; s < nkinds; s++) {
-        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1)};
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm};
         run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
         double t0 = now_seconds(), c0 = cpu_seconds();
         counters total = {0};

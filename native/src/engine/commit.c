@@ -363,10 +363,11 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.base_manifest_list = *base;
     s.delta_manifest_list = cs->delta_list;
     /* The watermark table is the replay module's: this commit's identifier goes in with it. */
-    int rc = sc_replay_set_watermarks(&s, latest, req->commit_user, req->identifier, s.id);
+    int rc = sc_replay_next_watermarks(&s, cs->t, latest, req->commit_user, req->identifier, s.id);
     if (!rc) rc = sc_snapshot_encode(out, &s);
     for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
     free(s.watermarks);
+    free(s.watermark_archive.name);
     return rc;
 }
 
@@ -498,13 +499,16 @@ static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
         if (who == LANDED_OURS) return reconciled_ours(cs, a, a->unknown_id);
         if (who == LANDED_OTHER) a->unknown_id = 0; /* that id is taken: our claim cannot land */
     }
-    const sc_watermark *w = sc_replay_watermark(base_of(a), cs->req->commit_user);
-    if (w && w->identifier == cs->req->identifier) {
-        int who = landed_at(cs, w->snapshot_id);
+    sc_watermark w;
+    int found;
+    int rc = sc_replay_lookup(&w, &found, cs->t, base_of(a), cs->req->commit_user);
+    if (rc) return fail_with(a, rc);
+    if (found && w.identifier == cs->req->identifier) {
+        int who = landed_at(cs, w.snapshot_id);
         if (who < 0) return fail_with(a, who);
         if (who == LANDED_OURS) {
-            a->unknown_id = w->snapshot_id;
-            return reconciled_ours(cs, a, w->snapshot_id);
+            a->unknown_id = w.snapshot_id;
+            return reconciled_ours(cs, a, w.snapshot_id);
         }
     }
     return STEP_NEXT;
@@ -516,7 +520,7 @@ static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
  * we backed off, a failed-over twin of this committer may have committed it.
  */
 static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_result *res) {
-    int rc = sc_replay_check(&res->existing_snapshot, base_of(a), cs->req->commit_user, cs->req->identifier);
+    int rc = sc_replay_check(&res->existing_snapshot, cs->t, base_of(a), cs->req->commit_user, cs->req->identifier);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
 

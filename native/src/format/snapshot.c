@@ -65,6 +65,7 @@ void sc_snapshot_clear(sc_snapshot *snap) {
     free(snap->commit_user);
     object_ref_clear(&snap->base_manifest_list);
     object_ref_clear(&snap->delta_manifest_list);
+    object_ref_clear(&snap->watermark_archive);
     for (size_t i = 0; i < snap->watermark_count; i++) free(snap->watermarks[i].user);
     free(snap->watermarks);
     memset(snap, 0, sizeof *snap);
@@ -129,6 +130,9 @@ static int watermarks_text(char **out, const sc_snapshot *s) {
     return *out ? 0 : sc_error_set(SC_ENOMEM, "out of memory encoding the watermarks");
 }
 
+#define ARCHIVE_KEY "snapcommit.watermarkArchive"
+#define ARCHIVE_LENGTH_KEY "snapcommit.watermarkArchive.length"
+
 static json_t *snapshot_properties(const sc_snapshot *s) {
     json_t *p = json_object();
     if (!p) return NULL;
@@ -141,6 +145,9 @@ static json_t *snapshot_properties(const sc_snapshot *s) {
     if (!rc) rc = set_prop_hash(p, "snapcommit.deltaManifestList.sha256", s->delta_manifest_list.sha256);
     if (!rc) rc = watermarks_text(&wm, s);
     if (!rc) rc = set_prop(p, "snapcommit.watermarks", wm);
+    /* The archive's hash is its name (content-addressed): name and length pin it. */
+    if (!rc && s->watermark_archive.name) rc = set_prop(p, ARCHIVE_KEY, s->watermark_archive.name);
+    if (!rc && s->watermark_archive.name) rc = set_prop_int(p, ARCHIVE_LENGTH_KEY, (int64_t)s->watermark_archive.length);
     /* Last, so the seal can be found and patched in the text (see seal_snapshot). */
     if (!rc) rc = set_prop(p, CHECKSUM_KEY, "0000000000000000000000000000000000000000000000000000000000000000");
     free(wm);
@@ -217,7 +224,8 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
         return sc_error_wrap(SC_ENOMEM, "encoding snapshot %" PRIu64 " produced an unreadable document", s->id);
     }
     int same = check.id == s->id && check.watermark_count == s->watermark_count &&
-               check.commit_identifier == s->commit_identifier && !check.foreign;
+               check.commit_identifier == s->commit_identifier && !check.foreign &&
+               !check.watermark_archive.name == !s->watermark_archive.name;
     sc_snapshot_clear(&check);
     if (!same) {
         out->len = start;
@@ -278,7 +286,7 @@ static int get_str(const field_ctx *c, json_t *obj, const char *field, size_t ma
 
 /* A decimal integer held in a string property (Paimon's properties are strings). */
 static int get_prop_int(const field_ctx *c, json_t *obj, const char *field, int64_t min, int64_t *out) {
-    const char *text;
+    const char *text = NULL; /* set by get_str on success; gcc -O3 cannot see it */
     int rc = get_str(c, obj, field, 20, &text);
     if (rc) return rc;
     char *end = NULL;
@@ -393,6 +401,35 @@ static int decode_watermarks(sc_snapshot *out, const field_ctx *c, const char *t
     return rc;
 }
 
+int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name) {
+    size_t plen = sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1;
+    if (strlen(name) != SC_WATERMARK_ARCHIVE_NAME_LEN || strncmp(name, SC_WATERMARK_ARCHIVE_PREFIX, plen) != 0)
+        return SC_EINVAL;
+    /* Lower-case only, so one archive has one name. */
+    for (const char *h = name + plen; *h; h++)
+        if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f'))) return SC_EINVAL;
+    return sc_hex_decode(out_sha256, SC_SHA256_LEN, name + plen) == 0 ? 0 : SC_EINVAL;
+}
+
+/* The optional watermark archive reference: both properties or neither. */
+static int decode_archive_ref(sc_snapshot *out, const field_ctx *c, json_t *props) {
+    json_t *name_v = json_object_get(props, ARCHIVE_KEY), *len_v = json_object_get(props, ARCHIVE_LENGTH_KEY);
+    if (!name_v && !len_v) return 0;
+    if (!name_v) return corrupt(c, ARCHIVE_KEY, "is missing while " ARCHIVE_LENGTH_KEY " is present");
+    const char *name = NULL;
+    int64_t length = 0;
+    int rc = get_str(c, props, ARCHIVE_KEY, SC_WATERMARK_ARCHIVE_NAME_LEN, &name);
+    if (!rc && sc_watermark_archive_name_parse(out->watermark_archive.sha256, name) != 0)
+        rc = corrupt(c, ARCHIVE_KEY, "is not \"watermarks-\" followed by 64 lower-case hex digits");
+    if (!rc) rc = get_prop_int(c, props, ARCHIVE_LENGTH_KEY, 12, &length);
+    if (!rc && (uint64_t)length > SC_WATERMARK_ARCHIVE_MAX_LENGTH) rc = corrupt(c, ARCHIVE_LENGTH_KEY, "exceeds the archive's size limit");
+    if (rc) return rc;
+    out->watermark_archive.has_sha256 = 1;
+    out->watermark_archive.length = (uint64_t)length;
+    out->watermark_archive.name = strdup(name);
+    return out->watermark_archive.name ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+}
+
 /* Verify the seal of a snapcommit snapshot (see seal_snapshot). */
 static int unseal_snapshot(const uint8_t *data, size_t len, const field_ctx *c) {
     size_t at;
@@ -466,6 +503,7 @@ static int decode_properties(sc_snapshot *out, const field_ctx *c, json_t *doc, 
         out->delta_manifest_list.has_sha256 = 1;
     if (!rc) rc = get_str(c, props, "snapcommit.watermarks", (size_t)SC_WATERMARK_MAX_USERS * (SC_USER_MAX_LEN * 6 + 64), &wm);
     if (!rc) rc = decode_watermarks(out, c, wm);
+    if (!rc) rc = decode_archive_ref(out, c, props);
     return rc;
 }
 

@@ -14,8 +14,10 @@
 #include "format/head_record.h"
 #include "snapcommit/types.h"
 
-/* A snapshot holds at most this many watermarks (the decoder's bound;
- * engine/replay.c decides whom to forget to stay within it). */
+/* A snapshot's inline watermark table holds at most this many users (the
+ * decoder's bound, and what snapshots written before the archive existed may
+ * hold). engine/replay.c keeps far fewer inline and moves the rest to the
+ * watermark archive (format/watermark_archive.h); nobody's is forgotten. */
 #define SC_WATERMARK_MAX_USERS 1024
 
 /* Reference from a snapshot to a manifest list: its file name under
@@ -63,12 +65,24 @@ typedef struct sc_snapshot {
     uint8_t parent_hash[SC_SHA256_LEN];
     sc_object_ref base_manifest_list;
     sc_object_ref delta_manifest_list;
-    sc_watermark *watermarks; /* sorted by user */
+    sc_watermark *watermarks; /* sorted by user: the recently active users */
     size_t watermark_count;
+    /* The watermark archive (everyone else): name under metadata/watermarks/,
+     * length, and the SHA-256 the name carries; name NULL = no archive. */
+    sc_object_ref watermark_archive;
     int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
     int has_changelog_or_stats; /* Paimon's "changelogManifestList" or "statistics": never ours;
                                    upkeep must not delete what they name */
 } sc_snapshot;
+
+/* The watermark archive's name (format/watermark_archive.h holds the object's codec):
+ * "watermarks-" + the 64 lower-case hex digits of the SHA-256 of its bytes. */
+#define SC_WATERMARK_ARCHIVE_PREFIX "watermarks-"
+#define SC_WATERMARK_ARCHIVE_NAME_LEN (sizeof SC_WATERMARK_ARCHIVE_PREFIX - 1 + SC_SHA256_HEX_LEN)
+/* The largest archive a snapshot may reference (and the archive decoder reads). */
+#define SC_WATERMARK_ARCHIVE_MAX_LENGTH ((size_t)64 << 20)
+/* The hash a well-formed archive name carries; SC_EINVAL (unset) for any other name. */
+int sc_watermark_archive_name_parse(uint8_t out_sha256[SC_SHA256_LEN], const char *name);
 
 /* Canonical, compact JSON (keys in a fixed order, watermarks sorted by user),
  * sealed: the last property is snapcommit.checksum, the SHA-256 of the

@@ -31,6 +31,9 @@ struct sc_table {
     int latest_hint_damaged;
     /* metadata/history is known to exist (written or seen by this handle). */
     int history_marked;
+    /* Inline watermark bound of the snapshots this handle writes (engine/replay.c);
+     * 0 = SC_WATERMARK_INLINE_USERS. Only tests and the simulation lower it. */
+    size_t watermark_inline_users;
 };
 
 /*
