@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "snapcommit/upkeep.h"
+#include "strategy/strategy.h" /* sc_table.watermark_inline_users: a low bound makes archives early */
 
 /* ---- a virtual clock shared by the table and the mem store ---- */
 
@@ -410,6 +411,42 @@ Test(expire, replay_filtering_survives_the_expiry_of_the_users_commit) {
     OK(sc_table_filter_committed(ids, &n, t, "early", ids, 3));
     cr_assert_eq(n, 1);
     cr_assert_eq(ids[0], 6);
+    sc_table_free(t);
+}
+
+/* Users moved to the watermark archive stay filtered after their snapshots expire, and
+ * neither expiration nor orphan removal deletes the archive the retained snapshots name. */
+Test(expire, archived_watermarks_survive_expiration_and_orphan_removal) {
+    sc_table *t = table("ex_archive");
+    t->watermark_inline_users = 2; /* a third user moves the least recent out */
+    sc_commit_result r;
+    const char *users[] = {"u1", "u2", "u3", "u4", "u5", "u6"};
+    for (size_t i = 0; i < 6; i++) {
+        char file[32];
+        snprintf(file, sizeof file, "data/%s-7", users[i]);
+        put_data(t, file); /* tu_commit_one's data file, so that the retained snapshots are whole */
+        clock_ms += 1000;
+        OK(tu_commit_one(&r, t, users[i], 7));
+    }
+    chain(t, 1, 12); /* user "job" only: the archive is carried forward unchanged */
+    sc_list_page before = listing("ex_archive");
+    int archives = 0;
+    for (size_t i = 0; i < before.count; i++) archives += strncmp(before.keys[i], "metadata/watermarks/", 20) == 0;
+    cr_assert_gt(archives, 0, "a bound of 2 users must have made an archive");
+    sc_list_page_free(&before);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_gt(earliest(t), 6, "every snapshot of u1..u6 has expired");
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 0;
+    OK(sc_table_remove_orphans(NULL, t, &oo));
+    for (size_t i = 0; i < 6; i++) FAILS(SC_ECOMMITTED, tu_commit_one(&r, t, users[i], 7));
+    sc_table *fresh = tu_reopen("ex_archive");
+    for (size_t i = 0; i < 6; i++) FAILS(SC_ECOMMITTED, tu_commit_one(&r, fresh, users[i], 7));
+    check_retained(fresh);
+    sc_table_free(fresh);
     sc_table_free(t);
 }
 

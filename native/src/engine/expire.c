@@ -20,6 +20,7 @@
 
 #include "base/error_internal.h"
 #include "base/log.h"
+#include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/upkeep.h"
 #include "snapcommit/upkeep.h"
@@ -80,9 +81,27 @@ static int add_manifest_key(sc_keyset *set, const char *name, uint64_t size) {
 }
 
 int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const sc_snapshot *s) {
-    /* Extension point: nothing beyond Paimon's references exists yet. */
-    (void)keep, (void)expired, (void)t, (void)s;
-    return 0;
+    /* The watermark archive a snapshot depends on. A snapshot Paimon wrote names none
+     * itself: its users' watermarks come from the newest snapshot of ours below it
+     * (sc_replay_complete), whose archive must stay while the Paimon snapshot is retained. */
+    sc_keyset *into = keep ? keep : expired; /* a retained snapshot's, or an expired one's */
+    if (!into) return 0;
+    sc_snapshot completed;
+    const sc_snapshot *use = s;
+    int rc = 0;
+    if (s->foreign) {
+        if ((rc = sc_table_read_snapshot(&completed, NULL, t, s->id)) != 0) return rc;
+        if ((rc = sc_replay_complete(t, &completed)) != 0) {
+            sc_snapshot_clear(&completed);
+            return rc;
+        }
+        use = &completed;
+    }
+    char keys[SC_REPLAY_MAX_OBJECTS][SC_WATERMARK_ARCHIVE_KEY_MAX];
+    size_t n = sc_replay_snapshot_objects(keys, SC_REPLAY_MAX_OBJECTS, use);
+    for (size_t i = 0; !rc && i < n; i++) rc = sc_keyset_add(into, keys[i], 0);
+    if (use == &completed) sc_snapshot_clear(&completed);
+    return rc;
 }
 
 int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, const sc_snapshot *s) {

@@ -22,7 +22,7 @@ void sc_orphans_options_init(sc_orphans_options *opt) {
     *opt = (sc_orphans_options){.older_than_ms = SC_ORPHANS_DEFAULT_OLDER_THAN_MS};
 }
 
-typedef enum key_kind { KEY_OTHER = 0, KEY_MANIFEST, KEY_DATA, KEY_PROBE } key_kind;
+typedef enum key_kind { KEY_OTHER = 0, KEY_MANIFEST, KEY_DATA, KEY_PROBE, KEY_ARCHIVE } key_kind;
 
 /* 1 when `seg` (len bytes) is "<name>=<anything>". */
 static int is_partition_segment(const char *seg, size_t len, const char *name) {
@@ -34,6 +34,8 @@ static int is_partition_segment(const char *seg, size_t len, const char *name) {
 static key_kind classify(const sc_table *t, const char *key) {
     if (strncmp(key, "manifest/manifest-", 18) == 0 && !strchr(key + 9, '/')) return KEY_MANIFEST;
     if (strncmp(key, "metadata/probe-", 15) == 0) return KEY_PROBE;
+    /* Watermark archives (replay.h): content-addressed, kept while a retained snapshot names one. */
+    if (strncmp(key, "metadata/watermarks/watermarks-", 31) == 0 && !strchr(key + 20, '/')) return KEY_ARCHIVE;
     /* <k1>=<v1>/.../bucket-<b>/<file>, the partition keys in the schema's order */
     const char *p = key;
     for (size_t i = 0; i < t->schema.partition_key_count; i++) {
