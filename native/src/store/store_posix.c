@@ -671,8 +671,12 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     if (rc) return rc;
     if ((rc = ensure_root(s)) != 0) return rc;
     if ((rc = check_key_parents(s, key)) != 0) return rc;
+    /* Synced on the spot in eager mode, and once barriers are refused (nothing
+     * would ever make a deferred put durable). */
+    int eager = s->mode == SC_POSIX_SYNC_EAGER || s->failure[0];
     /* The last chance to make the batch durable before a new entry would not fit. */
-    if (mode == WRITE_PUT && s->pending_files == MAX_PENDING_FILES && (rc = barrier(s, -1, NULL)) != 0) return rc;
+    if (mode == WRITE_PUT && !eager && s->pending_files == MAX_PENDING_FILES && (rc = barrier(s, -1, NULL)) != 0)
+        return rc;
     char tmp[KEY_PATH_CAP];
     struct stat st;
     int fd;
@@ -688,7 +692,7 @@ static int posix_write(posix_store *s, sc_object_info *out_info, const char *key
     } else if (mode == WRITE_HINT) {
         rc = close_checked(s, fd, tmp); /* atomic by rename; durability not wanted */
         if (!rc && renameat(s->root_fd, tmp, s->root_fd, key) != 0) rc = posix_error(errno, "publishing", s->root, key);
-    } else if (s->mode != SC_POSIX_SYNC_EAGER && rename_noreplace(s->root_fd, tmp, key) == 0) {
+    } else if (!eager && rename_noreplace(s->root_fd, tmp, key) == 0) {
         deferred = 1; /* a new name: nothing durable is at stake until a snapshot names it */
     } else {
         /* Eager mode, or the key exists (or the file system has no no-replace rename):
