@@ -73,10 +73,42 @@ SC_API int sc_store_open(sc_store **out, const char *location);
  * Strings are borrowed for the duration of the open call only: the store
  * keeps its own copies (secrets are wiped from memory when it is freed).
  * The secret key and session token never appear in a message or log line.
- * Fields other than tracker_ttl_ms apply to s3:// locations only and are
- * ignored by the posix and mem backends.
+ * tracker_ttl_ms applies to every backend, posix_sync to posix locations
+ * only; the other fields apply to s3:// locations only and are ignored by the
+ * posix and mem backends.
+ *
+ * Version 2 added posix_sync. A configuration of version 1 (a caller built
+ * against the older header, whose struct ends at tracker_ttl_ms) is still
+ * accepted: posix_sync is then not read and counts as unset.
  */
-#define SC_STORE_CONFIG_VERSION 1
+#define SC_STORE_CONFIG_VERSION 2
+
+/*
+ * How a posix store makes its writes durable (sc_store_config.posix_sync;
+ * docs/operations.md weighs them). Whatever the mode, a conditional write
+ * (the snapshot claim) is durable when it returns, and so is every plain put
+ * that returned before it; a crash before that leaves at most objects no
+ * snapshot names. The modes differ in how many journal flushes that costs.
+ */
+typedef enum sc_posix_sync {
+    /* unset: SC_POSIX_SYNC_FS on a local disk file system (ext4, xfs, btrfs,
+     * f2fs, tmpfs) under Linux 5.8 or later, SC_POSIX_SYNC_FILES on one under
+     * an older kernel, SC_POSIX_SYNC_EAGER on anything else (NFS, FUSE, SMB) */
+    SC_POSIX_SYNC_AUTO = 0,
+    /* every put is fsynced before its name appears (one flush per object, as
+     * before version 2): for shared network and FUSE file systems, where a
+     * name visible to other clients must already have its bytes */
+    SC_POSIX_SYNC_EAGER = 1,
+    /* plain puts are published unsynced and remembered; the barrier before a
+     * conditional write (or sync, or close) fsyncs each pending file, then
+     * each pending directory: no other tenant's data is flushed */
+    SC_POSIX_SYNC_FILES = 2,
+    /* as FILES, but the barrier is one syncfs(2) of the store's file system
+     * (data and directory entries in one journal commit), falling back to
+     * FILES when it is unavailable or reports an error; it also flushes every
+     * other writer's dirty data on that file system */
+    SC_POSIX_SYNC_FS = 3,
+} sc_posix_sync;
 typedef struct sc_store_config {
     uint32_t version;              /* SC_STORE_CONFIG_VERSION, set by sc_store_config_init() */
     const char *endpoint;          /* AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL;
@@ -96,6 +128,9 @@ typedef struct sc_store_config {
     int64_t request_timeout_ms;    /* 0 unset: SNAPCOMMIT_S3_REQUEST_TIMEOUT_MS; default 30000 */
     int64_t tracker_ttl_ms;        /* 0 unset: SNAPCOMMIT_TRACKER_TTL_MS; default 30000 (any
                                       backend: tables using the tracker strategy) */
+    /* ---- version 2 ---- */
+    int posix_sync;                /* sc_posix_sync; 0 (SC_POSIX_SYNC_AUTO) unset. No
+                                      environment variable: a deployment choice per store */
 } sc_store_config;
 
 /* Every field unset: the store then behaves as sc_store_open() (environment, then defaults). */

@@ -330,11 +330,17 @@ int sc_store_open(sc_store **out, const char *location) {
 int sc_store_open_with_config(sc_store **out, const char *location,
                               const sc_store_config *config) {
     *out = NULL;
-    if (config && config->version != SC_STORE_CONFIG_VERSION)
+    /* Version 1 ends before posix_sync: accepted, that member is never read. */
+    if (config && (config->version < 1 || config->version > SC_STORE_CONFIG_VERSION))
         return sc_error_set(SC_EINVAL,
-                            "store configuration has version %u, expected %d (initialise it with "
+                            "store configuration has version %u, expected 1 to %d (initialise it with "
                             "sc_store_config_init)",
                             (unsigned)config->version, SC_STORE_CONFIG_VERSION);
+    int posix_sync = config && config->version >= 2 ? config->posix_sync : SC_POSIX_SYNC_AUTO;
+    if (posix_sync < SC_POSIX_SYNC_AUTO || posix_sync > SC_POSIX_SYNC_FS)
+        return sc_error_set(SC_EINVAL,
+                            "store configuration: posix_sync %d (0 auto, 1 eager, 2 files, 3 fs)",
+                            posix_sync);
     if (config && (config->tracker_ttl_ms < 0 || config->tracker_ttl_ms == 1))
         return sc_error_set(SC_EINVAL,
                             "store configuration: tracker_ttl_ms %lld (0 = unset, else > 1 ms)",
@@ -346,13 +352,13 @@ int sc_store_open_with_config(sc_store **out, const char *location,
     size_t scheme = location_scheme_len(location);
     const char *rest = location + scheme + (scheme ? 3 : 0);
     if (scheme == 0) {
-        rc = sc_posix_store_create(&ops, &self, location);
+        rc = sc_posix_store_create(&ops, &self, location, posix_sync);
     } else if (scheme_is(location, scheme, "file")) {
         /* Only the empty host is local: file:///dir. */
         if (rest[0] != '/')
             return sc_error_set(SC_EINVAL, "%s: file locations need an absolute path (file:///dir)",
                                 location);
-        rc = sc_posix_store_create(&ops, &self, rest);
+        rc = sc_posix_store_create(&ops, &self, rest, posix_sync);
     } else if (scheme_is(location, scheme, "mem")) {
         if (!*rest)
             return sc_error_set(SC_EINVAL, "%s: mem locations need a name (mem://NAME)", location);
@@ -411,6 +417,8 @@ void sc_store_remove_created_dirs(sc_store *store, const char *prefix) {
 }
 
 uint32_t sc_store_caps(const sc_store *store) { return store->ops->caps; }
+
+void *sc_store_backend_self(sc_store *store) { return store->self; }
 
 const char *sc_store_backend_name(const sc_store *store) { return store->ops->name; }
 

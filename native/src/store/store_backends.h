@@ -26,7 +26,32 @@
  * in-flight writes: such keys are refused (SC_EINVAL) and never listed.
  * Errors: SC_EINVAL (empty root), SC_EIO, SC_ENOMEM.
  */
-int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root);
+int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root, int sync_mode);
+
+/*
+ * The write barrier of a posix store, for tests. `sync_mode` above is an
+ * sc_posix_sync (store.h); SC_POSIX_SYNC_AUTO is resolved when the root is
+ * first opened, by its file system.
+ */
+typedef struct sc_posix_sync_stats {
+    int mode;              /* the mode in force (AUTO until the root exists) */
+    uint64_t barriers;     /* barriers that had something to make durable */
+    uint64_t file_syncs;   /* fsync() of files (pending puts, claim temp files, eager puts) */
+    uint64_t dir_syncs;    /* fsync() of directories */
+    uint64_t fs_syncs;     /* syncfs() calls */
+    unsigned pending_files; /* puts published but not yet synced */
+    unsigned pending_dirs;  /* directories with unsynced entries */
+} sc_posix_sync_stats;
+void sc_posix_store_sync_stats(sc_posix_sync_stats *out, const void *self);
+
+/*
+ * Called before each fsync()/syncfs() the store makes, with `call` "file",
+ * "dir" or "fs" and the path it syncs (relative to the root; "" the root).
+ * Returning an errno value makes that call fail with it, unmade (injected
+ * faults); 0 lets it run. NULL removes the hook.
+ */
+typedef int (*sc_posix_sync_hook)(void *ctx, const char *call, const char *path);
+void sc_posix_store_set_sync_hook(void *self, sc_posix_sync_hook fn, void *ctx);
 
 /*
  * The process-wide mem store NAME, created empty on first use. Every handle

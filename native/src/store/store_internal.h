@@ -24,6 +24,10 @@ int sc_store_tracker_ttl(int64_t *out, const sc_store *store);
  */
 void sc_store_remove_created_dirs(sc_store *store, const char *prefix);
 
+/* The backend's own state behind the handle (the `self` of its ops), for tests of a
+ * built-in backend (store_backends.h). Owned by the handle. */
+void *sc_store_backend_self(sc_store *store);
+
 /* The handle's environment (sc_store_set_env; the real one by default). Owned by the handle. */
 struct sc_env;
 const struct sc_env *sc_store_env(const sc_store *store);

@@ -2,15 +2,27 @@
  * POSIX directory backend: one file per key under a root directory, for
  * local and shared file systems.
  *
- * Every write goes to a unique temp file next to its key, is fsynced, then
- * published in one step (rename, or rename-without-replace for
- * put_if_absent) and made durable by fsyncing the directory. The directory
- * fsync of a plain put is deferred to the next conditional write (or sync or
- * close), which syncs every pending directory before it publishes: a commit's
- * manifests then cost one directory fsync together, and a snapshot can never
- * be durable while a manifest it names is not. Readers thus
+ * Every write goes to a unique temp file next to its key and is published in
+ * one step (rename, or rename-without-replace for put_if_absent), so readers
  * see a whole old or a whole new object, and an object never changes in
- * place. All paths are resolved against a descriptor of the root, so the
+ * place.
+ *
+ * Durability is a write barrier (SC_CAP_DURABLE): a plain put that creates a
+ * new key is published unsynced and remembered (its open descriptor and its
+ * directory, a bounded number of each); the next conditional write, sync or
+ * close first makes all of them durable, together with the claim's own temp
+ * file, and only then renames the claim into place and fsyncs its directory.
+ * A commit's manifests and its snapshot thus cost one barrier plus one
+ * directory fsync, and a snapshot can never be durable while an object it
+ * names is not; a crash before the barrier leaves at most unreferenced
+ * objects (possibly short ones: their bytes were never synced). The barrier
+ * is one syncfs(2) or an fsync of each pending file and directory
+ * (sc_posix_sync in store.h); a put that replaces an existing key is synced
+ * before its rename, so a durable old version is never swapped for bytes
+ * that may not survive. Any failed barrier is remembered: the handle then
+ * refuses every later barrier, because after a failed fsync the kernel may
+ * have dropped the unsynced bytes and a retried fsync can succeed without
+ * them. All paths are resolved against a descriptor of the root, so the
  * store keeps working if the process changes directory.
  */
 #include <dirent.h>
@@ -23,6 +35,10 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#endif
 
 #include "base/buf.h"
 #include "base/error_internal.h"
@@ -43,6 +59,9 @@
 
 /* Directories with entries published by a plain put but not yet synced. */
 #define MAX_PENDING_DIRS 8
+/* Files published by a plain put but not yet synced (each keeps a descriptor
+ * open); one more first runs the barrier. A commit writes three or four. */
+#define MAX_PENDING_FILES 16
 /* Directories a handle remembers having created (for posix_remove_created_dirs);
  * more are created normally but not remembered. */
 #define MAX_CREATED_DIRS 16
@@ -59,6 +78,14 @@ typedef struct posix_store {
     char *root;  /* canonical root path (absolute, as given while it is missing), for messages */
     char pending[MAX_PENDING_DIRS][SC_STORE_KEY_MAX];
     int pending_count;
+    int pending_fd[MAX_PENDING_FILES];              /* open descriptors of unsynced published files */
+    char pending_key[MAX_PENDING_FILES][SC_STORE_KEY_MAX]; /* their keys, for messages */
+    int pending_files;
+    int mode;            /* sc_posix_sync; AUTO is resolved once the root is open */
+    char failure[512];   /* the first failed barrier ("" none): every later one is refused */
+    sc_posix_sync_stats stats;
+    sc_posix_sync_hook hook;
+    void *hook_ctx;
     created_dirs made_root; /* the root and its parents, absolute, when this handle made them */
     created_dirs made_dirs; /* directories below the root, relative to it */
 } posix_store;
@@ -229,25 +256,54 @@ static int write_all(int fd, const uint8_t *data, size_t len) {
     return 0;
 }
 
+/*
+ * fsync(fd) (call "file" or "dir") or syncfs(fd) ("fs"), counted and shown to
+ * the test hook first. -1 with errno on failure, as the call itself.
+ */
+static int sync_call(posix_store *s, int fd, const char *call, const char *path) {
+    if (s && s->hook) {
+        int err = s->hook(s->hook_ctx, call, path);
+        if (err) {
+            errno = err;
+            return -1;
+        }
+    }
+    if (strcmp(call, "fs") == 0) {
+        if (s) s->stats.fs_syncs++;
+#ifdef __linux__
+        int r;
+        do r = syncfs(fd);
+        while (r != 0 && errno == EINTR);
+        return r;
+#else
+        errno = ENOSYS;
+        return -1;
+#endif
+    }
+    if (s && call[0] == 'd') s->stats.dir_syncs++;
+    else if (s) s->stats.file_syncs++;
+    return fsync_retry(fd);
+}
+
 /* Make the entries of directory `dir` (relative to base_fd, "" = base_fd itself) durable. */
-static int sync_dir(int base_fd, const char *root, const char *dir) {
+static int sync_dir(posix_store *s, int base_fd, const char *root, const char *dir) {
     int fd = open_retry(base_fd, *dir ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return posix_error(errno, "opening directory", root, dir);
-    int r = fsync_retry(fd);
+    int r = sync_call(s, fd, "dir", dir);
     int err = errno;
     close(fd);
     return r == 0 ? 0 : posix_error(err, "syncing directory", root, dir);
 }
 
 /* Sync the directory holding `path`, so that a new entry for path survives a crash. */
-static int sync_parent(int base_fd, const char *root, const char *path) {
+static int sync_parent(posix_store *s, int base_fd, const char *root, const char *path) {
     char parent[PATH_MAX];
     const char *slash = strrchr(path, '/');
-    if (!slash) return sync_dir(base_fd, root, "");
+    if (!slash) return sync_dir(s, base_fd, root, "");
     size_t n = slash == path ? 1 : (size_t)(slash - path); /* the parent of "/x" is "/" */
     memcpy(parent, path, n);
     parent[n] = '\0';
-    return sync_dir(base_fd, root, parent);
+    return sync_dir(s, base_fd, root, parent);
 }
 
 /*
@@ -255,7 +311,7 @@ static int sync_parent(int base_fd, const char *root, const char *path) {
  * the parent of each one created: a new directory is only durable once its
  * parent is synced.
  */
-static int mkdirs(int base_fd, const char *root, const char *path, created_dirs *made) {
+static int mkdirs(posix_store *s, int base_fd, const char *root, const char *path, created_dirs *made) {
     char buf[PATH_MAX];
     size_t len = strlen(path);
     if (len >= sizeof buf) return sc_error_set(SC_EINVAL, "path too long: %.200s...", path);
@@ -268,7 +324,10 @@ static int mkdirs(int base_fd, const char *root, const char *path, created_dirs 
         int rc = 0;
         /* EEXIST: there already, or a concurrent writer just made it and syncs it. */
         if (mkdirat(base_fd, buf, 0777) == 0) {
-            rc = sync_parent(base_fd, root, buf);
+            rc = sync_parent(s, base_fd, root, buf);
+            /* Later puts land in it without syncing its parent again: no barrier may
+             * pass for this handle any more (see fail_barrier). */
+            if (rc && s && !s->failure[0]) snprintf(s->failure, sizeof s->failure, "%s", sc_error_message());
             /* Remembered so that a failed init can take back exactly what it made. */
             if (made && made->count < MAX_CREATED_DIRS && (made->path[made->count] = strdup(buf)) != NULL)
                 made->count++;
@@ -317,9 +376,13 @@ static void info_from_stat(sc_object_info *out, const struct stat *st) {
              (unsigned long long)st->st_size, (unsigned long long)st->st_ino);
 }
 
-/* Write data into a new, synced temp file next to key; its name goes to tmp (KEY_PATH_CAP). */
-static int write_temp(posix_store *s, char *tmp, struct stat *st, const char *key,
-                      const uint8_t *data, size_t len, int durable) {
+/*
+ * Write data into a new temp file next to key, not yet synced; its name goes
+ * to tmp (KEY_PATH_CAP) and its open descriptor to *out_fd (the caller closes it).
+ */
+static int write_temp(posix_store *s, char *tmp, struct stat *st, int *out_fd, const char *key,
+                      const uint8_t *data, size_t len) {
+    *out_fd = -1;
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
     int fd;
@@ -336,24 +399,33 @@ static int write_temp(posix_store *s, char *tmp, struct stat *st, const char *ke
         /* Retry after creating the key's directories, or after a (1 in 2^64) name clash. */
         if (attempt >= 2 || (err != EEXIST && !(err == ENOENT && *dir)))
             return posix_error(err, "creating temp file", s->root, tmp);
-        if (err == ENOENT && (rc = mkdirs(s->root_fd, s->root, dir, &s->made_dirs)) != 0) return rc;
+        if (err == ENOENT && (rc = mkdirs(s, s->root_fd, s->root, dir, &s->made_dirs)) != 0) return rc;
     }
     const char *what = NULL;
     if (write_all(fd, data, len) != 0)
         what = "writing";
-    else if (durable && fsync_retry(fd) != 0)
-        what = "syncing";
     else if (fstat(fd, st) != 0)
         what = "inspecting";
-    int err = errno;
-    /* close() can report a deferred write error (NFS); it is never retried on Linux. */
-    if (close(fd) != 0 && !what) {
-        what = "closing";
-        err = errno;
+    if (!what) {
+        *out_fd = fd;
+        return 0;
     }
-    if (!what) return 0;
+    int err = errno;
+    close(fd);
     unlinkat(s->root_fd, tmp, 0);
     return posix_error(err, what, s->root, tmp);
+}
+
+/* close() can report a deferred write error (NFS); it is never retried on Linux. */
+static int close_checked(const posix_store *s, int fd, const char *path) {
+    return close(fd) == 0 ? 0 : posix_error(errno, "closing", s->root, path);
+}
+
+/* Sync and close a written temp file (a put that replaces a key, or any put in eager mode). */
+static int finish_temp(posix_store *s, int fd, const char *tmp) {
+    int rc = sync_call(s, fd, "file", tmp) == 0 ? 0 : posix_error(errno, "syncing", s->root, tmp);
+    int crc = close_checked(s, fd, tmp);
+    return rc ? rc : crc;
 }
 
 static int rename_noreplace(int dir_fd, const char *from, const char *to) {
@@ -423,22 +495,125 @@ static int publish_noreplace(const posix_store *s, const char *tmp, const char *
     return posix_error(err, "publishing", s->root, key);
 }
 
-/* Sync every pending directory; on failure they stay pending. */
-static int sync_pending(posix_store *s) {
+/* Close every pending file and forget the pending directories; 0 or the first close error. */
+static int release_pending(posix_store *s) {
+    int rc = 0;
+    for (int i = 0; i < s->pending_files; i++) {
+        int crc = close_checked(s, s->pending_fd[i], s->pending_key[i]);
+        if (!rc) rc = crc;
+    }
+    s->pending_files = 0;
+    s->pending_count = 0;
+    return rc;
+}
+
+/*
+ * A failed barrier: remembered for good (the kernel may have dropped the
+ * unsynced bytes, and a retried fsync can report success without them), and
+ * what was pending is let go. Returns rc.
+ */
+static int fail_barrier(posix_store *s, int rc) {
+    if (!s->failure[0]) snprintf(s->failure, sizeof s->failure, "%s", sc_error_message());
+    int saved = rc;
+    char message[1024];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    release_pending(s);
+    sc_error_set(saved, "%s", message);
+    return saved;
+}
+
+/* Sync each pending file, then `claim_fd` (when >= 0), then each pending directory. */
+static int sync_each(posix_store *s, int claim_fd, const char *claim_path) {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    /* Start the writeback of every file before waiting on any: their block
+     * allocations then join one journal transaction, which the first fsync
+     * commits and the later ones find committed. */
+    for (int i = 0; i < s->pending_files; i++) sync_file_range(s->pending_fd[i], 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (claim_fd >= 0) sync_file_range(claim_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    for (int i = 0; i < s->pending_files; i++)
+        if (sync_call(s, s->pending_fd[i], "file", s->pending_key[i]) != 0)
+            return posix_error(errno, "syncing", s->root, s->pending_key[i]);
+    if (claim_fd >= 0 && sync_call(s, claim_fd, "file", claim_path) != 0)
+        return posix_error(errno, "syncing", s->root, claim_path);
     while (s->pending_count > 0) {
-        int rc = sync_dir(s->root_fd, s->root, s->pending[s->pending_count - 1]);
+        int rc = sync_dir(s, s->root_fd, s->root, s->pending[s->pending_count - 1]);
         if (rc) return rc;
         s->pending_count--;
     }
     return 0;
 }
 
+/*
+ * The write barrier: make every pending put durable, and the claim's temp
+ * file `claim_fd` (when >= 0) with them, before anything is published on top.
+ * SC_POSIX_SYNC_FS tries one syncfs() and, when it is unavailable or reports
+ * an error (possibly another writer's: it covers the whole file system),
+ * syncs each file and directory instead, which reports only errors of our own.
+ */
+static int barrier(posix_store *s, int claim_fd, const char *claim_path) {
+    if (s->failure[0])
+        return sc_error_set(SC_EIO,
+                            "%s: refusing to publish: an earlier sync of this store failed (%s), so objects written "
+                            "through this handle may not be durable; reopen the store",
+                            s->root, s->failure);
+    if (s->pending_files == 0 && s->pending_count == 0 && claim_fd < 0) return 0;
+    s->stats.barriers++;
+    int rc;
+    if (s->mode == SC_POSIX_SYNC_FS && sync_call(s, s->root_fd, "fs", "") == 0) {
+        rc = release_pending(s);
+        return rc ? fail_barrier(s, rc) : 0;
+    }
+    rc = sync_each(s, claim_fd, claim_path);
+    if (!rc) rc = release_pending(s);
+    return rc ? fail_barrier(s, rc) : 0;
+}
+
+/* Remember directory `dir` as holding an unsynced entry; when the list is full, sync it now. */
 static int defer_sync(posix_store *s, const char *dir) {
     for (int i = 0; i < s->pending_count; i++)
         if (strcmp(s->pending[i], dir) == 0) return 0;
-    if (s->pending_count == MAX_PENDING_DIRS) return sync_dir(s->root_fd, s->root, dir);
+    if (s->pending_count == MAX_PENDING_DIRS) {
+        int rc = sync_dir(s, s->root_fd, s->root, dir);
+        if (rc && !s->failure[0]) snprintf(s->failure, sizeof s->failure, "%s", sc_error_message());
+        return rc;
+    }
     snprintf(s->pending[s->pending_count++], SC_STORE_KEY_MAX, "%s", dir);
     return 0;
+}
+
+/*
+ * The mode SC_POSIX_SYNC_AUTO stands for on the file system of root_fd:
+ * deferring is safe where a published name and its bytes live in one local
+ * page cache; syncfs() reports writeback errors only since Linux 5.8.
+ */
+static int resolve_auto(int root_fd) {
+#ifdef __linux__
+    struct statfs fs;
+    if (fstatfs(root_fd, &fs) != 0) return SC_POSIX_SYNC_EAGER;
+    switch ((uint32_t)fs.f_type) {
+    case 0xEF53u:     /* ext2, ext3, ext4 */
+    case 0x58465342u: /* xfs */
+    case 0x9123683Eu: /* btrfs */
+    case 0xF2F52010u: /* f2fs */
+    case 0x01021994u: /* tmpfs */
+        break;
+    default: /* NFS, FUSE, SMB, anything unknown: a name seen by another client needs its bytes */
+        return SC_POSIX_SYNC_EAGER;
+    }
+    struct utsname u;
+    int major = 0, minor = 0;
+    if (uname(&u) != 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2) return SC_POSIX_SYNC_FILES;
+    return major > 5 || (major == 5 && minor >= 8) ? SC_POSIX_SYNC_FS : SC_POSIX_SYNC_FILES;
+#else
+    (void)root_fd;
+    return SC_POSIX_SYNC_EAGER;
+#endif
+}
+
+/* The root is open now: fix the mode AUTO stands for. */
+static void root_opened(posix_store *s) {
+    if (s->mode == SC_POSIX_SYNC_AUTO) s->mode = resolve_auto(s->root_fd);
 }
 
 /*
@@ -460,6 +635,7 @@ static int root_appeared(posix_store *s) {
     free(s->root);
     s->root = canonical;
     s->root_fd = fd;
+    root_opened(s);
     return 1;
 }
 
@@ -472,7 +648,7 @@ enum { WRITE_PUT, WRITE_NOREPLACE, WRITE_HINT };
  */
 static int ensure_root(posix_store *s) {
     if (root_appeared(s)) return 0;
-    int rc = mkdirs(AT_FDCWD, "", s->root, &s->made_root);
+    int rc = mkdirs(s, AT_FDCWD, "", s->root, &s->made_root);
     if (rc) return rc;
     int fd = open_retry(AT_FDCWD, s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) return posix_error(errno, "opening store root", "", s->root);
@@ -485,38 +661,64 @@ static int ensure_root(posix_store *s) {
     free(s->root);
     s->root = canonical;
     s->root_fd = fd;
+    root_opened(s);
     return 0;
 }
 
 static int posix_write(posix_store *s, sc_object_info *out_info, const char *key,
                        const uint8_t *data, size_t len, int mode) {
-    int noreplace = mode == WRITE_NOREPLACE;
     int rc = check_key(s, key);
     if (rc) return rc;
     if ((rc = ensure_root(s)) != 0) return rc;
     if ((rc = check_key_parents(s, key)) != 0) return rc;
+    /* Synced on the spot in eager mode, and once barriers are refused (nothing
+     * would ever make a deferred put durable). */
+    int eager = s->mode == SC_POSIX_SYNC_EAGER || s->failure[0];
+    /* The last chance to make the batch durable before a new entry would not fit. */
+    if (mode == WRITE_PUT && !eager && s->pending_files == MAX_PENDING_FILES && (rc = barrier(s, -1, NULL)) != 0)
+        return rc;
     char tmp[KEY_PATH_CAP];
     struct stat st;
-    rc = write_temp(s, tmp, &st, key, data, len, mode != WRITE_HINT);
+    int fd;
+    rc = write_temp(s, tmp, &st, &fd, key, data, len);
     if (rc) return rc;
-    if (noreplace) {
-        /* Barrier: what earlier puts published must be durable before this publishes. */
-        rc = sync_pending(s);
+    int deferred = 0; /* a new key whose bytes wait for the barrier (fd stays open) */
+    if (mode == WRITE_NOREPLACE) {
+        /* Barrier: every earlier put, and this claim's own bytes, durable before the name appears. */
+        rc = barrier(s, fd, tmp);
+        int crc = close_checked(s, fd, tmp);
+        if (!rc) rc = crc;
         if (!rc) rc = publish_noreplace(s, tmp, key, &st);
-    } else if (renameat(s->root_fd, tmp, s->root_fd, key) != 0) {
-        rc = posix_error(errno, "publishing", s->root, key);
+    } else if (mode == WRITE_HINT) {
+        rc = close_checked(s, fd, tmp); /* atomic by rename; durability not wanted */
+        if (!rc && renameat(s->root_fd, tmp, s->root_fd, key) != 0) rc = posix_error(errno, "publishing", s->root, key);
+    } else if (!eager && rename_noreplace(s->root_fd, tmp, key) == 0) {
+        deferred = 1; /* a new name: nothing durable is at stake until a snapshot names it */
+    } else {
+        /* Eager mode, or the key exists (or the file system has no no-replace rename):
+         * a durable old version must never give way to bytes that may not survive. */
+        rc = finish_temp(s, fd, tmp);
+        if (!rc && renameat(s->root_fd, tmp, s->root_fd, key) != 0) rc = posix_error(errno, "publishing", s->root, key);
     }
     if (rc) {
         unlinkat(s->root_fd, tmp, 0);
         return rc;
     }
-    if (mode == WRITE_HINT) return 0; /* atomic by rename; durability not wanted */
+    if (deferred) {
+        s->pending_fd[s->pending_files] = fd;
+        snprintf(s->pending_key[s->pending_files++], SC_STORE_KEY_MAX, "%s", key);
+    }
+    if (mode == WRITE_HINT) return 0;
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
-    rc = noreplace ? sync_dir(s->root_fd, s->root, dir) : defer_sync(s, dir);
-    /* Visible now, durable maybe: the caller must not read this as "not written".
-     * The directory stays pending, so a later sync can still make it durable. */
-    if (rc && noreplace) defer_sync(s, dir);
+    if (mode == WRITE_NOREPLACE) {
+        rc = sync_dir(s, s->root_fd, s->root, dir);
+        /* Visible now, durable maybe: the caller must not read this as "not written",
+         * and no later barrier may pass for this handle (fail_barrier). */
+        if (rc) fail_barrier(s, rc);
+    } else {
+        rc = defer_sync(s, dir);
+    }
     if (rc)
         return sc_error_wrap(SC_EUNKNOWN, "%s/%s is published but may not survive a crash", s->root,
                              key);
@@ -651,7 +853,7 @@ static int posix_del(void *self, const char *key) {
     }
     char dir[SC_STORE_KEY_MAX];
     key_dir(dir, key);
-    rc = sync_dir(s->root_fd, s->root, dir);
+    rc = sync_dir(s, s->root_fd, s->root, dir);
     if (rc)
         return sc_error_wrap(SC_EUNKNOWN, "%s/%s is deleted but may reappear after a crash",
                              s->root, key);
@@ -813,7 +1015,7 @@ static int posix_list(void *self, sc_list_page *out, const char *prefix, const c
 
 static int posix_sync(void *self) {
     posix_store *s = self;
-    return s->root_fd < 0 ? 0 : sync_pending(s);
+    return s->root_fd < 0 ? 0 : barrier(s, -1, NULL);
 }
 
 static int posix_put_hint(void *self, const char *key, const uint8_t *data, size_t len) {
@@ -830,7 +1032,9 @@ static void posix_close(void *self) {
     created_free(&s->made_root);
     created_free(&s->made_dirs);
     if (s->root_fd >= 0) {
-        sync_pending(s); /* best effort: nobody is left to report a failure to */
+        /* Best effort: nobody is left to report a failure to. */
+        if (barrier(s, -1, NULL) != 0) sc_error_clear();
+        release_pending(s); /* after a refused barrier, the descriptors are still open */
         close(s->root_fd);
     }
     free(s->root);
@@ -857,7 +1061,7 @@ static const sc_store_ops posix_ops = {
     .remove_created_dirs = posix_remove_created_dirs,
 };
 
-int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root) {
+int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *root, int sync_mode) {
     *ops = NULL;
     *self = NULL;
     if (!root || !*root) return sc_error_set(SC_EINVAL, "empty posix store root");
@@ -884,6 +1088,7 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
         else snprintf(s->root, n, "%s/%s", cwd, root);
         for (size_t end = strlen(s->root); end > 1 && s->root[end - 1] == '/';) s->root[--end] = '\0';
         s->root_fd = -1;
+        s->mode = sync_mode;
         *ops = &posix_ops;
         *self = s;
         return 0;
@@ -900,6 +1105,8 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
     }
     s->root_fd = fd;
     s->root = canonical;
+    s->mode = sync_mode;
+    root_opened(s);
     *ops = &posix_ops;
     *self = s;
     return 0;
@@ -915,8 +1122,8 @@ int sc_posix_store_create(const sc_store_ops **ops, void **self, const char *roo
 static void posix_remove_created_dirs(void *self, const char *prefix) {
     posix_store *s = self;
     size_t n = strlen(prefix);
-    /* Deferred directory syncs first: a removed directory must not stay pending. */
-    if (s->root_fd >= 0 && sync_pending(s) != 0) sc_error_clear();
+    /* Deferred syncs first: a removed directory must not stay pending. */
+    if (s->root_fd >= 0 && barrier(s, -1, NULL) != 0) sc_error_clear();
     for (int i = s->made_dirs.count - 1; i >= 0 && s->root_fd >= 0; i--) {
         char *dir = s->made_dirs.path[i];
         /* At or under the prefix only ("metadata/probe-x" for "metadata/probe-x/"; not
@@ -926,7 +1133,7 @@ static void posix_remove_created_dirs(void *self, const char *prefix) {
                             : dl + 1 == n && strncmp(dir, prefix, dl) == 0 && prefix[dl] == '/';
         if (!under) continue;
         if (unlinkat(s->root_fd, dir, AT_REMOVEDIR) == 0) {
-            if (sync_parent(s->root_fd, s->root, dir) != 0) sc_error_clear();
+            if (sync_parent(s, s->root_fd, s->root, dir) != 0) sc_error_clear();
             for (int k = 0; k < s->pending_count; k++)
                 if (strcmp(s->pending[k], dir) == 0) {
                     memcpy(s->pending[k], s->pending[--s->pending_count], SC_STORE_KEY_MAX);
@@ -939,13 +1146,27 @@ static void posix_remove_created_dirs(void *self, const char *prefix) {
     if (n || s->made_root.count == 0) return;
     /* The root itself: only if it is empty now (after the above). */
     if (s->root_fd >= 0) {
-        sync_pending(s);
+        if (barrier(s, -1, NULL) != 0) sc_error_clear();
+        release_pending(s);
         close(s->root_fd);
         s->root_fd = -1;
-        s->pending_count = 0;
     }
     for (int i = s->made_root.count - 1; i >= 0; i--) {
         if (rmdir(s->made_root.path[i]) != 0) break; /* not empty (or not ours any more): stop */
     }
     created_free(&s->made_root);
+}
+
+void sc_posix_store_sync_stats(sc_posix_sync_stats *out, const void *self) {
+    const posix_store *s = self;
+    *out = s->stats;
+    out->mode = s->mode;
+    out->pending_files = (unsigned)s->pending_files;
+    out->pending_dirs = (unsigned)s->pending_count;
+}
+
+void sc_posix_store_set_sync_hook(void *self, sc_posix_sync_hook fn, void *ctx) {
+    posix_store *s = self;
+    s->hook = fn;
+    s->hook_ctx = ctx;
 }
