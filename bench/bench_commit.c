@@ -553,6 +553,15 @@ static int cmd_race(const char *loc, int writers, int commits, const char *prefi
         }
     }
     if (got != writers) return 1;
+    /* Every commit made exactly one snapshot after the seed's: anything else is a bug, not a figure. */
+    uint64_t latest = 0;
+    if (sc_table_open_location(&t, loc) != 0 || sc_table_latest_id(&latest, t) != 0) die_sc("race check");
+    sc_table_free(t);
+    if (latest != 1 + (uint64_t)all.committed) {
+        fprintf(stderr, "bench_commit: race made %d commits but the latest snapshot is %" PRIu64 "\n", all.committed,
+                latest);
+        return 1;
+    }
     char key[128];
 #define RACE(name, v)                                           \
     do {                                                        \

@@ -69,7 +69,7 @@ def main():
         rows.append((f"  CLI objects read (GET) per append @{a}", val(f"cli.append.age{a}.gets")))
         rows.append((f"  CLI bytes read per append @{a}", val(f"cli.append.age{a}.bytes_read")))
     for tag, spec in (("race_a", ra), ("race_b", rb)):
-        rows.append((f"Race {spec} (writers x commits each), separate processes; local disk unless "on S3"", None))
+        rows.append((f"Race {spec} (writers x commits each), separate processes; local disk unless 'on S3'", None))
         for who, k in (("C API", "sc"), ("Paimon", "paimon"), ("C API on S3", "s3")):
             rows.append((f"  {who} lost claims", val(f"{k}.{tag}.lost_claims")))
             rows.append((f"  {who} most claims lost by one commit", val(f"{k}.{tag}.max_lost_one_commit")))
@@ -81,6 +81,9 @@ def main():
     rows.append(("S3 test server (gofakes3), single writer at age 10", None))
     rows += [("  C API append p50 ms", val(f"s3.append.age10.p50_ms")),
              ("  C API requests per uncontended append", val("s3.append.age10.requests")),
+             ("  Paimon append p50 ms (--paimon-s3)", val("paimon_s3.append.age10.p50_ms")),
+             ("  C API compaction p50 ms", val("s3.compact.age10.p50_ms")),
+             ("  Paimon compaction p50 ms (--paimon-s3)", val("paimon_s3.compact.age10.p50_ms")),
              ("  CLI append p50 ms", val("s3_cli.append.age10.p50_ms")),
              ("  CLI objects read (GET) per append", val("s3_cli.append.age10.gets"))]
     big = meta.get("big", "? ?").split()

@@ -9,6 +9,8 @@
 #   scripts/bench.sh --quick         smoke run: ages 10 / 50 / 100, few commits, small races, 1 run
 #   options: --dir DIR (where the tables go; default a new directory under /tmp — put it on the
 #            disk you want to measure), --no-paimon, --no-s3, --no-big, --keep (keep the tables),
+#            --paimon-s3 (also Paimon's single writer on the S3 server at age 10; off by default:
+#            about 1.5 s per commit against gofakes3, see docs/performance.md),
 #            --out FILE (raw "R key value" lines, default DIR/results.txt)
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
@@ -19,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-runs=3 quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out=""
+runs=3 quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -28,9 +30,10 @@ while [[ $# -gt 0 ]]; do
         --no-paimon) paimon=0 ;;
         --no-s3) s3=0 ;;
         --no-big) big=0 ;;
+        --paimon-s3) paimon_s3=1 ;;
         --keep) keep=1 ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -129,6 +132,10 @@ for ((r = 1; r <= runs; r++)); do
         loc=s3://$SC_S3_BUCKET/sc-bench-$(date +%s)-$$-$r
         step "S3: C API + CLI, single writer at age 10" "$r" "$bc" single "$loc/sc" --ages 10 --commits "$commits" \
             --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" --prefix s3
+        if [[ $paimon == 1 && $paimon_s3 == 1 ]]; then
+            step "S3: Paimon, single writer at age 10" "$r" "${jvm[@]}" -jar "$pjar" single "$loc/paimon" 10 \
+                "$commits" "$compactions" "$filter_reps" "$warmup" paimon_s3
+        fi
         for race in a b; do
             spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
             step "S3: C API race $spec" "$r" "$bc" race "$loc/race_$race" --writers "$w" --commits "$n" --prefix "s3.race_$race"

@@ -54,7 +54,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Output: "R key value" lines on stdout (keys: docs/performance.md), the rest on stderr.
  *
  * <pre>
- *   single WAREHOUSE AGES COMMITS COMPACTIONS FILTER_REPS WARMUP
+ *   single WAREHOUSE AGES COMMITS COMPACTIONS FILTER_REPS WARMUP [KEY_PREFIX, default paimon]
  *   race   WAREHOUSE WRITERS COMMITS PREFIX WARMUP (spawns WRITERS worker JVMs)
  *   worker WAREHOUSE INDEX COMMITS SYNC_DIR WARMUP (one racing writer; internal)
  * </pre>
@@ -68,7 +68,7 @@ public final class PaimonBench {
         switch (args.length > 0 ? args[0] : "") {
             case "single":
                 single(args[1], parseAges(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-                        Integer.parseInt(args[5]), Integer.parseInt(args[6]));
+                        Integer.parseInt(args[5]), Integer.parseInt(args[6]), args.length > 7 ? args[7] : "paimon");
                 break;
             case "race":
                 race(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4], Integer.parseInt(args[5]));
@@ -98,7 +98,29 @@ public final class PaimonBench {
     static Catalog catalog(String warehouse) {
         Options o = new Options();
         o.set("warehouse", warehouse);
+        if (warehouse.startsWith("s3://")) {
+            s3(o, System.getenv());
+        }
         return CatalogFactory.createCatalog(CatalogContext.create(o));
+    }
+
+    /**
+     * S3FileIO settings for the local test server, from the variables scripts/s3-servers.sh env
+     * prints: its endpoint (path-style, plain http), the key pair, and a fixed region so that S3A
+     * does not go looking for one. S3FileIO hands every "s3.x" to Hadoop as "fs.s3a.x".
+     */
+    static void s3(Options o, Map<String, String> env) {
+        String endpoint = env.getOrDefault("AWS_ENDPOINT_URL_S3", env.get("AWS_ENDPOINT_URL"));
+        if (endpoint != null) {
+            o.set("s3.endpoint", endpoint);
+            o.set("s3.path.style.access", "true");
+            o.set("s3.connection.ssl.enabled", String.valueOf(endpoint.startsWith("https://")));
+        }
+        if (env.containsKey("AWS_ACCESS_KEY_ID")) {
+            o.set("s3.access-key", env.get("AWS_ACCESS_KEY_ID"));
+            o.set("s3.secret-key", env.getOrDefault("AWS_SECRET_ACCESS_KEY", ""));
+        }
+        o.set("s3.endpoint.region", env.getOrDefault("AWS_REGION", "us-east-1"));
     }
 
     static FileStoreTable create(Catalog c, String name) throws Exception {
@@ -213,8 +235,8 @@ public final class PaimonBench {
         return n > 0 ? s / n : 0;
     }
 
-    static void single(String warehouse, long[] ages, int commits, int compactions, int filterReps, int warmup)
-            throws Exception {
+    static void single(String warehouse, long[] ages, int commits, int compactions, int filterReps, int warmup,
+            String kp) throws Exception {
         Catalog c = catalog(warehouse);
         // JIT warm-up on a throw-away table, so that age 10 is not measured on a cold JVM (a
         // streaming committer runs warm); the same code paths as below.
@@ -275,11 +297,11 @@ public final class PaimonBench {
                     lat[i] = (System.nanoTime() - s) / 1e6;
                 }
                 age += commits;
-                String k = "paimon.append.age" + target;
+                String k = kp + ".append.age" + target;
                 result(k + ".p50_ms", pct(lat, commits, 50));
                 result(k + ".p99_ms", pct(lat, commits, 99));
                 result(k + ".per_s", 1e3 / mean(lat, commits));
-                result("paimon.live_files.age" + target, live.size());
+                result(kp + ".live_files.age" + target, live.size());
 
                 int nc = Math.min(compactions, live.size() / FILES_PER_COMPACTION);
                 msgs.clear();
@@ -292,7 +314,7 @@ public final class PaimonBench {
                     lat[i] = (System.nanoTime() - s) / 1e6;
                 }
                 age += nc;
-                k = "paimon.compact.age" + target;
+                k = kp + ".compact.age" + target;
                 result(k + ".p50_ms", pct(lat, nc, 50));
                 result(k + ".p99_ms", pct(lat, nc, 99));
 
@@ -311,7 +333,7 @@ public final class PaimonBench {
                         throw new IllegalStateException("filterCommitted kept " + kept.size() + " of 3, expected 2");
                     }
                 }
-                result("paimon.filter.age" + target + ".p50_ms", pct(lat, filterReps, 50));
+                result(kp + ".filter.age" + target + ".p50_ms", pct(lat, filterReps, 50));
             }
         }
         c.close();
@@ -374,6 +396,10 @@ public final class PaimonBench {
             }
         }
         double wallMs = java.time.Duration.between(go, end).toNanos() / 1e6;
+        Long latest = open(catalog(warehouse), "t").snapshotManager().latestSnapshotId();
+        if (latest == null || latest != 1 + committed) {
+            throw new IllegalStateException("race made " + committed + " commits but the latest snapshot is " + latest);
+        }
         result(prefix + ".committed", committed);
         result(prefix + ".gave_up", gaveUp);
         result(prefix + ".lost_claims", lost);
@@ -422,6 +448,9 @@ public final class PaimonBench {
                 }
                 maxMs = Math.max(maxMs, (System.nanoTime() - s) / 1e6);
                 long a = cm.metrics.lastAttempts();
+                if (a < 1 && committed > 0) {
+                    throw new IllegalStateException("Paimon's commit metric lastCommitAttempts is missing");
+                }
                 if (a > 1) {
                     lost += a - 1;
                     maxLost = Math.max(maxLost, a - 1);
