@@ -11,6 +11,8 @@
  *       times K 5-file appends into one partition and M compactions that delete 10 live
  *       files and add one, all through one long-lived handle (a streaming committer),
  *       then the replay filter, then C appends through the CLI (a fresh process each).
+ *       On a local table one durable-floor claim (see floor) precedes each timed append, in
+ *       LOCATION.floor, for a floor ratio under the same disk conditions.
  *       Change sets are prepared before the clock starts; only sc_table_commit is timed.
  *   bench_commit race LOCATION --writers W --commits C
  *       W forked processes, each with its own handle and commit user, released together,
@@ -305,7 +307,20 @@ static int cmd_single(const single_opts *o) {
            *rd = calloc((size_t)maxn, sizeof *rd), *byt = calloc((size_t)maxn, sizeof *byt),
            *req = calloc((size_t)maxn, sizeof *req);
     sc_changes **cs = calloc((size_t)maxn, sizeof *cs);
-    if (!lat || !get || !rd || !byt || !req || !cs) die("calloc");
+    double *flr = calloc((size_t)maxn, sizeof *flr);
+    if (!lat || !get || !rd || !byt || !req || !flr || !cs) die("calloc");
+    /* On a local table, the durable floor is measured interleaved with the appends, in
+     * <LOCATION>.floor, so that the ratio compares both under the same disk conditions. */
+    char floor_dir[4200], floor_payload[900];
+    int floor_fd = -1;
+    long floor_n = 0;
+    memset(floor_payload, 'x', sizeof floor_payload);
+    if (strncmp(o->location, "s3://", 5) != 0) {
+        snprintf(floor_dir, sizeof floor_dir, "%s.floor", o->location);
+        if (mkdir(floor_dir, 0755) != 0) die("mkdir floor");
+        floor_fd = open(floor_dir, O_RDONLY | O_DIRECTORY);
+        if (floor_fd < 0) die("open floor dir");
+    }
     char key[128], dir[4200];
     snprintf(dir, sizeof dir, "/tmp/sc-bench-cli.%d", (int)getpid());
     if (o->cli && mkdir(dir, 0755) != 0) die("mkdir cli dir");
@@ -333,6 +348,11 @@ static int cmd_single(const single_opts *o) {
             free(j);
         }
         for (int i = 0; i < o->commits; i++) {
+            if (floor_fd >= 0) { /* one floor claim before each commit: both see the same disk */
+                double f0 = now_ms();
+                floor_once(floor_dir, floor_fd, (int)floor_n++, floor_payload, sizeof floor_payload);
+                flr[i] = now_ms() - f0;
+            }
             double t0 = now_ms();
             commit_or_die(&r, t, "bench", ++bench_id, SC_KIND_APPEND, cs[i]);
             lat[i] = now_ms() - t0;
@@ -343,6 +363,10 @@ static int cmd_single(const single_opts *o) {
             sc_changes_free(cs[i]);
         }
         age += o->commits;
+        if (floor_fd >= 0) {
+            snprintf(key, sizeof key, "sc.floor.age%ld.per_s", label);
+            result(key, 1e3 / mean(flr, o->commits));
+        }
         snprintf(key, sizeof key, "sc.append.age%ld.p50_ms", label);
         result(key, pct(lat, o->commits, 50));
         snprintf(key, sizeof key, "sc.append.age%ld.p99_ms", label);
@@ -440,7 +464,9 @@ static int cmd_single(const single_opts *o) {
     free(rd);
     free(byt);
     free(req);
+    free(flr);
     free(cs);
+    if (floor_fd >= 0) close(floor_fd);
     sc_table_free(t);
     return 0;
 }
