@@ -21,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-runs=3 quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0
+runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -40,10 +40,11 @@ while [[ $# -gt 0 ]]; do
 done
 
 if [[ $quick == 1 ]]; then
-    [[ $runs == 3 ]] && runs=1
+    runs=${runs:-1}
     ages=10,50,100 commits=10 compactions=5 cli_commits=5 filter_reps=5 floor_n=50
     race_a=2x5 race_b=4x5 warmup=20 big_live=20000 big_delete=1000
 else
+    runs=${runs:-3}
     ages=10,1000,5000 commits=100 compactions=50 cli_commits=20 filter_reps=20 floor_n=300
     race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
 fi
