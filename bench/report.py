@@ -77,6 +77,7 @@ def main():
             rows.append((f"  {who} lost claims", val(f"{k}.{tag}.lost_claims")))
             rows.append((f"  {who} most claims lost by one commit", val(f"{k}.{tag}.max_lost_one_commit")))
             rows.append((f"  {who} commits given up", val(f"{k}.{tag}.gave_up")))
+            rows.append((f"  {who} snapshots missing (committed + 1 - latest id; must be 0)", val(f"{k}.{tag}.snapshots_missing")))
             rows.append((f"  {who} commits/s", val(f"{k}.{tag}.per_s")))
             rows.append((f"  {who} slowest commit ms", val(f"{k}.{tag}.max_commit_ms")))
         rows.append((f"  C API requests per commit", val(f"sc.{tag}.requests_per_commit")))

@@ -396,10 +396,14 @@ public final class PaimonBench {
             }
         }
         double wallMs = java.time.Duration.between(go, end).toNanos() / 1e6;
+        // Every successful commit should have made exactly one snapshot after the seed's. A difference
+        // is reported (a figure, and on stderr), not fatal, so that the rest of the run goes on.
         Long latest = open(catalog(warehouse), "t").snapshotManager().latestSnapshotId();
-        if (latest == null || latest != 1 + committed) {
-            throw new IllegalStateException("race made " + committed + " commits but the latest snapshot is " + latest);
+        long missing = 1 + committed - (latest == null ? 0 : latest);
+        if (missing != 0) {
+            System.err.println("paimon-bench: race made " + committed + " commits but the latest snapshot is " + latest);
         }
+        result(prefix + ".snapshots_missing", missing);
         result(prefix + ".committed", committed);
         result(prefix + ".gave_up", gaveUp);
         result(prefix + ".lost_claims", lost);
