@@ -11,6 +11,9 @@
 #            disk you want to measure), --no-paimon, --no-s3, --no-big, --keep (keep the tables),
 #            --paimon-s3 (also Paimon's single writer on the S3 server at age 10; off by default:
 #            about 1.5 s per commit against gofakes3, see docs/performance.md),
+#            --paimon-jvms (also Paimon's races with one JVM per writer, an unsupported setup on a
+#            local disk without a catalog lock that can lose snapshots; the table's Paimon races
+#            are threads of one JVM, see docs/performance.md),
 #            --out FILE (raw "R key value" lines, default DIR/results.txt)
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
@@ -21,7 +24,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0
+runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -31,9 +34,10 @@ while [[ $# -gt 0 ]]; do
         --no-s3) s3=0 ;;
         --no-big) big=0 ;;
         --paimon-s3) paimon_s3=1 ;;
+        --paimon-jvms) paimon_jvms=1 ;;
         --keep) keep=1 ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -123,8 +127,12 @@ for ((r = 1; r <= runs; r++)); do
         spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
         step "C API race $spec" "$r" "$bc" race "$d/race_$race" --writers "$w" --commits "$n" --prefix "sc.race_$race"
         if [[ $paimon == 1 ]]; then
-            step "Paimon race $spec" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_race_$race" "$w" "$n" \
-                "paimon.race_$race" "$((warmup / 4))"
+            step "Paimon race $spec (threads of one JVM)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_race_$race" \
+                "$w" "$n" "paimon.race_$race" "$((warmup / 4))"
+        fi
+        if [[ $paimon == 1 && $paimon_jvms == 1 ]]; then
+            step "Paimon race $spec (one JVM per writer)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_jvms_race_$race" \
+                "$w" "$n" "paimon_jvms.race_$race" "$((warmup / 4))" --jvms
         fi
     done
     if [[ $s3 == 1 ]]; then

@@ -55,8 +55,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * <pre>
  *   single WAREHOUSE AGES COMMITS COMPACTIONS FILTER_REPS WARMUP [KEY_PREFIX, default paimon]
- *   race   WAREHOUSE WRITERS COMMITS PREFIX WARMUP (spawns WRITERS worker JVMs)
- *   worker WAREHOUSE INDEX COMMITS SYNC_DIR WARMUP (one racing writer; internal)
+ *   race   WAREHOUSE WRITERS COMMITS PREFIX WARMUP [--jvms]
+ *          (WRITERS threads of this JVM; --jvms: WRITERS worker JVMs, an unsupported setup on a
+ *          local file system without a catalog lock, kept to show what it does)
+ *   worker WAREHOUSE INDEX COMMITS SYNC_DIR WARMUP (one racing writer of --jvms; internal)
  * </pre>
  */
 public final class PaimonBench {
@@ -71,7 +73,13 @@ public final class PaimonBench {
                         Integer.parseInt(args[5]), Integer.parseInt(args[6]), args.length > 7 ? args[7] : "paimon");
                 break;
             case "race":
-                race(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4], Integer.parseInt(args[5]));
+                if (args.length > 6 && args[6].equals("--jvms")) {
+                    raceJvms(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4],
+                            Integer.parseInt(args[5]));
+                } else {
+                    race(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4],
+                            Integer.parseInt(args[5]));
+                }
                 break;
             case "worker":
                 worker(args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Paths.get(args[4]),
@@ -341,14 +349,200 @@ public final class PaimonBench {
 
     // ------------------------------------------------------------------ races
 
-    /** Spawns the writers as separate JVMs (as separate jobs would be), releases them together. */
-    static void race(String warehouse, int writers, int commits, String prefix, int warmup) throws Exception {
+    /** One racing writer's figures. */
+    static final class Tally {
+        long committed, gaveUp, lost, maxLost;
+        double maxMs;
+        long endNanos; // System.nanoTime() (threads) or epoch nanoseconds (JVMs) after the last commit
+        final List<Long> failed = new ArrayList<>(); // identifiers that gave up
+
+        void add(Tally o) {
+            committed += o.committed;
+            gaveUp += o.gaveUp;
+            lost += o.lost;
+            maxLost = Math.max(maxLost, o.maxLost);
+            maxMs = Math.max(maxMs, o.maxMs);
+        }
+    }
+
+    /** Commits msgs as identifiers 1..n through cm, counting lost claims from Paimon's metric. */
+    static Tally commitAll(Committer cm, List<List<CommitMessage>> msgs, int index) {
+        Tally r = new Tally();
+        for (int i = 1; i <= msgs.size(); i++) {
+            long s = System.nanoTime();
+            try {
+                cm.commit.commit(i, msgs.get(i - 1));
+                r.committed++;
+            } catch (RuntimeException e) {
+                r.gaveUp++;
+                r.failed.add((long) i);
+                System.err.println("paimon-bench: writer " + index + " commit " + i + " failed: " + e);
+            }
+            r.maxMs = Math.max(r.maxMs, (System.nanoTime() - s) / 1e6);
+            long a = cm.metrics.lastAttempts();
+            if (a < 1 && r.committed > 0) {
+                throw new IllegalStateException("Paimon's commit metric lastCommitAttempts is missing");
+            }
+            if (a > 1) {
+                r.lost += a - 1;
+                r.maxLost = Math.max(r.maxLost, a - 1);
+            }
+        }
+        return r;
+    }
+
+    static Catalog raceTable(String warehouse) throws Exception {
         Catalog c = catalog(warehouse);
         FileStoreTable t = create(c, "t");
         try (Committer s = new Committer(t, "seed")) {
             s.commit.commit(1, append(t, partition(t), "seed", 1, null));
         }
+        return c;
+    }
+
+    /**
+     * W writers as W threads of this JVM, released together by a barrier: Paimon's supported way to
+     * have concurrent committers on a local file system without a catalog lock (LocalFileIO's rename
+     * lock is static, so it only excludes committers of the same JVM; docs/performance.md). Each
+     * thread has its own catalog, table handle, StreamTableCommit and commit user, like snapcommit's
+     * forked writers.
+     */
+    static void race(String warehouse, int writers, int commits, String prefix, int warmup) throws Exception {
+        Catalog c = raceTable(warehouse);
+        if (warmup > 0) {
+            // JIT warm-up: the same race, untimed, on a throw-away table (the retry path included).
+            Catalog w = raceTable(warehouse + "-warmup");
+            threads(warehouse + "-warmup", writers, Math.max(1, warmup / writers), "warm");
+            w.close();
+        }
+        long[] wall = new long[1];
+        Tally[] per = threads(warehouse, writers, commits, null, wall);
+        Tally all = new Tally();
+        Map<String, List<Long>> failed = new java.util.HashMap<>();
+        for (int w = 0; w < writers; w++) {
+            all.add(per[w]);
+            failed.put("writer-" + w, per[w].failed);
+        }
+        report(c, prefix, writers, commits, all, failed, wall[0] / 1e6);
         c.close();
+    }
+
+    static Tally[] threads(String warehouse, int writers, int commits, String tag) throws Exception {
+        return threads(warehouse, writers, commits, tag, new long[1]);
+    }
+
+    /** Runs the threaded race; wall[0] = nanoseconds from the release to the last writer's end. */
+    static Tally[] threads(String warehouse, int writers, int commits, String tag, long[] wall) throws Exception {
+        // Two latches as the barrier: every writer prepared, then all released at once. A writer that
+        // fails while preparing still counts down, and the others are then released into an abort.
+        java.util.concurrent.CountDownLatch prepared = new java.util.concurrent.CountDownLatch(writers);
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean abort = new java.util.concurrent.atomic.AtomicBoolean();
+        Tally[] per = new Tally[writers];
+        Throwable[] err = new Throwable[writers];
+        List<Thread> ts = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            final int index = w;
+            Thread th = new Thread(() -> {
+                boolean counted = false;
+                try (Catalog own = catalog(warehouse)) {
+                    FileStoreTable t = open(own, "t");
+                    BinaryRow part = partition(t);
+                    List<List<CommitMessage>> msgs = new ArrayList<>();
+                    for (int i = 1; i <= commits; i++) {
+                        msgs.add(append(t, part, (tag == null ? "w" : tag + "-w") + index, i, null));
+                    }
+                    try (Committer cm = new Committer(t, "writer-" + index)) {
+                        prepared.countDown();
+                        counted = true;
+                        go.await();
+                        if (!abort.get()) {
+                            per[index] = commitAll(cm, msgs, index);
+                            per[index].endNanos = System.nanoTime();
+                        }
+                    }
+                } catch (Throwable e) {
+                    err[index] = e;
+                    abort.set(true);
+                } finally {
+                    if (!counted) {
+                        prepared.countDown();
+                    }
+                }
+            }, "writer-" + w);
+            th.start();
+            ts.add(th);
+        }
+        prepared.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread th : ts) {
+            th.join();
+        }
+        long end = start;
+        for (int w = 0; w < writers; w++) {
+            if (err[w] != null) {
+                throw new IllegalStateException("writer " + w + " failed", err[w]);
+            }
+            if (per[w] == null) {
+                throw new IllegalStateException("writer " + w + " did not run: another writer failed");
+            }
+            end = Math.max(end, per[w].endNanos);
+        }
+        wall[0] = end - start;
+        return per;
+    }
+
+    /**
+     * The race's figures, after checking that every commit that reported success made exactly one
+     * snapshot and nothing else did: snapshots 2..latest are walked and matched by (user,
+     * identifier) against the writers' successes (1..commits minus the identifiers that gave up).
+     * A difference is a figure (and a line on stderr), not fatal, so that the rest of the run goes on.
+     */
+    static void report(Catalog c, String prefix, int writers, int commits, Tally all, Map<String, List<Long>> failed,
+            double wallMs) throws Exception {
+        FileStoreTable t = open(c, "t");
+        org.apache.paimon.utils.SnapshotManager sm = t.snapshotManager();
+        Long latestId = sm.latestSnapshotId();
+        long latest = latestId == null ? 0 : latestId;
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        long doubled = 0, found = 0;
+        for (long id = 2; id <= latest; id++) {
+            org.apache.paimon.Snapshot s = sm.snapshot(id);
+            String user = s.commitUser();
+            long ident = s.commitIdentifier();
+            boolean expected = failed.containsKey(user) && ident >= 1 && ident <= commits
+                    && !failed.get(user).contains(ident);
+            if (!expected || !seen.add(user + "#" + ident)) {
+                doubled++;
+                System.err.println("paimon-bench: snapshot " + id + " (" + user + ", " + ident + ") is unexpected or a second one");
+            } else {
+                found++;
+            }
+        }
+        long missing = all.committed - found;
+        if (missing != 0 || doubled != 0) {
+            System.err.println("paimon-bench: race made " + all.committed + " commits; " + missing
+                    + " have no snapshot, " + doubled + " snapshots are doubled or unexpected (latest " + latest + ")");
+        }
+        result(prefix + ".snapshots_missing", missing);
+        result(prefix + ".snapshots_doubled", doubled);
+        result(prefix + ".committed", all.committed);
+        result(prefix + ".gave_up", all.gaveUp);
+        result(prefix + ".lost_claims", all.lost);
+        result(prefix + ".max_lost_one_commit", all.maxLost);
+        result(prefix + ".per_s", wallMs > 0 ? 1e3 * all.committed / wallMs : 0);
+        result(prefix + ".max_commit_ms", all.maxMs);
+    }
+
+    /**
+     * The cross-JVM race (race --jvms): one JVM per writer, as separate jobs would be. On a local
+     * file system without a catalog lock this is not a supported Paimon setup: LocalFileIO's rename
+     * lock does not reach other JVMs, and a successful commit can lose its snapshot to another
+     * JVM's (reported as snapshots_missing).
+     */
+    static void raceJvms(String warehouse, int writers, int commits, String prefix, int warmup) throws Exception {
+        Catalog c = raceTable(warehouse);
         Path sync = Files.createTempDirectory("paimon-bench-race");
         String javaCmd = ProcessHandle.current().info().command().orElse("java");
         List<String> jvmArgs = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -371,45 +565,35 @@ public final class PaimonBench {
         }
         Instant go = Instant.now();
         Files.writeString(sync.resolve("go"), "");
-        long committed = 0, gaveUp = 0, lost = 0, maxLost = 0;
-        double maxMs = 0;
-        Instant end = go;
+        Tally all = new Tally();
+        Map<String, List<Long>> failed = new java.util.HashMap<>();
+        long goNanos = go.getEpochSecond() * 1_000_000_000L + go.getNano(), end = goNanos;
         for (int w = 0; w < writers; w++) {
             Process p = procs.get(w);
             String out = new String(p.getInputStream().readAllBytes());
             if (p.waitFor() != 0) {
                 throw new IllegalStateException("worker " + w + " failed: " + out);
             }
+            List<Long> f = new ArrayList<>();
             for (String line : out.split("\n")) {
-                if (line.startsWith("W ")) {
-                    String[] f = line.split(" ");
-                    committed += Long.parseLong(f[1]);
-                    gaveUp += Long.parseLong(f[2]);
-                    lost += Long.parseLong(f[3]);
-                    maxLost = Math.max(maxLost, Long.parseLong(f[4]));
-                    maxMs = Math.max(maxMs, Double.parseDouble(f[5]));
-                    Instant e = Instant.ofEpochSecond(0, Long.parseLong(f[6]));
-                    if (e.isAfter(end)) {
-                        end = e;
-                    }
+                String[] x = line.split(" ");
+                if (x[0].equals("W")) {
+                    Tally r = new Tally();
+                    r.committed = Long.parseLong(x[1]);
+                    r.gaveUp = Long.parseLong(x[2]);
+                    r.lost = Long.parseLong(x[3]);
+                    r.maxLost = Long.parseLong(x[4]);
+                    r.maxMs = Double.parseDouble(x[5]);
+                    all.add(r);
+                    end = Math.max(end, Long.parseLong(x[6]));
+                } else if (x[0].equals("F")) {
+                    f.add(Long.parseLong(x[1]));
                 }
             }
+            failed.put("writer-" + w, f);
         }
-        double wallMs = java.time.Duration.between(go, end).toNanos() / 1e6;
-        // Every successful commit should have made exactly one snapshot after the seed's. A difference
-        // is reported (a figure, and on stderr), not fatal, so that the rest of the run goes on.
-        Long latest = open(catalog(warehouse), "t").snapshotManager().latestSnapshotId();
-        long missing = 1 + committed - (latest == null ? 0 : latest);
-        if (missing != 0) {
-            System.err.println("paimon-bench: race made " + committed + " commits but the latest snapshot is " + latest);
-        }
-        result(prefix + ".snapshots_missing", missing);
-        result(prefix + ".committed", committed);
-        result(prefix + ".gave_up", gaveUp);
-        result(prefix + ".lost_claims", lost);
-        result(prefix + ".max_lost_one_commit", maxLost);
-        result(prefix + ".per_s", wallMs > 0 ? 1e3 * committed / wallMs : 0);
-        result(prefix + ".max_commit_ms", maxMs);
+        report(c, prefix, writers, commits, all, failed, (end - goNanos) / 1e6);
+        c.close();
         for (File f : sync.toFile().listFiles()) {
             f.delete();
         }
@@ -434,36 +618,20 @@ public final class PaimonBench {
         for (int i = 1; i <= commits; i++) {
             msgs.add(append(t, part, "w" + index, i, null));
         }
-        long committed = 0, gaveUp = 0, lost = 0, maxLost = 0;
-        double maxMs = 0;
+        Tally r;
         try (Committer cm = new Committer(t, "writer-" + index)) {
             Files.writeString(sync.resolve("ready-" + index), "");
             while (!Files.exists(sync.resolve("go"))) {
                 java.util.concurrent.locks.LockSupport.parkNanos(100_000); // 8 JVMs on 2 cores: no busy wait
             }
-            for (int i = 1; i <= commits; i++) {
-                long s = System.nanoTime();
-                try {
-                    cm.commit.commit(i, msgs.get(i - 1));
-                    committed++;
-                } catch (RuntimeException e) {
-                    gaveUp++;
-                    System.err.println("paimon-bench: writer " + index + " commit " + i + " failed: " + e);
-                }
-                maxMs = Math.max(maxMs, (System.nanoTime() - s) / 1e6);
-                long a = cm.metrics.lastAttempts();
-                if (a < 1 && committed > 0) {
-                    throw new IllegalStateException("Paimon's commit metric lastCommitAttempts is missing");
-                }
-                if (a > 1) {
-                    lost += a - 1;
-                    maxLost = Math.max(maxLost, a - 1);
-                }
-            }
+            r = commitAll(cm, msgs, index);
         }
         Instant end = Instant.now();
         long endNanos = end.getEpochSecond() * 1_000_000_000L + end.getNano();
-        System.out.println("W " + committed + " " + gaveUp + " " + lost + " " + maxLost + " " + maxMs + " " + endNanos);
+        for (long id : r.failed) {
+            System.out.println("F " + id);
+        }
+        System.out.println("W " + r.committed + " " + r.gaveUp + " " + r.lost + " " + r.maxLost + " " + r.maxMs + " " + endNanos);
         c.close();
     }
 }
