@@ -12,7 +12,7 @@ from collections import defaultdict
 
 
 def load(path):
-    meta, runs = {}, defaultdict(dict)
+    meta, runs, times = {}, defaultdict(dict), defaultdict(list)
     with open(path) as f:
         for line in f:
             p = line.split()
@@ -20,11 +20,13 @@ def load(path):
                 meta[p[1]] = " ".join(p[2:])
             elif len(p) == 4 and p[0] == "R":
                 runs[int(p[1])][p[2]] = float(p[3])
-    return meta, [runs[r] for r in sorted(runs)]
+            elif len(p) >= 4 and p[0] == "T":  # T RUN SECONDS LABEL: a step's wall time (run 0: build, total)
+                times[" ".join(p[3:])].append(float(p[2]))
+    return meta, [runs[r] for r in sorted(runs)], times
 
 
 def main():
-    meta, runs = load(sys.argv[1])
+    meta, runs, times = load(sys.argv[1])
     if not runs:
         print("bench report: no results", file=sys.stderr)
         return 1
@@ -190,6 +192,10 @@ def main():
     print("\nGoals of issue 11 (median of the runs)")
     for text, shown, verdict in goals:
         print(f"{text:{w}} {shown:>10}   {verdict}")
+    if times:
+        print("\nWall time per step, seconds (min / median / max over the runs)")
+        for label, xs in times.items():
+            print(f"  {label:{w - 2}} {min(xs):>10.1f} {statistics.median(xs):>10.1f} {max(xs):>10.1f}")
     if meta.get("quick") == "1" or (ages and ages[-1] < 5000):
         print("\n(ages below 5,000 or --quick: the verdicts are not the issue's; run scripts/bench.sh without --quick)")
     return 0

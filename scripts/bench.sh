@@ -53,6 +53,8 @@ else
     race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
 fi
 
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
+t_start=$(date +%s.%N)
 # ---- build ----
 build=$root/build-bench
 echo "== building snapcommit (Release) into $build" >&2
@@ -105,12 +107,17 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "M date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "M commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    printf 'T 0 %.1f build\n' "$(since "$t_start")"
 } >>"$out"
 
-step() { # LABEL RUN CMD...: run one line, tag its R lines with the run number
-    local label=$1 r=$2; shift 2
+step() { # LABEL RUN CMD...: run one line, tag its R lines with the run number; "T" lines: its duration
+    local label=$1 r=$2 t0 dt; shift 2
     echo "-- run $r: $label" >&2
+    t0=$(date +%s.%N)
     "$@" | sed -n "s/^R /R $r /p" >>"$out"
+    dt=$(since "$t0")
+    printf 'T %s %.1f %s\n' "$r" "$dt" "$label" >>"$out"
+    printf -- '-- run %s: %s took %.1f s\n' "$r" "$label" "$dt" >&2
 }
 
 for ((r = 1; r <= runs; r++)); do
@@ -154,5 +161,6 @@ for ((r = 1; r <= runs; r++)); do
     [[ $keep == 1 ]] || rm -rf "$d"
 done
 
+printf 'T 0 %.1f total\n' "$(since "$t_start")" >>"$out"
 python3 "$root/bench/report.py" "$out"
 echo "(raw figures: $out)" >&2
