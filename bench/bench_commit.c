@@ -6,7 +6,7 @@
  *       the durable claim floor: write a temp file + fsync + renameat2(RENAME_NOREPLACE)
  *       + fsync(dir), N times.
  *   bench_commit single LOCATION [--ages 10,1000,5000] [--commits K] [--compactions M]
- *                       [--cli PATH] [--cli-commits C] [--filter-reps R]
+ *                       [--cli PATH] [--cli-commits C] [--filter-reps R] [--fast-seed 0|1]
  *       one table, aged step by step: at each age (snapshots before the measurement) it
  *       times K 5-file appends into one partition and M compactions that delete 10 live
  *       files and add one, all through one long-lived handle (a streaming committer),
@@ -14,12 +14,15 @@
  *       On a local table one durable-floor claim (see floor) precedes each timed append, in
  *       LOCATION.floor, for a floor ratio under the same disk conditions.
  *       Change sets are prepared before the clock starts; only sc_table_commit is timed.
+ *       --fast-seed 1: age the table through a non-durable write path, then syncfs() (local
+ *       tables; see seed_store): seeding is not timed, the timed commits are unchanged.
  *   bench_commit race LOCATION --writers W --commits C
  *       W forked processes, each with its own handle and commit user, released together,
  *       each committing C 5-file appends into the same partition.
- *   bench_commit big LOCATION [--live 1000000] [--delete 1000] [--partitions 10]
+ *   bench_commit big LOCATION [--live 1000000] [--delete 1000] [--partitions 10] [--fast-seed 0|1]
  *       a table with N live files (10,000-file appends spread over P partitions), then a fresh
  *       process commits one compaction deleting M files of partition p000: time and peak RSS.
+ *       --fast-seed 1: load the table as single's seeding does.
  *
  * LOCATION is a directory (a new one: the table is created there) or s3://bucket/prefix.
  * Output: one "R <key> <value>" line per figure (keys in docs/performance.md), read by
@@ -241,6 +244,91 @@ static double window_ops_of(const sc_commit_result *r) {
 }
 #endif
 
+/* ---------------------------------------------------------------- fast seeding */
+
+/*
+ * Seeding (aging a table to 1,000 or 5,000 snapshots, loading 10^6 files) is not timed, but
+ * through the posix store every seeding commit pays its fsyncs: most of a full run's wall time.
+ * With --fast-seed the table is opened through this wrapper around the posix store. While
+ * `fast` is set (seeding only), writes go through the store's non-durable hint path (temp file +
+ * rename, no fsync) and put_if_absent checks for the key first (one seeding writer, so nothing
+ * can slip in between); afterwards one syncfs() makes everything durable before anything is
+ * timed. While `fast` is clear every operation is the posix store's own, so the timed commits,
+ * their durability and their request counts are those of a plain posix table.
+ */
+typedef struct seed_store {
+    sc_store *inner;
+    int fast;
+    int dir_fd; /* the table's directory, for syncfs */
+} seed_store;
+
+static int ss_get(void *self, uint8_t **d, size_t *n, sc_object_info *i, const char *k) {
+    return sc_store_get(((seed_store *)self)->inner, d, n, i, k);
+}
+static int ss_get_bounded(void *self, uint8_t **d, size_t *n, sc_object_info *i, const char *k, size_t max) {
+    return sc_store_get_bounded(((seed_store *)self)->inner, d, n, i, k, max);
+}
+static int ss_head(void *self, sc_object_info *i, const char *k) {
+    return sc_store_head(((seed_store *)self)->inner, i, k);
+}
+static int ss_put(void *self, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    seed_store *s = self;
+    if (!s->fast) return sc_store_put(s->inner, i, k, d, n);
+    int rc = sc_store_put_hint(s->inner, k, d, n);
+    return rc || !i ? rc : sc_store_head(s->inner, i, k);
+}
+static int ss_put_if_absent(void *self, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    seed_store *s = self;
+    if (!s->fast) return sc_store_put_if_absent(s->inner, i, k, d, n);
+    sc_object_info tmp;
+    int rc = sc_store_head(s->inner, &tmp, k);
+    if (rc == 0) return sc_backend_error(SC_EEXISTS, "seeding: %s exists", k);
+    if (rc != SC_ENOTFOUND) return rc;
+    return ss_put(self, i, k, d, n);
+}
+static int ss_list(void *self, sc_list_page *o, const char *prefix, const char *after, size_t max) {
+    return sc_store_list(((seed_store *)self)->inner, o, prefix, after, max);
+}
+static int ss_del(void *self, const char *k) { return sc_store_delete(((seed_store *)self)->inner, k); }
+static int ss_sync(void *self) { return sc_store_sync(((seed_store *)self)->inner); }
+static int ss_put_hint(void *self, const char *k, const uint8_t *d, size_t n) {
+    return sc_store_put_hint(((seed_store *)self)->inner, k, d, n);
+}
+static void ss_close(void *self) {
+    seed_store *s = self;
+    sc_store_free(s->inner);
+    if (s->dir_fd >= 0) close(s->dir_fd);
+    free(s);
+}
+
+static sc_store_ops g_seed_ops = {
+    .version = SC_STORE_OPS_VERSION, .name = "posix", .get = ss_get, .head = ss_head, .put = ss_put,
+    .put_if_absent = ss_put_if_absent, .list = ss_list, .del = ss_del, .close = ss_close, .sync = ss_sync,
+    .put_hint = ss_put_hint, .get_bounded = ss_get_bounded,
+};
+
+/* Open the (created) table at a local `location` through a seed_store; *out_seed to flip `fast`.
+ * The returned store is freed (with the inner one) by sc_store_free after the table. */
+static sc_table *open_seeding(sc_store **out_store, seed_store **out_seed, const char *location) {
+    seed_store *s = calloc(1, sizeof *s);
+    if (!s) die("calloc");
+    if (sc_store_open(&s->inner, location) != 0) die_sc("store open");
+    s->dir_fd = open(location, O_RDONLY | O_DIRECTORY);
+    if (s->dir_fd < 0) die("open table dir");
+    g_seed_ops.caps = sc_store_caps(s->inner);
+    if (sc_store_wrap(out_store, &g_seed_ops, s) != 0) die_sc("store wrap");
+    sc_table *t;
+    if (sc_table_open(&t, *out_store) != 0) die_sc("open");
+    *out_seed = s;
+    return t;
+}
+
+static void seeding(seed_store *s, int on) {
+    if (!s) return;
+    if (!on && syncfs(s->dir_fd) != 0) die("syncfs"); /* everything seeded is durable before timing */
+    s->fast = on;
+}
+
 static sc_table *create_and_open(const char *location) {
     sc_store *store;
     if (sc_store_open(&store, location) != 0) die_sc("store open");
@@ -258,6 +346,7 @@ typedef struct single_opts {
     long ages[16];
     int n_ages;
     int commits, compactions, cli_commits, filter_reps;
+    int fast_seed; /* seed through seed_store (local tables) */
     const char *cli;
 } single_opts;
 
@@ -301,9 +390,15 @@ static double cli_commit(const char *cli, const char *loc, const char *user, lon
 
 static int cmd_single(const single_opts *o) {
     sc_table *t = create_and_open(o->location);
+    sc_store *seed_outer = NULL;
+    seed_store *seed = NULL;
+    if (o->fast_seed && strncmp(o->location, "s3://", 5) != 0) {
+        sc_table_free(t);
+        t = open_seeding(&seed_outer, &seed, o->location);
+    }
     names live = {0};
     sc_commit_result r;
-    long age = 0, seed = 0, bench_id = 0, compact_id = 0, cli_id = 0;
+    long age = 0, seed_n = 0, bench_id = 0, compact_id = 0, cli_id = 0;
     /* The first snapshot belongs to a user that never commits again: the replay filter of a job that
      * restarts after a long pause (Paimon walks the history back to it). */
     {
@@ -343,14 +438,16 @@ static int cmd_single(const single_opts *o) {
         long target = o->ages[a];
         double tp = now_ms();
         long from = age;
+        seeding(seed, 1);
         while (age < target) {
-            char *j = append_json("seed", ++seed, &live);
+            char *j = append_json("seed", ++seed_n, &live);
             sc_changes *c = parse(t, j);
-            commit_or_die(&r, t, "seed", seed, SC_KIND_APPEND, c);
+            commit_or_die(&r, t, "seed", seed_n, SC_KIND_APPEND, c);
             sc_changes_free(c);
             free(j);
             age++;
         }
+        seeding(seed, 0);
         fprintf(stderr, "bench_commit: aged %ld -> %ld in %.1f s (%zu live files)\n", from, age,
                 (now_ms() - tp) / 1e3, names_live(&live));
         long label = target;
@@ -490,6 +587,7 @@ static int cmd_single(const single_opts *o) {
     free(cs);
     if (floor_fd >= 0) close(floor_fd);
     sc_table_free(t);
+    sc_store_free(seed_outer);
     return 0;
 }
 
@@ -682,8 +780,15 @@ static int cmd_big_commit(const char *loc, long del) {
     return 0;
 }
 
-static int cmd_big(const char *loc, long live, long del, int parts) {
+static int cmd_big(const char *loc, long live, long del, int parts, int fast_seed) {
     sc_table *t = create_and_open(loc);
+    sc_store *seed_outer = NULL;
+    seed_store *seed = NULL;
+    if (fast_seed && strncmp(loc, "s3://", 5) != 0) {
+        sc_table_free(t);
+        t = open_seeding(&seed_outer, &seed, loc);
+    }
+    seeding(seed, 1);
     const long per_commit = 10000;
     long per_part = live / parts, done = 0;
     double t0 = now_ms();
@@ -699,9 +804,11 @@ static int cmd_big(const char *loc, long live, long del, int parts) {
             commit_or_die(&r, t, "big-loader", ++done, SC_KIND_APPEND, c);
             sc_changes_free(c);
         }
+    seeding(seed, 0);
     fprintf(stderr, "bench_commit: %ld live files in %d partitions, %ld commits, %.1f s\n", per_part * parts, parts,
             done, (now_ms() - t0) / 1e3);
     sc_table_free(t);
+    sc_store_free(seed_outer);
     result("big.live_files", (double)(per_part * parts));
     fflush(stdout);
     char dels[32];
@@ -721,8 +828,9 @@ static void usage(void) {
             "usage: bench_commit floor DIR N\n"
             "       bench_commit single LOCATION [--ages 10,1000,5000] [--commits K] [--compactions M]\n"
             "                    [--cli PATH] [--cli-commits C] [--filter-reps R] [--prefix KEY]\n"
+            "                    [--fast-seed 0|1]\n"
             "       bench_commit race LOCATION --writers W --commits C [--prefix KEY]\n"
-            "       bench_commit big LOCATION [--live N] [--delete M] [--partitions P]\n");
+            "       bench_commit big LOCATION [--live N] [--delete M] [--partitions P] [--fast-seed 0|1]\n");
     exit(2);
 }
 
@@ -744,6 +852,7 @@ int main(int argc, char **argv) {
             else if (!strcmp(argv[i], "--cli-commits")) o.cli_commits = atoi(argv[++i]);
             else if (!strcmp(argv[i], "--filter-reps")) o.filter_reps = atoi(argv[++i]);
             else if (!strcmp(argv[i], "--prefix")) g_prefix = argv[++i];
+            else if (!strcmp(argv[i], "--fast-seed")) o.fast_seed = atoi(argv[++i]);
             else usage();
         }
         for (const char *p = ages; *p && o.n_ages < 16;) {
@@ -771,16 +880,17 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "big")) {
         long live = 1000000, del = 1000;
-        int parts = 10;
+        int parts = 10, fast_seed = 0;
         for (int i = 3; i < argc; i++) {
             if (i + 1 >= argc) usage();
             if (!strcmp(argv[i], "--live")) live = atol(argv[++i]);
             else if (!strcmp(argv[i], "--delete")) del = atol(argv[++i]);
             else if (!strcmp(argv[i], "--partitions")) parts = atoi(argv[++i]);
+            else if (!strcmp(argv[i], "--fast-seed")) fast_seed = atoi(argv[++i]);
             else usage();
         }
         if (parts < 1 || parts > 999 || live < parts || del < 1 || del > live / parts) usage();
-        return cmd_big(argv[2], live, del, parts);
+        return cmd_big(argv[2], live, del, parts, fast_seed);
     }
     if (!strcmp(argv[1], "big-commit")) {
         if (argc != 4) usage();

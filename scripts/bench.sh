@@ -14,6 +14,9 @@
 #            --paimon-jvms (also Paimon's races with one JVM per writer, an unsupported setup on a
 #            local disk without a catalog lock that can lose snapshots; the table's Paimon races
 #            are threads of one JVM, see docs/performance.md),
+#            --durable-seed (age snapcommit's local tables with durable commits, as before: a
+#            full run takes minutes longer; by default seeding is non-durable and ends with one
+#            syncfs, which changes nothing that is timed, see docs/performance.md),
 #            --out FILE (raw "R key value" lines, default DIR/results.txt)
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
@@ -23,8 +26,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+{ # read whole before running: editing this file during a long run must not change the run
 
-runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0
+runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -35,9 +39,10 @@ while [[ $# -gt 0 ]]; do
         --no-big) big=0 ;;
         --paimon-s3) paimon_s3=1 ;;
         --paimon-jvms) paimon_jvms=1 ;;
+        --durable-seed) fast_seed=0 ;;
         --keep) keep=1 ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -103,6 +108,7 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M compactions $compactions"
     echo "M cli_commits $cli_commits"
     echo "M big $big_live $big_delete"
+    echo "M fast_seed $fast_seed"
     echo "M disk $df_line"
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "M date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -125,7 +131,8 @@ for ((r = 1; r <= runs; r++)); do
     mkdir -p "$d"
     step "durable floor" "$r" "$bc" floor "$d/floor" "$floor_n"
     step "C API + CLI, single writer" "$r" "$bc" single "$d/sc" --ages "$ages" --commits "$commits" \
-        --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps"
+        --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" \
+        --fast-seed "$fast_seed"
     if [[ $paimon == 1 ]]; then
         step "Paimon, single writer" "$r" "${jvm[@]}" -jar "$pjar" single "$d/paimon" "$ages" "$commits" \
             "$compactions" "$filter_reps" "$warmup"
@@ -156,11 +163,15 @@ for ((r = 1; r <= runs; r++)); do
         done
     fi
     if [[ $big == 1 ]]; then
-        step "compaction of $big_delete files among $big_live live" "$r" "$bc" big "$d/big" --live "$big_live" --delete "$big_delete"
+        step "compaction of $big_delete files among $big_live live" "$r" "$bc" big "$d/big" --live "$big_live" --delete "$big_delete" \
+            --fast-seed "$fast_seed"
     fi
     [[ $keep == 1 ]] || rm -rf "$d"
 done
 
 printf 'T 0 %.1f total\n' "$(since "$t_start")" >>"$out"
 python3 "$root/bench/report.py" "$out"
+[[ $keep == 1 ]] || rmdir "$dir" 2>/dev/null || true # empty unless it holds the results file
 echo "(raw figures: $out)" >&2
+exit 0
+}
