@@ -76,13 +76,13 @@ def main():
         rows.append((f"  CLI bytes read per append @{a}", val(f"cli.append.age{a}.bytes_read")))
     for tag, spec in (("race_a", ra), ("race_b", rb)):
         rows.append((f"Race {spec} (writers x commits each): C API W processes, Paimon W threads of one JVM; local disk unless 'on S3'", None))
-        for who, k in (("C API", "sc"), ("Paimon", "paimon"), ("Paimon, one JVM per writer (--paimon-jvms)", "paimon_jvms"),
+        for who, k in (("C API", "sc"), ("Paimon", "paimon"), ("Paimon, a JVM each (--paimon-jvms)", "paimon_jvms"),
                        ("C API on S3", "s3")):
             rows.append((f"  {who} lost claims", val(f"{k}.{tag}.lost_claims")))
             rows.append((f"  {who} most claims lost by one commit", val(f"{k}.{tag}.max_lost_one_commit")))
             rows.append((f"  {who} commits given up", val(f"{k}.{tag}.gave_up")))
             rows.append((f"  {who} snapshots missing (must be 0)", val(f"{k}.{tag}.snapshots_missing")))
-            rows.append((f"  {who} snapshots doubled or unexpected (must be 0)", val(f"{k}.{tag}.snapshots_doubled")))
+            rows.append((f"  {who} snapshots doubled/unexpected (must be 0)", val(f"{k}.{tag}.snapshots_doubled")))
             rows.append((f"  {who} commits/s", val(f"{k}.{tag}.per_s")))
             rows.append((f"  {who} slowest commit ms", val(f"{k}.{tag}.max_commit_ms")))
         rows.append((f"  C API requests per commit", val(f"sc.{tag}.requests_per_commit")))
