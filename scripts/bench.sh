@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The side-by-side commit benchmark of issue 11 (docs/performance.md): builds snapcommit (Release)
+# and the Paimon 1.4.2 harness (bench/paimon, Maven), runs, back to back on the same disk, the
+# durable floor, the C API, the CLI and Paimon's own committer, then the same against the local S3
+# test server, and prints one table (min / median / max over the runs) with issue 11's goals.
+#
+#   scripts/bench.sh                 full run: 3 runs, ages 10 / 1,000 / 5,000, races 2x30 and 8x25
+#   scripts/bench.sh --runs 10       more runs (goal 2 asks for 0 give-ups in 10 S3 runs)
+#   scripts/bench.sh --quick         smoke run: ages 10 / 50 / 100, few commits, small races, 1 run
+#   options: --dir DIR (where the tables go; default a new directory under /tmp — put it on the
+#            disk you want to measure), --no-paimon, --no-s3, --no-big, --keep (keep the tables),
+#            --paimon-s3 (also Paimon's single writer on the S3 server at age 10; off by default:
+#            about 1.5 s per commit against gofakes3, see docs/performance.md),
+#            --paimon-jvms (also Paimon's races with one JVM per writer, an unsupported setup on a
+#            local disk without a catalog lock that can lose snapshots; the table's Paimon races
+#            are threads of one JVM, see docs/performance.md),
+#            --durable-seed (age snapcommit's local tables with durable commits, as before: a
+#            full run takes minutes longer; by default seeding is non-durable and ends with one
+#            syncfs, which changes nothing that is timed, see docs/performance.md),
+#            --out FILE (raw "R key value" lines, default DIR/results.txt)
+#
+# S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
+# atomic conditional writes); start them with scripts/s3-servers.sh start. Without them the S3 lines
+# are skipped and said to be.
+# SNAPCOMMIT_MVN_OFFLINE=1: Maven without network (after a first build).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+{ # read whole before running: editing this file during a long run must not change the run
+
+runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --runs) runs=$2; shift ;;
+        --quick) quick=1 ;;
+        --dir) dir=$2; shift ;;
+        --no-paimon) paimon=0 ;;
+        --no-s3) s3=0 ;;
+        --no-big) big=0 ;;
+        --paimon-s3) paimon_s3=1 ;;
+        --paimon-jvms) paimon_jvms=1 ;;
+        --durable-seed) fast_seed=0 ;;
+        --keep) keep=1 ;;
+        --out) out=$2; shift ;;
+        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+if [[ $quick == 1 ]]; then
+    runs=${runs:-1}
+    ages=10,50,100 commits=10 compactions=5 cli_commits=5 filter_reps=5 floor_n=50
+    race_a=2x5 race_b=4x5 warmup=20 big_live=20000 big_delete=1000
+else
+    runs=${runs:-3}
+    ages=10,1000,5000 commits=100 compactions=50 cli_commits=20 filter_reps=20 floor_n=300
+    race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
+fi
+
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
+t_start=$(date +%s.%N)
+# ---- build ----
+build=$root/build-bench
+echo "== building snapcommit (Release) into $build" >&2
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" --target bench_commit snapcommit_cli -j"$(nproc)" >&2
+bc=$build/bench_commit cli=$build/snapcommit
+
+jdk=/usr/lib/jvm/java-17-openjdk-amd64
+java=java; [[ -x $jdk/bin/java ]] && java=$jdk/bin/java
+pjar=$root/bench/paimon/target/paimon-bench.jar
+if [[ $paimon == 1 ]]; then
+    mod=$root/bench/paimon
+    if [[ ! -f $pjar || -n $(find "$mod/pom.xml" "$mod/src" -newer "$pjar" -print -quit) ]]; then
+        echo "== building the Paimon harness (bench/paimon)" >&2
+        source "$root/scripts/flink-env.sh"
+        rm -rf "$mod/target/lib"
+        mvn "${MVN_FLAGS[@]}" -q -f "$mod/pom.xml" package -DskipTests >&2
+    fi
+fi
+# Full C2 JIT (a benchmark, not a short CLI call); the opens Paimon needs on Java 17.
+jvm=("$java" --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+     --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED -Xss4m)
+
+if [[ $s3 == 1 ]]; then
+    if scripts/s3-servers.sh status >/dev/null 2>&1; then
+        eval "$(scripts/s3-servers.sh env)"
+    else
+        echo "bench.sh: the S3 test servers are not running (scripts/s3-servers.sh start): S3 lines skipped" >&2
+        s3=0
+    fi
+fi
+
+# ---- run ----
+[[ -n $dir ]] || dir=$(mktemp -d /tmp/sc-bench.XXXXXX)
+mkdir -p "$dir"
+[[ -n $out ]] || out=$dir/results.txt
+: >"$out"
+df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
+{
+    echo "M runs $runs"
+    echo "M quick $quick"
+    echo "M ages $ages"
+    echo "M race_a $race_a"
+    echo "M race_b $race_b"
+    echo "M commits $commits"
+    echo "M compactions $compactions"
+    echo "M cli_commits $cli_commits"
+    echo "M big $big_live $big_delete"
+    echo "M fast_seed $fast_seed"
+    echo "M disk $df_line"
+    echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "M date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "M commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    printf 'T 0 %.1f build\n' "$(since "$t_start")"
+} >>"$out"
+
+step() { # LABEL RUN CMD...: run one line, tag its R lines with the run number; "T" lines: its duration
+    local label=$1 r=$2 t0 dt; shift 2
+    echo "-- run $r: $label" >&2
+    t0=$(date +%s.%N)
+    "$@" | sed -n "s/^R /R $r /p" >>"$out"
+    dt=$(since "$t0")
+    printf 'T %s %.1f %s\n' "$r" "$dt" "$label" >>"$out"
+    printf -- '-- run %s: %s took %.1f s\n' "$r" "$label" "$dt" >&2
+}
+
+for ((r = 1; r <= runs; r++)); do
+    d=$dir/run$r
+    mkdir -p "$d"
+    step "durable floor" "$r" "$bc" floor "$d/floor" "$floor_n"
+    step "C API + CLI, single writer" "$r" "$bc" single "$d/sc" --ages "$ages" --commits "$commits" \
+        --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" \
+        --fast-seed "$fast_seed"
+    if [[ $paimon == 1 ]]; then
+        step "Paimon, single writer" "$r" "${jvm[@]}" -jar "$pjar" single "$d/paimon" "$ages" "$commits" \
+            "$compactions" "$filter_reps" "$warmup"
+    fi
+    for race in a b; do
+        spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
+        step "C API race $spec" "$r" "$bc" race "$d/race_$race" --writers "$w" --commits "$n" --prefix "sc.race_$race"
+        if [[ $paimon == 1 ]]; then
+            step "Paimon race $spec (threads of one JVM)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_race_$race" \
+                "$w" "$n" "paimon.race_$race" "$((warmup / 4))"
+        fi
+        if [[ $paimon == 1 && $paimon_jvms == 1 ]]; then
+            step "Paimon race $spec (one JVM per writer)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_jvms_race_$race" \
+                "$w" "$n" "paimon_jvms.race_$race" "$((warmup / 4))" --jvms
+        fi
+    done
+    if [[ $s3 == 1 ]]; then
+        loc=s3://$SC_S3_BUCKET/sc-bench-$(date +%s)-$$-$r
+        step "S3: C API + CLI, single writer at age 10" "$r" "$bc" single "$loc/sc" --ages 10 --commits "$commits" \
+            --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" --prefix s3
+        if [[ $paimon == 1 && $paimon_s3 == 1 ]]; then
+            step "S3: Paimon, single writer at age 10" "$r" "${jvm[@]}" -jar "$pjar" single "$loc/paimon" 10 \
+                "$commits" "$compactions" "$filter_reps" "$warmup" paimon_s3
+        fi
+        for race in a b; do
+            spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
+            step "S3: C API race $spec" "$r" "$bc" race "$loc/race_$race" --writers "$w" --commits "$n" --prefix "s3.race_$race"
+        done
+    fi
+    if [[ $big == 1 ]]; then
+        step "compaction of $big_delete files among $big_live live" "$r" "$bc" big "$d/big" --live "$big_live" --delete "$big_delete" \
+            --fast-seed "$fast_seed"
+    fi
+    [[ $keep == 1 ]] || rm -rf "$d"
+done
+
+printf 'T 0 %.1f total\n' "$(since "$t_start")" >>"$out"
+python3 "$root/bench/report.py" "$out"
+[[ $keep == 1 ]] || rmdir "$dir" 2>/dev/null || true # empty unless it holds the results file
+echo "(raw figures: $out)" >&2
+exit 0
+}
