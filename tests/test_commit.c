@@ -26,15 +26,21 @@ Test(commit, appends_get_contiguous_ids_and_totals) {
     sc_table_free(t);
 }
 
-Test(commit, replay_is_filtered_and_writes_nothing) {
+Test(commit, replay_is_filtered_and_leaves_nothing) {
     sc_table *t = tu_mem_table("c-replay");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
     sc_commit_result r;
     cr_assert_eq(tu_commit(&r, t, "job", 7, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    int objects = tu_count_keys("c-replay", "", NULL);
     sc_file_entry g = tu_file("p", 0, 0, 0, "data/b", 1, NULL, NULL);
     cr_assert_eq(tu_commit(&r, t, "job", 7, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ECOMMITTED);
     cr_assert_eq(r.existing_snapshot, 1);
-    cr_assert_eq(r.stats.ops[SC_OP_PUT] + r.stats.ops[SC_OP_PUT_IF_ABSENT], 0, "a filtered replay must write nothing");
+    /* The delta (manifest and list) is written before the base is read, so a replay
+     * found there deletes it again: nothing is claimed and nothing is left. */
+    cr_assert_eq(r.stats.ops[SC_OP_PUT_IF_ABSENT], 0, "a filtered replay must claim nothing");
+    cr_assert_eq(r.stats.ops[SC_OP_PUT], 2, "only the delta written before the base was read");
+    cr_assert_eq(r.stats.ops[SC_OP_DELETE], 2, "and deleted again");
+    cr_assert_eq(tu_count_keys("c-replay", "", NULL), objects, "a filtered replay must leave nothing behind");
     cr_assert(strstr(sc_error_message(), "already committed identifier 7"), "%s", sc_error_message());
     /* A lower identifier from the same user is not above the watermark: rejected too. */
     cr_assert_eq(tu_commit(&r, t, "job", 3, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ECOMMITTED);
@@ -263,13 +269,13 @@ Test(claim, retries_are_bounded_by_count_and_timeout) {
     sc_table_free(t);
 }
 
-Test(claim, backoff_policy_doubles_caps_and_jitters) {
+Test(claim, backoff_policy_defaults_and_doubling_after_unknown_outcomes) {
     sc_retry_policy p;
     sc_retry_policy_default(&p);
-    cr_assert_eq(p.max_retries, 10);
+    cr_assert_eq(p.max_retries, SC_RETRY_UNBOUNDED, "no count limit by default");
     cr_assert_eq(p.min_wait_ms, 10);
     cr_assert_eq(p.max_wait_ms, 10000);
-    cr_assert_eq(p.timeout_ms, 0);
+    cr_assert_eq(p.timeout_ms, 60000, "the commit budget");
     cr_assert_eq(sc_backoff_wait_ms(&p, 0, 0), 10);
     cr_assert_eq(sc_backoff_wait_ms(&p, 1, 0), 20);
     cr_assert_eq(sc_backoff_wait_ms(&p, 5, 0), 320);
@@ -281,6 +287,26 @@ Test(claim, backoff_policy_doubles_caps_and_jitters) {
         int64_t cap = sc_backoff_wait_ms(&p, 20, r);
         cr_assert(cap >= 10000 && cap <= 12000);
     }
+}
+
+/* After a lost claim: the window grows with the commits seen landing, shrinks with the
+ * claims this commit already lost (loser first), never above max_wait. */
+Test(claim, lost_claim_waits_scale_with_contention_and_shrink_for_older_losers) {
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    for (uint32_t r = 0; r < 5000; r += 7) {
+        int64_t first = sc_backoff_lost_wait_ms(&p, 1, 1, r);
+        cr_assert(first >= 5 && first <= 10, "one loss, one winner: 5..10 ms, got %ld", (long)first);
+        int64_t busy = sc_backoff_lost_wait_ms(&p, 1, 7, r);
+        cr_assert(busy >= 35 && busy <= 70, "one loss, 7 commits meanwhile: 35..70 ms, got %ld", (long)busy);
+        int64_t older = sc_backoff_lost_wait_ms(&p, 7, 7, r);
+        cr_assert(older >= 5 && older <= 10, "seven losses, 7 commits meanwhile: 5..10 ms, got %ld", (long)older);
+        int64_t storm = sc_backoff_lost_wait_ms(&p, 1, UINT64_MAX, r);
+        cr_assert(storm >= 5000 && storm <= 10000, "capped by max_wait: got %ld", (long)storm);
+    }
+    cr_assert_eq(sc_backoff_lost_wait_ms(&p, 3, 7, 0), 11, "window 70 / 3 = 23: its upper half starts at 11");
+    sc_retry_policy zero = {SC_RETRY_UNBOUNDED, 0, 0, 0};
+    cr_assert_eq(sc_backoff_lost_wait_ms(&zero, 1, 5, 12345), 0);
 }
 
 Test(claim, lost_response_of_a_winning_claim_is_reconciled) {

@@ -7,3 +7,15 @@ int64_t sc_backoff_wait_ms(const sc_retry_policy *p, int retry, uint32_t random)
     int64_t span = wait / 5; /* 20 % */
     return wait + (span > 0 ? (int64_t)(random % (uint64_t)(span + 1)) : 0);
 }
+
+int64_t sc_backoff_lost_wait_ms(const sc_retry_policy *p, int lost, uint64_t contention, uint32_t random) {
+    int64_t unit = p->min_wait_ms > 0 ? p->min_wait_ms : 0;
+    int64_t cap = p->max_wait_ms > unit ? p->max_wait_ms : unit;
+    if (contention < 1) contention = 1;
+    if (lost < 1) lost = 1;
+    /* min(unit * contention, cap) without overflowing */
+    int64_t window = unit == 0 ? 0 : contention > (uint64_t)(cap / unit) ? cap : unit * (int64_t)contention;
+    int64_t span = window / lost;
+    int64_t low = span / 2;
+    return low + (int64_t)(random % (uint64_t)(span - low + 1));
+}

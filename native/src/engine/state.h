@@ -29,6 +29,11 @@ void sc_partition_set_free(sc_partition_set *set);
  * the reference), from the handle's cache when there. Appends to `out`. */
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta);
+/* A list / manifest this handle just wrote (`data`, `len`: its bytes, borrowed),
+ * put into the handle's cache so that its next commit does not read it back.
+ * Best effort: nothing is cached on any failure. */
+void sc_state_remember_list(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len);
+void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len);
 
 /*
  * Append to `out` the ADD records of the files live in `snap`, in the

@@ -44,6 +44,13 @@ struct sc_strategy {
     uint32_t required_caps;
     /* Latest snapshot id (0 = none). */
     int (*latest)(sc_table *t, uint64_t *out_id);
+    /*
+     * Optional (NULL: latest). The latest id when snapshot `known` (>= 1) is
+     * known to exist because another writer just won its claim: discovery
+     * may start from `known` instead of from scratch, with the same rules
+     * against gaps and lost snapshots as latest.
+     */
+    int (*latest_after)(sc_table *t, uint64_t known, uint64_t *out_id);
     /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
     int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
     int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);
