@@ -289,24 +289,28 @@ Test(claim, backoff_policy_defaults_and_doubling_after_unknown_outcomes) {
     }
 }
 
-/* After a lost claim: the window grows with the commits seen landing, shrinks with the
- * claims this commit already lost (loser first), never above max_wait. */
+/* After a lost claim: the losers spread over one slot (the claim window, at least min_wait) per
+ * writer seen, and ours; older losers come back sooner (the span divided by the claims lost);
+ * never above max_wait. */
 Test(claim, lost_claim_waits_scale_with_contention_and_shrink_for_older_losers) {
     sc_retry_policy p;
     sc_retry_policy_default(&p);
-    for (uint32_t r = 0; r < 5000; r += 7) {
-        int64_t first = sc_backoff_lost_wait_ms(&p, 1, 1, r);
-        cr_assert(first >= 5 && first <= 10, "one loss, one winner: 5..10 ms, got %ld", (long)first);
-        int64_t busy = sc_backoff_lost_wait_ms(&p, 1, 7, r);
-        cr_assert(busy >= 35 && busy <= 70, "one loss, 7 commits meanwhile: 35..70 ms, got %ld", (long)busy);
-        int64_t older = sc_backoff_lost_wait_ms(&p, 7, 7, r);
-        cr_assert(older >= 5 && older <= 10, "seven losses, 7 commits meanwhile: 5..10 ms, got %ld", (long)older);
-        int64_t storm = sc_backoff_lost_wait_ms(&p, 1, UINT64_MAX, r);
-        cr_assert(storm >= 5000 && storm <= 10000, "capped by max_wait: got %ld", (long)storm);
+    int64_t most[4] = {0};
+    for (uint32_t r = 0; r < 50000; r += 7) {
+        int64_t w[4] = {sc_backoff_lost_wait_ms(&p, 1, 1, 0, r), sc_backoff_lost_wait_ms(&p, 1, 7, 30, r),
+                        sc_backoff_lost_wait_ms(&p, 8, 7, 30, r), sc_backoff_lost_wait_ms(&p, 1, UINT64_MAX, 30, r)};
+        int64_t limit[4] = {20, 240, 30, 10000};
+        for (int i = 0; i < 4; i++) {
+            cr_assert(w[i] >= 0 && w[i] <= limit[i], "case %d: %ld above %ld", i, (long)w[i], (long)limit[i]);
+            if (w[i] > most[i]) most[i] = w[i];
+        }
     }
-    cr_assert_eq(sc_backoff_lost_wait_ms(&p, 3, 7, 0), 11, "window 70 / 3 = 23: its upper half starts at 11");
+    for (int i = 0; i < 4; i++) cr_assert_gt(most[i], 0, "case %d: the waits spread", i);
+    cr_assert_eq(most[1], 240, "7 others seen, a 30 ms window: 8 slots of 30 ms");
+    cr_assert_eq(most[2], 30, "the eighth loss of the same: an eighth of that");
+    cr_assert_eq(sc_backoff_lost_wait_ms(&p, 1, 1, 0, 15), 15, "min_wait is the smallest slot: 0..20 ms");
     sc_retry_policy zero = {SC_RETRY_UNBOUNDED, 0, 0, 0};
-    cr_assert_eq(sc_backoff_lost_wait_ms(&zero, 1, 5, 12345), 0);
+    cr_assert_eq(sc_backoff_lost_wait_ms(&zero, 1, 5, 0, 12345), 0);
 }
 
 Test(claim, lost_response_of_a_winning_claim_is_reconciled) {

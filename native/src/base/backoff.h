@@ -9,14 +9,16 @@
 /*
  * Wait before the next attempt of a commit whose claims were lost `lost`
  * times (>= 1), while `contention` (>= 1) commits of others landed during
- * its last attempt. The window grows with the contention observed,
- * min(min_wait * contention, max_wait), and shrinks with the claims this
- * commit already lost: window / lost. The wait is uniform over the upper
- * half of that span, chosen by `random`. A commit that lost often therefore
- * comes back sooner than one that lost once (loser first), and writers that
- * collided do not collide again in lock-step.
+ * its last attempt, whose claim window lasted `window_ms`. The losers of
+ * one round spread over one slot per writer seen (and one for ourselves),
+ * a slot being the longer of the window and min_wait: the span is
+ * min(slot * (contention + 1), max_wait), divided by `lost`, and the wait
+ * is uniform over 0..span, chosen by `random`. Spreading keeps the losers
+ * from colliding again in a herd; dividing by `lost` brings a commit that
+ * lost often back sooner than one that lost once (loser first).
  */
-int64_t sc_backoff_lost_wait_ms(const sc_retry_policy *policy, int lost, uint64_t contention, uint32_t random);
+int64_t sc_backoff_lost_wait_ms(const sc_retry_policy *policy, int lost, uint64_t contention, int64_t window_ms,
+                                uint32_t random);
 
 /*
  * Wait before retry number `retry` (0-based) after a claim whose outcome is

@@ -52,6 +52,11 @@ typedef struct commit_state {
      * snapshot that lands): deleted, best effort, once the commit succeeded. */
     char *stale[2];
     char *delta_manifest; /* name of the delta manifest written last, NULL when the delta is empty */
+    /* The bytes of the manifest list written last (an attempt's base list) and their
+     * SHA-256: a winner that built on the same base wrote a base list with the same
+     * bytes under another name, which the retry then need not read. */
+    sc_buf last_list;
+    uint8_t last_list_sha[SC_SHA256_LEN];
 } commit_state;
 
 static int remember(commit_state *cs, const char *key) {
@@ -161,6 +166,12 @@ static int write_list(commit_state *cs, sc_object_ref *out, const sc_manifest_fi
     sc_buf body = SC_BUF_INIT;
     int rc = sc_paimon_list_encode(&body, list);
     if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
+    if (!rc) {
+        sc_buf_free(&cs->last_list);
+        cs->last_list = body;
+        memcpy(cs->last_list_sha, out->sha256, SC_SHA256_LEN);
+        return 0;
+    }
     sc_buf_free(&body);
     return rc;
 }
@@ -379,6 +390,7 @@ typedef enum step_outcome {
     STEP_LOST,    /* another writer holds the id we claimed: retry on top of it */
     STEP_UNKNOWN, /* the claim's answer was lost (or ours is not yet durable): reconcile, retry */
     STEP_RETRY,   /* backed off: a new attempt starts from the latest snapshot */
+    STEP_STALE,   /* N+1 appeared before we wrote anything for it: a new attempt at once */
     STEP_FAILED,  /* the commit ends with a->rc */
 } step_outcome;
 
@@ -398,6 +410,8 @@ typedef struct attempt_state {
     int lost;            /* claims of this commit lost so far */
     int stalled;         /* attempts in a row whose base did not move: a claim lost to nobody visible */
     sc_store_stats window_start; /* store counters once the base was known */
+    int64_t window_started;      /* monotonic ms then */
+    int64_t window_ms;           /* how long the last attempt's claim window lasted */
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
     sc_snapshot latest;
@@ -436,11 +450,18 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
                           a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     if (rc) return fail_with(a, rc);
+    /* The winner built on our base (the common case after a lost claim): its base
+     * list holds the bytes of the one we wrote for the lost attempt. */
+    const sc_object_ref *wb = &a->latest.base_manifest_list;
+    if (a->number > 0 && a->latest_id && wb->name && wb->has_sha256 && cs->last_list.data &&
+        memcmp(wb->sha256, cs->last_list_sha, SC_SHA256_LEN) == 0)
+        sc_state_remember_list(t, wb, cs->last_list.data, cs->last_list.len);
     if (a->number > 0) {
         a->contention = a->latest_id > a->prev_latest ? a->latest_id - a->prev_latest : 1;
         a->stalled = a->latest_id > a->prev_latest ? 0 : a->stalled + 1;
     }
     sc_store_stats_get(&a->window_start, t->store);
+    a->window_started = sc_env_monotonic_ms(&t->env);
     return STEP_NEXT;
 }
 
@@ -541,6 +562,37 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
 
+/* Reads in the claim window above which the base is looked at again before writing. */
+#define SC_WINDOW_REFRESH_READS 2
+
+/*
+ * A cold handle spends its first window reading N's manifests (the full
+ * conflict check), long enough for another writer to claim N+1 meanwhile.
+ * One look at N+1 before anything N-dependent is written: taken means a
+ * new attempt at once on top of the winner (nothing to delete, no wait, no
+ * lost claim); free means the window starts again from here, and holds only
+ * the base list and the claim. A warm handle read nothing and never looks.
+ */
+static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    if (!t->strategy->taken || a->had_unknown) return STEP_NEXT;
+    sc_store_stats now;
+    sc_store_stats_get(&now, t->store);
+    uint64_t reads = now.ops[SC_OP_GET] - a->window_start.ops[SC_OP_GET] + now.ops[SC_OP_HEAD] -
+                     a->window_start.ops[SC_OP_HEAD] + now.ops[SC_OP_LIST] - a->window_start.ops[SC_OP_LIST];
+    if (reads <= SC_WINDOW_REFRESH_READS) return STEP_NEXT;
+    int taken = 0;
+    int rc = t->strategy->taken(t, a->latest_id + 1, &taken);
+    if (rc) return fail_with(a, rc);
+    if (taken) {
+        a->lost_to = a->latest_id + 1;
+        return STEP_STALE;
+    }
+    sc_store_stats_get(&a->window_start, t->store);
+    a->window_started = sc_env_monotonic_ms(&t->env);
+    return STEP_NEXT;
+}
+
 /* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
 static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
@@ -553,6 +605,7 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
     }
     if (rc == SC_EEXISTS) {
         a->lost_to = id; /* the winner's snapshot: the next discovery starts there */
+        a->window_ms = sc_env_monotonic_ms(&t->env) - a->window_started;
         /* Certainly lost: no snapshot can name this attempt's base list. */
         char key[SC_MANIFEST_PATH_MAX + 16];
         sc_manifest_key(key, sizeof key, a->base.name);
@@ -623,7 +676,7 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
     /* A lost claim whose winner shows (the base moves) is contention: loser first.
      * One lost while the base stands still (tracker: a version blocked by an
      * attempt in flight or dead until its TTL) or undecided waits doubling. */
-    int64_t wait = why == STEP_LOST && !a->stalled ? sc_backoff_lost_wait_ms(p, a->lost, a->contention, r)
+    int64_t wait = why == STEP_LOST && !a->stalled ? sc_backoff_lost_wait_ms(p, a->lost, a->contention, a->window_ms, r)
                    : why == STEP_LOST              ? sc_backoff_wait_ms(p, a->stalled - 1, r)
                                                    : sc_backoff_wait_ms(p, a->number, r);
     int64_t spent = sc_env_monotonic_ms(&t->env) - a->started;
@@ -703,6 +756,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
         if (o == STEP_NEXT) o = check_replay(cs, &a, res);
         if (o == STEP_NEXT) o = check_conflicts(cs, &a);
+        if (o == STEP_NEXT) o = refresh_base(cs, &a);
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
@@ -712,6 +766,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             stats_diff(&res->window_stats, &a.window_start, &now);
         }
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
+        if (o == STEP_STALE) o = STEP_RETRY;
         attempt_end(&a);
         if (o == STEP_WON) return finish(cs, &a, res);
         if (o != STEP_RETRY) return failed(&a);
@@ -759,6 +814,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
     free(cs.written);
     free(cs.delta_manifest);
+    sc_buf_free(&cs.last_list);
     ref_clear(&cs.delta_list);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);

@@ -51,6 +51,13 @@ struct sc_strategy {
      * against gaps and lost snapshots as latest.
      */
     int (*latest_after)(sc_table *t, uint64_t known, uint64_t *out_id);
+    /*
+     * Optional (NULL: never asked). *out_taken = 1 when snapshot `id` exists
+     * by now: one cheap look (a HEAD), so that an attempt whose base was
+     * found long ago (a cold handle read many manifests since) can see that
+     * its claim would be lost before it writes and claims.
+     */
+    int (*taken)(sc_table *t, uint64_t id, int *out_taken);
     /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
     int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
     int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);

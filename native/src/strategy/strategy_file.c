@@ -494,6 +494,8 @@ static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
     return sc_store_get_bounded(t->store, out_data, out_len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
 }
 
+static int file_taken(sc_table *t, uint64_t id, int *out_taken) { return exists(t, id, out_taken); }
+
 static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     char key[64];
     sc_snapshot_key(key, id);
@@ -532,6 +534,7 @@ const sc_strategy sc_strategy_rename = {
     .required_caps = SC_CAP_ATOMIC_NOREPLACE,
     .latest = file_latest,
     .latest_after = file_latest_after,
+    .taken = file_taken,
     .read = file_read,
     .claim = file_claim,
     .after_commit = file_after_commit,
@@ -545,6 +548,7 @@ const sc_strategy sc_strategy_conditional = {
     .required_caps = SC_CAP_CONDITIONAL_CREATE,
     .latest = file_latest,
     .latest_after = file_latest_after,
+    .taken = file_taken,
     .read = file_read,
     .claim = file_claim,
     .after_commit = file_after_commit,
