@@ -124,8 +124,9 @@ void sc_hint_write(sc_table *t, const char *key, uint64_t id); /* strategy_file.
  * (sc_snapshot_key_parse) is SC_ECORRUPT naming it. *out_ids: caller frees.
  */
 int sc_snapshot_ids_list(uint64_t **out_ids, size_t *out_count, sc_table *t); /* strategy_file.c */
-/* Forget the snapshot bytes a snapshot-file discovery keeps for the read that
- * follows it (fsck reads everything from the store). No-op for other strategies. */
+/* Forget the snapshot bytes a snapshot-file handle keeps — those of the last
+ * discovery for the read that follows it, and those of its own last claim (fsck
+ * reads everything from the store). No-op for other strategies. */
 void sc_strategy_forget_found(sc_table *t); /* strategy_file.c */
 
 /*
