@@ -600,3 +600,55 @@ Test(conflict, file_moved_twice_since_a_lost_claim_counts_only_its_last_level) {
     cr_assert_eq(r.snapshot_id, 4);
     sc_table_free(t);
 }
+
+/* Another writer wins the claim of every id A tries, `left` times in a row. */
+typedef struct rival_ctx {
+    const char *name;
+    int left;
+    int won;
+} rival_ctx;
+
+static int rival_wins(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    rival_ctx *c = p;
+    if (c->left <= 0 || op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0) return 0;
+    c->left--;
+    sc_table *other = tu_reopen(c->name);
+    char file[32];
+    snprintf(file, sizeof file, "data/rival-%d", c->won + 1);
+    sc_file_entry e = tu_file("p", 0, 1, 0, file, 1, NULL, NULL);
+    if (tu_commit(NULL, other, "rival", c->won + 1, SC_KIND_APPEND, 0, &e, 1, NULL, 0) == 0) c->won++;
+    sc_table_free(other);
+    return 0;
+}
+
+/* The default policy bounds a commit by its budget, not by a count: 15 claims lost in a row
+ * (the old default gave up after 11) and the commit still lands, on top of every winner. */
+Test(claim, default_policy_outlasts_a_long_run_of_lost_claims) {
+    const char *name = "c-outlast";
+    sc_table *t = tu_mem_table(name);
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    sc_table_set_retry_policy(t, &p);
+    rival_ctx c = {.name = name, .left = 15};
+    sc_store_set_fault_hook(sc_table_store(t), rival_wins, &c);
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/mine", 1, NULL, NULL);
+    sc_commit_result r;
+    cr_assert_eq(tu_commit(&r, t, "me", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(c.won, 15);
+    cr_assert_eq(r.lost_claims, 15);
+    cr_assert_eq(r.snapshot_id, 16);
+    cr_assert_eq(tu_file_count(t), 16);
+    /* an explicit count is still honoured */
+    p.max_retries = 3;
+    sc_table_set_retry_policy(t, &p);
+    c.left = 10;
+    sc_store_set_fault_hook(sc_table_store(t), rival_wins, &c);
+    sc_file_entry g = tu_file("p", 0, 1, 0, "data/mine-2", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, t, "me", 2, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ERETRIES);
+    cr_assert(strstr(sc_error_message(), "gave up after 4 lost claims"), "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
