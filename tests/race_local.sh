@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Multi-process race on one table: P processes x C commits each through the CLI
 # (real processes; by default the local file system and the rename strategy;
-# RACE_TABLE and RACE_STRATEGY select another location and strategy). Every
-# commit must land exactly once and snapshot ids must be contiguous from 1.
+# RACE_TABLE and RACE_STRATEGY select another location and strategy), with the
+# library's default retry policy (RACE_RETRY_ARGS adds CLI flags). Every commit
+# must land exactly once (none may give up) and snapshot ids must be contiguous
+# from 1. Reports lost claims, give-ups, storage requests per commit (in total
+# and inside the claim window) and the longest commit.
 set -euo pipefail
 sc=${1:?usage: race_local.sh PATH_TO_SNAPCOMMIT}
 procs=${RACE_PROCS:-8}
 commits=${RACE_COMMITS:-25}
 work=$(mktemp -d /tmp/sc-race.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${RACE_KEEP:-}" ] || rm -rf "$work"' EXIT
 table=${RACE_TABLE:-$work/table}
 strategy=${RACE_STRATEGY:-rename}
 # A partitioned append table (bucket-unaware): each commit adds one file to partition part=p.
@@ -20,7 +23,7 @@ writer() {
   for i in $(seq 1 "$commits"); do
     printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$user" "$i" \
       | SNAPCOMMIT_LOG=off "$sc" commit "$table" --user "$user" --identifier "$i" --changes - \
-          --max-retries 100 --json >>"$work/$user.out"
+          ${RACE_RETRY_ARGS:-} --stats --json >>"$work/$user.out" || true  # judged from the JSON below
   done
 }
 start=$(date +%s.%N)
@@ -30,6 +33,13 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 end=$(date +%s.%N)
 [ "$status" = 0 ] || { echo "FAIL: a writer process failed"; exit 1; }
+python3 - "$work" <<'PY'
+import json, sys, glob, os
+bad = [json.loads(l) for f in glob.glob(os.path.join(sys.argv[1], "w*.out")) for l in open(f) if json.loads(l)["result"] != "SC_OK"]
+if bad:
+    print(f"FAIL: {len(bad)} commits did not land (gave up or failed): " + "; ".join(f'{b["result"]}: {b.get("message", "")}' for b in bad[:3]))
+    sys.exit(1)
+PY
 
 "$sc" log "$table" --json >"$work/log.json"
 "$sc" files "$table" --json >"$work/files.json"
@@ -50,14 +60,19 @@ assert set(pairs) == expected, f"missing commits: {sorted(expected - set(pairs))
 assert len(files) == total and len({f['file'] for f in files}) == total, "live files do not match the commits"
 assert {f["path"] for f in files} == {f"part=p/bucket-0/data-w{p}-{i}.parquet" for p in range(1, procs + 1) for i in range(1, commits + 1)}, "live file paths"
 assert all(f["totalBuckets"] == -1 and f["partition"] == "part=p" for f in files), files[0]
-lost = attempts = 0
+lost = attempts = requests = window = 0
+longest = most_lost = 0
 for out in glob.glob(os.path.join(work, "w*.out")):
     for line in open(out):
         r = json.loads(line)
         assert r["result"] == "SC_OK", r
         lost += r["lostClaims"]; attempts += r["attempts"]
+        requests += sum(v for k, v in r["stats"].items() if not k.startswith("bytes"))
+        window += sum(r.get("window", {}).values())  # absent before the window was counted
+        longest = max(longest, r["elapsedMs"]); most_lost = max(most_lost, r["lostClaims"])
 secs = end - start
 print(f"race ({strategy} on {table}): {procs} processes x {commits} commits = {total} snapshots, ids 1..{total} contiguous, "
-      f"each (user, identifier) exactly once; {lost} lost claims retried, {attempts} claims; "
-      f"{total/secs:.0f} commits/s wall (CLI process per commit)")
+      f"each (user, identifier) exactly once, 0 gave up; {lost} lost claims retried (at most {most_lost} by one commit), "
+      f"{attempts} claims; {requests/total:.1f} requests per commit ({window/total:.1f} in the claim window); "
+      f"longest commit {longest} ms; {total/secs:.0f} commits/s wall (CLI process per commit)")
 PY

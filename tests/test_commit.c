@@ -26,15 +26,21 @@ Test(commit, appends_get_contiguous_ids_and_totals) {
     sc_table_free(t);
 }
 
-Test(commit, replay_is_filtered_and_writes_nothing) {
+Test(commit, replay_is_filtered_and_leaves_nothing) {
     sc_table *t = tu_mem_table("c-replay");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
     sc_commit_result r;
     cr_assert_eq(tu_commit(&r, t, "job", 7, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    int objects = tu_count_keys("c-replay", "", NULL);
     sc_file_entry g = tu_file("p", 0, 0, 0, "data/b", 1, NULL, NULL);
     cr_assert_eq(tu_commit(&r, t, "job", 7, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ECOMMITTED);
     cr_assert_eq(r.existing_snapshot, 1);
-    cr_assert_eq(r.stats.ops[SC_OP_PUT] + r.stats.ops[SC_OP_PUT_IF_ABSENT], 0, "a filtered replay must write nothing");
+    /* The delta (manifest and list) is written before the base is read, so a replay
+     * found there deletes it again: nothing is claimed and nothing is left. */
+    cr_assert_eq(r.stats.ops[SC_OP_PUT_IF_ABSENT], 0, "a filtered replay must claim nothing");
+    cr_assert_eq(r.stats.ops[SC_OP_PUT], 2, "only the delta written before the base was read");
+    cr_assert_eq(r.stats.ops[SC_OP_DELETE], 2, "and deleted again");
+    cr_assert_eq(tu_count_keys("c-replay", "", NULL), objects, "a filtered replay must leave nothing behind");
     cr_assert(strstr(sc_error_message(), "already committed identifier 7"), "%s", sc_error_message());
     /* A lower identifier from the same user is not above the watermark: rejected too. */
     cr_assert_eq(tu_commit(&r, t, "job", 3, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ECOMMITTED);
@@ -263,13 +269,13 @@ Test(claim, retries_are_bounded_by_count_and_timeout) {
     sc_table_free(t);
 }
 
-Test(claim, backoff_policy_doubles_caps_and_jitters) {
+Test(claim, backoff_policy_defaults_and_doubling_after_unknown_outcomes) {
     sc_retry_policy p;
     sc_retry_policy_default(&p);
-    cr_assert_eq(p.max_retries, 10);
+    cr_assert_eq(p.max_retries, SC_RETRY_UNBOUNDED, "no count limit by default");
     cr_assert_eq(p.min_wait_ms, 10);
     cr_assert_eq(p.max_wait_ms, 10000);
-    cr_assert_eq(p.timeout_ms, 0);
+    cr_assert_eq(p.timeout_ms, 60000, "the commit budget");
     cr_assert_eq(sc_backoff_wait_ms(&p, 0, 0), 10);
     cr_assert_eq(sc_backoff_wait_ms(&p, 1, 0), 20);
     cr_assert_eq(sc_backoff_wait_ms(&p, 5, 0), 320);
@@ -281,6 +287,30 @@ Test(claim, backoff_policy_doubles_caps_and_jitters) {
         int64_t cap = sc_backoff_wait_ms(&p, 20, r);
         cr_assert(cap >= 10000 && cap <= 12000);
     }
+}
+
+/* After a lost claim: the losers spread over one slot (the claim window, at least min_wait) per
+ * writer seen, and ours; older losers come back sooner (the span divided by the claims lost);
+ * never above max_wait. */
+Test(claim, lost_claim_waits_scale_with_contention_and_shrink_for_older_losers) {
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    int64_t most[4] = {0};
+    for (uint32_t r = 0; r < 50000; r += 7) {
+        int64_t w[4] = {sc_backoff_lost_wait_ms(&p, 1, 1, 0, r), sc_backoff_lost_wait_ms(&p, 1, 7, 30, r),
+                        sc_backoff_lost_wait_ms(&p, 8, 7, 30, r), sc_backoff_lost_wait_ms(&p, 1, UINT64_MAX, 30, r)};
+        int64_t limit[4] = {20, 240, 30, 10000};
+        for (int i = 0; i < 4; i++) {
+            cr_assert(w[i] >= 0 && w[i] <= limit[i], "case %d: %ld above %ld", i, (long)w[i], (long)limit[i]);
+            if (w[i] > most[i]) most[i] = w[i];
+        }
+    }
+    for (int i = 0; i < 4; i++) cr_assert_gt(most[i], 0, "case %d: the waits spread", i);
+    cr_assert_eq(most[1], 240, "7 others seen, a 30 ms window: 8 slots of 30 ms");
+    cr_assert_eq(most[2], 30, "the eighth loss of the same: an eighth of that");
+    cr_assert_eq(sc_backoff_lost_wait_ms(&p, 1, 1, 0, 15), 15, "min_wait is the smallest slot: 0..20 ms");
+    sc_retry_policy zero = {SC_RETRY_UNBOUNDED, 0, 0, 0};
+    cr_assert_eq(sc_backoff_lost_wait_ms(&zero, 1, 5, 0, 12345), 0);
 }
 
 Test(claim, lost_response_of_a_winning_claim_is_reconciled) {
@@ -568,5 +598,57 @@ Test(conflict, file_moved_twice_since_a_lost_claim_counts_only_its_last_level) {
     cr_assert_eq(rc, 0, "level 1 holds nothing but data/z at snapshot 3, yet: %s: %s", sc_error_name(rc),
                  sc_error_message());
     cr_assert_eq(r.snapshot_id, 4);
+    sc_table_free(t);
+}
+
+/* Another writer wins the claim of every id A tries, `left` times in a row. */
+typedef struct rival_ctx {
+    const char *name;
+    int left;
+    int won;
+} rival_ctx;
+
+static int rival_wins(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    rival_ctx *c = p;
+    if (c->left <= 0 || op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0) return 0;
+    c->left--;
+    sc_table *other = tu_reopen(c->name);
+    char file[32];
+    snprintf(file, sizeof file, "data/rival-%d", c->won + 1);
+    sc_file_entry e = tu_file("p", 0, 1, 0, file, 1, NULL, NULL);
+    if (tu_commit(NULL, other, "rival", c->won + 1, SC_KIND_APPEND, 0, &e, 1, NULL, 0) == 0) c->won++;
+    sc_table_free(other);
+    return 0;
+}
+
+/* The default policy bounds a commit by its budget, not by a count: 15 claims lost in a row
+ * (the old default gave up after 11) and the commit still lands, on top of every winner. */
+Test(claim, default_policy_outlasts_a_long_run_of_lost_claims) {
+    const char *name = "c-outlast";
+    sc_table *t = tu_mem_table(name);
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    sc_table_set_retry_policy(t, &p);
+    rival_ctx c = {.name = name, .left = 15};
+    sc_store_set_fault_hook(sc_table_store(t), rival_wins, &c);
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/mine", 1, NULL, NULL);
+    sc_commit_result r;
+    cr_assert_eq(tu_commit(&r, t, "me", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(c.won, 15);
+    cr_assert_eq(r.lost_claims, 15);
+    cr_assert_eq(r.snapshot_id, 16);
+    cr_assert_eq(tu_file_count(t), 16);
+    /* an explicit count is still honoured */
+    p.max_retries = 3;
+    sc_table_set_retry_policy(t, &p);
+    c.left = 10;
+    sc_store_set_fault_hook(sc_table_store(t), rival_wins, &c);
+    sc_file_entry g = tu_file("p", 0, 1, 0, "data/mine-2", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, t, "me", 2, SC_KIND_APPEND, 0, &g, 1, NULL, 0), SC_ERETRIES);
+    cr_assert(strstr(sc_error_message(), "gave up after 4 lost claims"), "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }

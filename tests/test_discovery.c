@@ -369,15 +369,18 @@ static int commit_two_on_probe(void *p, sc_store_op op, const char *key, uint64_
 Test(discovery, commit_between_hint_and_probes_is_not_damage) {
     sc_table *t = mem_table("disc-race", SC_STRATEGY_CONDITIONAL);
     fill(t, 3);
+    /* A handle that did not claim snapshot 3 itself: it probes n+1 and n+2. */
+    sc_table *r = tu_reopen("disc-race");
     race_ctx c = {.name = "disc-race"};
     sc_snapshot_key(c.trigger, 5); /* the HEAD of hint+2 */
-    sc_store_set_fault_hook(sc_table_store(t), commit_two_on_probe, &c);
+    sc_store_set_fault_hook(sc_table_store(r), commit_two_on_probe, &c);
     uint64_t id = 0;
-    cr_assert_eq(sc_table_latest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_latest_id(&id, r), 0, "%s", sc_error_message());
     cr_assert(c.fired);
     cr_assert_eq(id, 5);
-    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(r), NULL, NULL);
+    cr_assert_eq(sc_table_fsck(r, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(r);
     sc_table_free(t);
 }
 

@@ -137,8 +137,8 @@ int main(int argc, char **argv) {
     printf("table %s at %s, strategy %s\n", sc_table_uuid(table), dir, sc_strategy_name(sc_table_strategy(table)));
 
     sc_retry_policy policy;
-    sc_retry_policy_default(&policy); /* 10 retries, 10 ms .. 10 s, no timeout */
-    policy.timeout_ms = 60000;        /* give up on lost claims after a minute */
+    sc_retry_policy_default(&policy); /* no count limit, 10 ms .. 10 s, a 60 s budget */
+    policy.timeout_ms = 30000;        /* give up on lost claims after 30 s */
     sc_table_set_retry_policy(table, &policy);
 
     /* Two checkpoints of job "orders-job". */

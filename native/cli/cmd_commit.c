@@ -19,7 +19,10 @@ static const char help[] =
     "FILE holds {\"add\":[ENTRY...],\"delete\":[ENTRY...]}, ENTRY = {\"partition\":\"dt=1\",\n"
     "\"bucket\":0,\"totalBuckets\":4,\"level\":0,\"file\":\"data/f1\",\"rows\":10,\"size\":100,\n"
     "\"minKey\":\"a\",\"maxKey\":\"k\"} (totalBuckets, minKey, maxKey optional).\n"
-    "Prints the new snapshot id. --stats adds the storage requests spent (stderr, or in --json).\n"
+    "Prints the new snapshot id. --stats adds the storage requests spent, and those of the claim\n"
+    "window (from reading the latest snapshot to the claim's answer), to stderr or in --json.\n"
+    "Lost claims are retried until --timeout-ms (default 60000) would be exceeded; --max-retries N\n"
+    "bounds their count as well.\n"
     "Exit: 0 committed, 3 already committed (nothing written), 4 conflict, 5 retries exhausted\n"
     "or timeout, 2 bad usage or input, 1 other errors.\n";
 
@@ -114,6 +117,10 @@ int cmd_commit(int argc, char **argv) {
             json_object_set_new(s, "bytesRead", json_integer((json_int_t)res.stats.bytes_read));
             json_object_set_new(s, "bytesWritten", json_integer((json_int_t)res.stats.bytes_written));
             json_object_set_new(o, "stats", s);
+            json_t *w = json_object(); /* the claim window of the attempt that won */
+            for (int op = 0; op < SC_OP_COUNT; op++)
+                json_object_set_new(w, sc_store_op_name((sc_store_op)op), json_integer((json_int_t)res.window_stats.ops[op]));
+            json_object_set_new(o, "window", w);
         }
         if (rc) json_object_set_new(o, "message", json_string(sc_error_message()));
         json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -127,7 +134,10 @@ int cmd_commit(int argc, char **argv) {
                 res.lost_claims, res.unknown_outcomes, res.elapsed_ms);
         for (int op = 0; op < SC_OP_COUNT; op++)
             fprintf(stderr, " %s=%" PRIu64, sc_store_op_name((sc_store_op)op), res.stats.ops[op]);
-        fprintf(stderr, " bytes_read=%" PRIu64 " bytes_written=%" PRIu64 "\n", res.stats.bytes_read, res.stats.bytes_written);
+        fprintf(stderr, " bytes_read=%" PRIu64 " bytes_written=%" PRIu64, res.stats.bytes_read, res.stats.bytes_written);
+        uint64_t window = 0;
+        for (int op = 0; op < SC_OP_COUNT; op++) window += res.window_stats.ops[op];
+        fprintf(stderr, " window=%" PRIu64 "\n", window);
     }
     int code = rc ? cli_fail("commit", rc) : EXIT_OK;
     sc_table_free(t);

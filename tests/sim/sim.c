@@ -443,8 +443,13 @@ static int run_session(actor *c, int phase) {
         return 0;
     }
     sc_retry_policy policy;
-    sc_retry_policy_default(&policy); /* 10 retries, 10 ms .. 10 s: virtual time */
-    if (phase == 1) policy.max_retries = 1000; /* without faults every commit must end */
+    /* The library's default: no count limit, loser-first waits, a 60 s commit budget, all in
+     * virtual time (stalls of 20-90 s make commits run out of it while faults last). */
+    sc_retry_policy_default(&policy);
+    if (phase == 1) { /* without faults every commit must end: a count, no budget */
+        policy.max_retries = 1000;
+        policy.timeout_ms = 0;
+    }
     sc_table_set_retry_policy(t, &policy);
 
     int64_t ids[MAX_ITEMS], pending[MAX_ITEMS];

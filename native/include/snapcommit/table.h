@@ -168,7 +168,13 @@ typedef struct sc_commit_result {
     int unknown_outcomes;       /* claims whose answer was lost and reconciled */
     int64_t elapsed_ms;
     sc_store_stats stats;       /* store operations spent by this commit */
+    /* The store operations of the claim window of the attempt that won: from
+     * the moment its base snapshot N was known (the latest snapshot read) to
+     * the claim's answer, inclusive. Zero when nothing was claimed. */
+    sc_store_stats window_stats;
 } sc_commit_result;
+/* sc_commit_result has window_stats (added after 1.0: the struct grew). */
+#define SC_COMMIT_RESULT_HAS_WINDOW 1
 
 /*
  * Publish `req->changes` as the next snapshot, exactly once.

@@ -107,15 +107,24 @@ typedef struct sc_file_entry {
     size_t write_col_count;
 } sc_file_entry;
 
-/* How a commit retries lost claims (sc_table_set_retry_policy). */
+/* max_retries value: no limit on the number of lost claims (the default). */
+#define SC_RETRY_UNBOUNDED (-1)
+
+/*
+ * How a commit retries lost claims (sc_table_set_retry_policy;
+ * docs/protocols.md §5). By default a commit is bounded by a total time
+ * budget, not by a count: it retries lost claims until timeout_ms would be
+ * exceeded. A max_retries >= 0 set by the caller is honoured as before (at
+ * most max_retries + 1 claims).
+ */
 typedef struct sc_retry_policy {
-    int max_retries;      /* default 10 */
-    int64_t min_wait_ms;  /* default 10 */
-    int64_t max_wait_ms;  /* default 10000 */
-    int64_t timeout_ms;   /* 0 = no timeout (default) */
+    int max_retries;      /* lost claims retried; SC_RETRY_UNBOUNDED (default) = no count limit */
+    int64_t min_wait_ms;  /* default 10: the wait unit per commit seen landing meanwhile */
+    int64_t max_wait_ms;  /* default 10000: the longest single wait */
+    int64_t timeout_ms;   /* the commit budget: default 60000; 0 = none */
 } sc_retry_policy;
 
-/* Paimon's defaults: 10 retries, 10 ms .. 10 s, no timeout. */
+/* No count limit, waits from 10 ms up to 10 s, a budget of 60 s per commit. */
 SC_API void sc_retry_policy_default(sc_retry_policy *out);
 
 #ifdef __cplusplus

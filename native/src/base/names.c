@@ -38,8 +38,8 @@ int sc_strategy_parse(sc_strategy_kind *out, const char *name) {
 }
 
 void sc_retry_policy_default(sc_retry_policy *out) {
-    out->max_retries = 10;
+    out->max_retries = SC_RETRY_UNBOUNDED;
     out->min_wait_ms = 10;
     out->max_wait_ms = 10000;
-    out->timeout_ms = 0;
+    out->timeout_ms = 60000;
 }

@@ -45,6 +45,20 @@ typedef struct commit_state {
     sc_object_ref delta_list;
     int64_t delta_rows;
     int64_t delta_files;
+    /* SHA-256 of the delta manifest's bytes (has_delta_sha: one was written),
+     * so that a delta rebuilt from the table's own records is written again
+     * only when its bytes differ from the one written before the base was read. */
+    int has_delta_sha;
+    uint8_t delta_sha[SC_SHA256_LEN];
+    /* Keys of a delta replaced after the full check (not referenced by the
+     * snapshot that lands): deleted, best effort, once the commit succeeded. */
+    char *stale[2];
+    char *delta_manifest; /* name of the delta manifest written last, NULL when the delta is empty */
+    /* The bytes of the manifest list written last (an attempt's base list) and their
+     * SHA-256: a winner that built on the same base wrote a base list with the same
+     * bytes under another name, which the retry then need not read. */
+    sc_buf last_list;
+    uint8_t last_list_sha[SC_SHA256_LEN];
 } commit_state;
 
 static int remember(commit_state *cs, const char *key) {
@@ -57,7 +71,9 @@ static int remember(commit_state *cs, const char *key) {
 }
 
 /* Write an immutable object under a fresh unique name, manifest/<prefix>-<uuid>-0 as
- * Paimon names them (its counter is per writer; ours is a fresh UUID per object). */
+ * Paimon names them (its counter is per writer; ours is a fresh UUID per object).
+ * What this handle writes goes into its cache: its next commit reads the lists and
+ * manifests of the snapshot it just claimed without a request. */
 static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
     char uuid[SC_UUID_TEXT_LEN + 1], name[96], key[128];
     int rc = sc_env_uuid_text(&cs->t->env, uuid);
@@ -72,6 +88,8 @@ static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, 
     out->has_sha256 = 1;
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
+    if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cs->t, out, body->data, body->len);
+    else sc_state_remember_manifest(cs->t, out, body->data, body->len);
     return 0;
 }
 
@@ -129,11 +147,11 @@ static int index_range(sc_buf *out, int *present, const sc_table *t, const sc_en
     return rc;
 }
 
-/* Write entries [from, to) of v as one manifest and add its meta to `list`. */
-static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
-                          size_t to) {
-    sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
-    sc_buf body = SC_BUF_INIT, index = SC_BUF_INIT;
+/* Write `body`, the encoding of entries [from, to) of v, as one manifest and add its meta
+ * (with the file index of those entries) to `list`. */
+static int write_manifest_body(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
+                               size_t to, const sc_buf *body) {
+    sc_buf index = SC_BUF_INIT;
     sc_object_ref ref = {0};
     sc_manifest_file m = {0};
     int has_index = 0;
@@ -142,8 +160,7 @@ static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc
         m.file_index = index.data;
         m.file_index_len = index.len;
     }
-    if (!rc) rc = sc_paimon_manifest_encode(&body, &part);
-    if (!rc) rc = put_unique(cs, &ref, "manifest", &body);
+    if (!rc) rc = put_unique(cs, &ref, "manifest", body);
     if (!rc) {
         m.name = ref.name;
         m.size = (int64_t)ref.length;
@@ -157,8 +174,18 @@ static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc
     free(m.partition_max);
     free(m.partition_null_counts);
     free(ref.name);
-    sc_buf_free(&body);
     sc_buf_free(&index);
+    return rc;
+}
+
+/* Write entries [from, to) of v as one manifest and add its meta to `list`. */
+static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
+                          size_t to) {
+    sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
+    sc_buf body = SC_BUF_INIT;
+    int rc = sc_paimon_manifest_encode(&body, &part);
+    if (!rc) rc = write_manifest_body(cs, list, v, from, to, &body);
+    sc_buf_free(&body);
     return rc;
 }
 
@@ -166,8 +193,12 @@ static int write_list(commit_state *cs, sc_object_ref *out, const sc_manifest_fi
     sc_buf body = SC_BUF_INIT;
     int rc = sc_paimon_list_encode(&body, list);
     if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
-    /* The next commit of this handle builds on this list: it need not read it back. */
-    if (!rc) sc_state_remember_list(cs->t, out->name, out->sha256, list);
+    if (!rc) {
+        sc_buf_free(&cs->last_list);
+        cs->last_list = body;
+        memcpy(cs->last_list_sha, out->sha256, SC_SHA256_LEN);
+        return 0;
+    }
     sc_buf_free(&body);
     return rc;
 }
@@ -177,12 +208,20 @@ static void ref_clear(sc_object_ref *r) {
     memset(r, 0, sizeof *r);
 }
 
-/* The delta: deletes first, so a file moved between levels (delete + add) merges right. */
-static int write_delta(commit_state *cs) {
+static void ref_clear(sc_object_ref *r);
+
+/*
+ * The delta: deletes first, so a file moved between levels (delete + add)
+ * merges right. `deletes` are the caller's (written before the base is read)
+ * or the live records the full check found. When the manifest's bytes equal
+ * those already written, nothing is written again; when they differ, the
+ * earlier delta is replaced and its keys kept in cs->stale.
+ */
+static int write_delta(commit_state *cs, const sc_entry_vec *deletes) {
     const sc_changes *c = cs->req->changes;
-    const sc_entry_vec *deletes = &cs->deletes;
     sc_entry_vec all = {0};
     sc_manifest_file_vec list = {0};
+    sc_buf body = SC_BUF_INIT;
     int rc = 0;
     cs->delta_rows = 0;
     cs->delta_files = 0;
@@ -199,9 +238,39 @@ static int write_delta(commit_state *cs) {
                               c->adds.items[i].file.file, c->adds.items[i].file.rows);
         cs->delta_files++;
     }
-    if (!rc && all.count) rc = write_manifest(cs, &list, &all, 0, all.count);
+    uint8_t sha[SC_SHA256_LEN] = {0};
+    if (!rc) rc = sc_paimon_manifest_encode(&body, &all);
+    if (!rc) sc_sha256(sha, body.data, body.len);
+    if (!rc && cs->delta_list.name && cs->has_delta_sha && memcmp(sha, cs->delta_sha, sizeof sha) == 0) {
+        sc_buf_free(&body); /* the delta already written holds exactly these records */
+        sc_entry_vec_free(&all);
+        return 0;
+    }
+    if (!rc && cs->delta_list.name && cs->req->kind != SC_KIND_OVERWRITE) {
+        /* Replaced before any snapshot could name it: deleted once the commit is through
+         * (APPEND and COMPACT replace the delta at most once, after the first full check). */
+        const char *names[2] = {cs->delta_list.name, cs->delta_manifest};
+        for (int i = 0; i < 2; i++) {
+            char key[SC_MANIFEST_PATH_MAX + 16];
+            free(cs->stale[i]);
+            cs->stale[i] = NULL;
+            if (!names[i]) continue;
+            sc_manifest_key(key, sizeof key, names[i]);
+            cs->stale[i] = strdup(key); /* best effort: NULL leaves the object behind */
+        }
+    }
+    free(cs->delta_manifest);
+    cs->delta_manifest = NULL;
+    if (!rc && all.count) rc = write_manifest_body(cs, &list, &all, 0, all.count, &body);
+    if (!rc && all.count && !(cs->delta_manifest = strdup(list.items[0].name)))
+        rc = sc_error_set(SC_ENOMEM, "out of memory");
     ref_clear(&cs->delta_list);
     if (!rc) rc = write_list(cs, &cs->delta_list, &list);
+    if (!rc) {
+        memcpy(cs->delta_sha, sha, sizeof sha);
+        cs->has_delta_sha = 1;
+    }
+    sc_buf_free(&body);
     sc_manifest_file_vec_free(&list);
     sc_entry_vec_free(&all);
     return rc;
@@ -427,6 +496,7 @@ typedef enum step_outcome {
     STEP_LOST,    /* another writer holds the id we claimed: retry on top of it */
     STEP_UNKNOWN, /* the claim's answer was lost (or ours is not yet durable): reconcile, retry */
     STEP_RETRY,   /* backed off: a new attempt starts from the latest snapshot */
+    STEP_STALE,   /* N+1 appeared before we wrote anything for it: a new attempt at once */
     STEP_FAILED,  /* the commit ends with a->rc */
 } step_outcome;
 
@@ -440,6 +510,14 @@ typedef struct attempt_state {
     int delta_written;   /* cs->delta_list is written and matches cs->deletes */
     uint64_t unknown_id; /* the last claim whose answer was lost, until reconciled (0 = none) */
     int had_unknown;     /* any claim of this commit had an unknown outcome */
+    uint64_t lost_to;    /* the id whose claim the last attempt lost: it exists (0 = none known) */
+    uint64_t prev_latest; /* the base of the previous attempt */
+    uint64_t contention; /* commits of others seen landing during the last attempt (>= 1) */
+    int lost;            /* claims of this commit lost so far */
+    int stalled;         /* attempts in a row whose base did not move: a claim lost to nobody visible */
+    sc_store_stats window_start; /* store counters once the base was known */
+    int64_t window_started;      /* monotonic ms then */
+    int64_t window_ms;           /* how long the last attempt's claim window lasted */
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
     sc_snapshot latest;
@@ -459,10 +537,16 @@ static step_outcome fail_with(attempt_state *a, int rc) {
     return STEP_FAILED;
 }
 
-/* Read the base: the latest snapshot N. Its watermarks and live files decide this attempt. */
+/*
+ * Read the base: the latest snapshot N. Its watermarks and live files decide
+ * this attempt. After a lost claim the winner's snapshot is known to exist,
+ * and discovery starts from it (strategy latest_after). The claim window
+ * opens here: from now on every request is between knowing N and claiming N+1.
+ */
 static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
-    int rc = t->strategy->latest(t, &a->latest_id);
+    int rc = a->lost_to && t->strategy->latest_after ? t->strategy->latest_after(t, a->lost_to, &a->latest_id)
+                                                     : t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     /* Paimon carries its index manifest from snapshot to snapshot; ours would not name it,
      * and its deletion vectors (deleted rows) or bucket index would silently be lost. */
@@ -471,7 +555,20 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
                                            "bucket index), which snapcommit cannot carry yet: nothing written",
                           a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
-    return rc ? fail_with(a, rc) : STEP_NEXT;
+    if (rc) return fail_with(a, rc);
+    /* The winner built on our base (the common case after a lost claim): its base
+     * list holds the bytes of the one we wrote for the lost attempt. */
+    const sc_object_ref *wb = &a->latest.base_manifest_list;
+    if (a->number > 0 && a->latest_id && wb->name && wb->has_sha256 && cs->last_list.data &&
+        memcmp(wb->sha256, cs->last_list_sha, SC_SHA256_LEN) == 0)
+        sc_state_remember_list(t, wb, cs->last_list.data, cs->last_list.len);
+    if (a->number > 0) {
+        a->contention = a->latest_id > a->prev_latest ? a->latest_id - a->prev_latest : 1;
+        a->stalled = a->latest_id > a->prev_latest ? 0 : a->stalled + 1;
+    }
+    sc_store_stats_get(&a->window_start, t->store);
+    a->window_started = sc_env_monotonic_ms(&t->env);
+    return STEP_NEXT;
 }
 
 /* Ours and visible is a success only once durable; if syncing fails the outcome stays unknown. */
@@ -560,7 +657,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     if (!rc && (req->kind == SC_KIND_OVERWRITE || !a->validated_any)) {
         sc_entry_vec_free(&cs->deletes);
         rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
-        a->delta_written = 0;
+        a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
     } else if (!rc && a->latest_id > a->validated) {
         rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
     }
@@ -573,15 +670,48 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
 /*
  * Write the immutable objects N+1 needs before anything points at them
  * (BRIEF §10.4: data first, then the pointer), and encode the document the
- * claim publishes. The delta is written once per commit; the base list and
- * the document name N, so they are per attempt.
+ * claim publishes. The delta of APPEND and COMPACT was written before the
+ * base was read (prewrite_delta); after the full check it is rebuilt from
+ * the table's own records and written again only when its bytes differ.
+ * The base list and the document name N, so they are per attempt.
  */
 static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     int rc = 0;
-    if (!a->delta_written && (rc = write_delta(cs)) == 0) a->delta_written = 1;
+    if (!a->delta_written && (rc = write_delta(cs, &cs->deletes)) == 0) a->delta_written = 1;
     if (!rc) rc = write_base(cs, &a->base, base_of(a));
     if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base);
     return rc ? fail_with(a, rc) : STEP_NEXT;
+}
+
+/* Reads in the claim window above which the base is looked at again before writing. */
+#define SC_WINDOW_REFRESH_READS 2
+
+/*
+ * A cold handle spends its first window reading N's manifests (the full
+ * conflict check), long enough for another writer to claim N+1 meanwhile.
+ * One look at N+1 before anything N-dependent is written: taken means a
+ * new attempt at once on top of the winner (nothing to delete, no wait, no
+ * lost claim); free means the window starts again from here, and holds only
+ * the base list and the claim. A warm handle read nothing and never looks.
+ */
+static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    if (!t->strategy->taken || a->had_unknown) return STEP_NEXT;
+    sc_store_stats now;
+    sc_store_stats_get(&now, t->store);
+    uint64_t reads = now.ops[SC_OP_GET] - a->window_start.ops[SC_OP_GET] + now.ops[SC_OP_HEAD] -
+                     a->window_start.ops[SC_OP_HEAD] + now.ops[SC_OP_LIST] - a->window_start.ops[SC_OP_LIST];
+    if (reads <= SC_WINDOW_REFRESH_READS) return STEP_NEXT;
+    int taken = 0;
+    int rc = t->strategy->taken(t, a->latest_id + 1, &taken);
+    if (rc) return fail_with(a, rc);
+    if (taken) {
+        a->lost_to = a->latest_id + 1;
+        return STEP_STALE;
+    }
+    sc_store_stats_get(&a->window_start, t->store);
+    a->window_started = sc_env_monotonic_ms(&t->env);
+    return STEP_NEXT;
 }
 
 /* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
@@ -595,6 +725,8 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
         return STEP_WON;
     }
     if (rc == SC_EEXISTS) {
+        a->lost_to = id; /* the winner's snapshot: the next discovery starts there */
+        a->window_ms = sc_env_monotonic_ms(&t->env) - a->window_started;
         /* Certainly lost: no snapshot can name this attempt's base list. */
         char key[SC_MANIFEST_PATH_MAX + 16];
         sc_manifest_key(key, sizeof key, a->base.name);
@@ -623,47 +755,69 @@ static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commi
     }
     if (who == LANDED_OTHER) {
         a->unknown_id = 0;
+        a->lost_to = id;
         return STEP_LOST;
     }
     return STEP_UNKNOWN; /* absent or unreadable: decide on the next attempt */
 }
 
 /*
- * A lost or undecided claim is retried after min(min_wait * 2^n, max_wait)
- * plus jitter (BRIEF §4), within the retry limit and the optional timeout.
- * Giving up while a claim is undecided says so: it may have landed.
+ * A lost claim is retried after a wait that grows with the contention seen
+ * and shrinks with the claims this commit already lost (loser first,
+ * backoff.h); an undecided one after a doubling wait. The default bound is
+ * the commit budget (timeout_ms), checked before each wait so that one
+ * attempt is never interrupted; a max_retries >= 0 set by the caller bounds
+ * the count as well. Giving up while a claim is undecided says so: it may
+ * have landed.
  */
 static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
-    if (why == STEP_LOST) res->lost_claims++;
-    sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d of %d",
+    const sc_retry_policy *p = &t->retry;
+    if (why == STEP_LOST) {
+        res->lost_claims++;
+        a->lost++;
+    } else {
+        a->lost_to = 0; /* nothing is known to exist above the base */
+    }
+    char limit[48] = "";
+    if (p->max_retries >= 0) snprintf(limit, sizeof limit, " of %d", p->max_retries + 1);
+    sc_log(SC_LOG_WARN, "%s the claim of snapshot %" PRIu64 " (user %s, identifier %" PRId64 ", %s); attempt %d%s",
            why == STEP_LOST ? "lost" : "could not confirm", a->latest_id + 1, req->commit_user, req->identifier,
-           sc_commit_kind_name(req->kind), a->number + 1, t->retry.max_retries + 1);
-    if (a->number >= t->retry.max_retries) {
+           sc_commit_kind_name(req->kind), a->number + 1, limit);
+    if (p->max_retries >= 0 && a->number >= p->max_retries) {
         if (a->unknown_id)
             return fail_with(a, sc_error_set(SC_EUNKNOWN, "claim of snapshot %" PRIu64 " could not be reconciled after %d attempts",
                                              a->unknown_id, a->number + 1));
-        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 "); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
-                                         a->number + 1, req->commit_user, req->identifier));
+        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d lost claims (user %s, identifier %" PRId64 ", max_retries %d); raise the retry limit (CLI --max-retries, Flink commit.max-retries) or the retry waits",
+                                         a->lost, req->commit_user, req->identifier, p->max_retries));
     }
     uint32_t r = 0;
     sc_env_random(&t->env, &r, sizeof r);
-    int64_t wait = sc_backoff_wait_ms(&t->retry, a->number, r);
-    if (t->retry.timeout_ms > 0 && sc_env_monotonic_ms(&t->env) - a->started + wait > t->retry.timeout_ms) {
+    /* A lost claim whose winner shows (the base moves) is contention: loser first.
+     * One lost while the base stands still (tracker: a version blocked by an
+     * attempt in flight or dead until its TTL) or undecided waits doubling. */
+    int64_t wait = why == STEP_LOST && !a->stalled ? sc_backoff_lost_wait_ms(p, a->lost, a->contention, a->window_ms, r)
+                   : why == STEP_LOST              ? sc_backoff_wait_ms(p, a->stalled - 1, r)
+                                                   : sc_backoff_wait_ms(p, a->number, r);
+    int64_t spent = sc_env_monotonic_ms(&t->env) - a->started;
+    if (p->timeout_ms > 0 && spent + wait > p->timeout_ms) {
         if (a->unknown_id)
             return fail_with(a, sc_error_set(SC_EUNKNOWN,
-                                             "commit timeout of %" PRId64 " ms exceeded after %d attempts while the outcome of "
+                                             "commit budget (timeout) of %" PRId64 " ms exceeded after %d attempts while the outcome of "
                                              "the claim of snapshot %" PRIu64 " is unknown: it may have landed; check with last-committed",
-                                             t->retry.timeout_ms, a->number + 1, a->unknown_id));
-        return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit timeout of %" PRId64 " ms exceeded after %d attempts; nothing was committed",
-                                         t->retry.timeout_ms, a->number + 1));
+                                             p->timeout_ms, a->number + 1, a->unknown_id));
+        return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit budget (timeout) of %" PRId64 " ms exceeded after %d attempts "
+                                                      "(%d lost claims, user %s, identifier %" PRId64 "); nothing was committed; "
+                                                      "raise it with CLI --timeout-ms or sc_retry_policy.timeout_ms",
+                                         p->timeout_ms, a->number + 1, a->lost, req->commit_user, req->identifier));
     }
     sc_env_sleep_ms(&t->env, wait);
     return STEP_RETRY;
 }
 
 static void attempt_end(attempt_state *a) {
+    a->prev_latest = a->latest_id;
     ref_clear(&a->base);
     sc_buf_free(&a->doc);
     sc_snapshot_clear(&a->latest);
@@ -710,16 +864,30 @@ static int failed(const attempt_state *a) {
  * LOST and UNKNOWN go to backoff, whose RETRY starts the next attempt.
  */
 static int commit_loop(commit_state *cs, sc_commit_result *res) {
-    attempt_state a = {.started = sc_env_monotonic_ms(&cs->t->env), .doc = SC_BUF_INIT};
+    attempt_state a = {.started = sc_env_monotonic_ms(&cs->t->env), .doc = SC_BUF_INIT, .contention = 1};
+    /* Everything that does not depend on the base is written before it is read:
+     * the delta of APPEND and COMPACT (OVERWRITE's deletes are what is live at
+     * each attempt's base). The claim window then holds only what needs N. */
+    if (cs->req->kind != SC_KIND_OVERWRITE) {
+        int rc = write_delta(cs, &cs->req->changes->deletes);
+        if (rc) return rc;
+    }
     for (;; a.number++) {
         step_outcome o = read_base(cs, &a);
         if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
         if (o == STEP_NEXT) o = check_replay(cs, &a, res);
         if (o == STEP_NEXT) o = check_conflicts(cs, &a);
+        if (o == STEP_NEXT) o = refresh_base(cs, &a);
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
+        if (o == STEP_WON) { /* the claim window of the attempt that won */
+            sc_store_stats now;
+            sc_store_stats_get(&now, cs->t->store);
+            stats_diff(&res->window_stats, &a.window_start, &now);
+        }
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
+        if (o == STEP_STALE) o = STEP_RETRY;
         attempt_end(&a);
         if (o == STEP_WON) return finish(cs, &a, res);
         if (o != STEP_RETRY) return failed(&a);
@@ -752,11 +920,22 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
         cleanup_written(&cs);
         sc_error_set(rc, "%s", message); /* the clean-up's own calls must not hide why we failed */
     }
+    for (int i = 0; i < 2; i++) {
+        /* A delta replaced after the full check: no snapshot names it (deleted on
+         * failure with the rest; left in place when the outcome is unknown). */
+        if (!rc && cs.stale[i] && sc_store_delete(t->store, cs.stale[i]) != 0) {
+            sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cs.stale[i]);
+            sc_error_clear();
+        }
+        free(cs.stale[i]);
+    }
     sc_store_stats_get(&after, t->store);
     stats_diff(&res->stats, &before, &after);
     res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
     for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
     free(cs.written);
+    free(cs.delta_manifest);
+    sc_buf_free(&cs.last_list);
     ref_clear(&cs.delta_list);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);

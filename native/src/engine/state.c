@@ -280,18 +280,6 @@ int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_r
     return load_pinned(out, t, &list_kind, ref->name, ref->has_sha256 ? ref->sha256 : NULL, ref->length);
 }
 
-void sc_state_remember_list(sc_table *t, const char *name, const uint8_t sha256[SC_SHA256_LEN],
-                            const sc_manifest_file_vec *list) {
-    sc_manifest_file_vec *copy = calloc(1, sizeof *copy);
-    if (!copy || list_append(copy, list) != 0) {
-        /* Only a cache: a failed copy costs one read later, never a wrong answer. */
-        if (copy) list_free(copy);
-        sc_error_clear();
-        return;
-    }
-    sc_cache_put(t->cache, name, sha256, copy, copy->count + 1, list_free);
-}
-
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta) {
     if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
     return load_pinned(out, t, &manifest_kind, meta->name, meta->has_sha256 ? meta->sha256 : NULL, (uint64_t)meta->size);
@@ -367,4 +355,27 @@ int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
     sc_fileset_free(live);
     sc_entry_vec_free(&records);
     return rc;
+}
+
+/* Decode what this handle just wrote and cache it as a later read would (the
+ * same decoder, so the records are exactly those a GET would give). */
+static void remember_pinned(sc_table *t, const pinned_kind *kind, const char *name, const uint8_t sha256[SC_SHA256_LEN],
+                            const uint8_t *data, size_t len) {
+    if (!t->cache || sc_cache_get(t->cache, name, sha256)) return;
+    void *fresh = calloc(1, kind->size);
+    if (!fresh) return;
+    if (kind->decode(fresh, data, len, &t->limits, name) != 0) {
+        sc_error_clear(); /* best effort: a later read decodes it again and reports */
+        kind->free(fresh);
+        return;
+    }
+    sc_cache_put(t->cache, name, sha256, fresh, kind->count(fresh) + 1, kind->free);
+}
+
+void sc_state_remember_list(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len) {
+    if (ref->has_sha256) remember_pinned(t, &list_kind, ref->name, ref->sha256, data, len);
+}
+
+void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len) {
+    if (ref->has_sha256) remember_pinned(t, &manifest_kind, ref->name, ref->sha256, data, len);
 }

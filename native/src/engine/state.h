@@ -49,13 +49,14 @@ void sc_size_vec_free(sc_size_vec *v);
  */
 int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc_entry_vec *holder, sc_table *t,
                           const sc_manifest_file *meta, const uint64_t *hashes, size_t count);
-/* Keep a manifest list this handle just wrote in its cache (a deep copy), so that
- * its next commit on top of it reads nothing. Best effort: never fails. */
-void sc_state_remember_list(sc_table *t, const char *name, const uint8_t sha256[SC_SHA256_LEN],
-                            const sc_manifest_file_vec *list);
 /* 1 when the manifest's partition statistics may hold one of the filter's partitions
  * (always 1 for a NULL filter). */
 int sc_state_meta_may_hold(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter);
+/* A list / manifest this handle just wrote (`data`, `len`: its bytes, borrowed),
+ * put into the handle's cache so that its next commit does not read it back.
+ * Best effort: nothing is cached on any failure. */
+void sc_state_remember_list(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len);
+void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len);
 
 /*
  * Append to `out` the ADD records of the files live in `snap`, in the

@@ -47,6 +47,20 @@ struct sc_strategy {
     uint32_t required_caps;
     /* Latest snapshot id (0 = none). */
     int (*latest)(sc_table *t, uint64_t *out_id);
+    /*
+     * Optional (NULL: latest). The latest id when snapshot `known` (>= 1) is
+     * known to exist because another writer just won its claim: discovery
+     * may start from `known` instead of from scratch, with the same rules
+     * against gaps and lost snapshots as latest.
+     */
+    int (*latest_after)(sc_table *t, uint64_t known, uint64_t *out_id);
+    /*
+     * Optional (NULL: never asked). *out_taken = 1 when snapshot `id` exists
+     * by now: one cheap look (a HEAD), so that an attempt whose base was
+     * found long ago (a cold handle read many manifests since) can see that
+     * its claim would be lost before it writes and claims.
+     */
+    int (*taken)(sc_table *t, uint64_t id, int *out_taken);
     /* Raw bytes of snapshot `id`; SC_ENOTFOUND when absent. */
     int (*read)(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id);
     int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);
@@ -113,8 +127,9 @@ void sc_hint_write(sc_table *t, const char *key, uint64_t id); /* strategy_file.
  * (sc_snapshot_key_parse) is SC_ECORRUPT naming it. *out_ids: caller frees.
  */
 int sc_snapshot_ids_list(uint64_t **out_ids, size_t *out_count, sc_table *t); /* strategy_file.c */
-/* Forget the snapshot bytes a snapshot-file discovery keeps for the read that
- * follows it (fsck reads everything from the store). No-op for other strategies. */
+/* Forget the snapshot bytes a snapshot-file handle keeps — those of the last
+ * discovery for the read that follows it, and those of its own last claim (fsck
+ * reads everything from the store). No-op for other strategies. */
 void sc_strategy_forget_found(sc_table *t); /* strategy_file.c */
 
 /*

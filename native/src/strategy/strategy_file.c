@@ -33,12 +33,19 @@
 #define PROBE_AHEAD 8
 
 /* Per handle: the bytes of the snapshot the last discovery confirmed with a
- * GET, handed to the read of that id that follows (one-shot). Snapshots are
- * immutable once claimed, so these are the bytes a read would return. */
+ * GET, handed to the read of that id that follows (one-shot), and the bytes
+ * of the last snapshot this handle claimed. Snapshots are immutable once
+ * claimed, so these are the bytes a read would return. */
 typedef struct file_state {
     uint64_t id; /* 0 = nothing kept */
     uint8_t *doc;
     size_t len;
+    /* The snapshot this handle claimed last (0 = none): a discovery that
+     * ends on it needs no GET to confirm it, and its read no GET either
+     * (a long-lived writer's next commit builds on its own snapshot). */
+    uint64_t own_id;
+    uint8_t *own_doc;
+    size_t own_len;
 } file_state;
 
 static int file_open(sc_table *t, void **out_state) {
@@ -56,8 +63,10 @@ static void file_state_drop(file_state *st) {
 }
 
 static void file_close(void *p) {
-    file_state_drop(p);
-    free(p);
+    file_state *st = p;
+    file_state_drop(st);
+    if (st) free(st->own_doc);
+    free(st);
 }
 
 /* strategy_state is NULL for a strategy that borrows these functions
@@ -67,7 +76,14 @@ static file_state *state_of(sc_table *t) {
 }
 
 void sc_strategy_forget_found(sc_table *t) {
-    if (t->strategy->open == file_open) file_state_drop(t->strategy_state);
+    if (t->strategy->open != file_open) return;
+    file_state *st = t->strategy_state;
+    file_state_drop(st);
+    if (!st) return;
+    free(st->own_doc); /* fsck must see the stored bytes, not ours */
+    st->own_doc = NULL;
+    st->own_id = 0;
+    st->own_len = 0;
 }
 
 int sc_hint_parse(uint64_t *out_id, const uint8_t *data, size_t len) {
@@ -273,6 +289,25 @@ static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, ui
     }
     uint64_t a = hint + 1; /* the first id not seen */
     if ((rc = exists(t, a, &present)) != 0) return rc;
+    file_state *st = state_of(t);
+    if (!present && st && st->own_id && st->own_id == hint) {
+        /*
+         * The hint names the snapshot this handle claimed last and nothing
+         * is above it: its bytes are on the handle, so a HEAD that it was
+         * not lost replaces the GET. n+2 is not probed: above a current hint
+         * it could exist without n+1 only after two lost hint writes and a
+         * deleted snapshot (the listing of fsck reports such a gap).
+         */
+        int own_present;
+        if ((rc = exists(t, hint, &own_present)) != 0) return rc;
+        if (!own_present) {
+            *out = PROBE_LIST; /* lost, or expired below EARLIEST: the listing decides */
+            return 0;
+        }
+        *out = PROBE_FOUND;
+        *out_id = hint;
+        return 0;
+    }
     if (present) {
         /* The hint lags: the hint's own snapshot must still be there. */
         int hint_present;
@@ -418,8 +453,33 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
     }
 }
 
+/*
+ * Discovery after a lost claim: snapshot `known` exists (the winner's), so
+ * the probes start there — HEAD known+1, and known+2 when that is absent
+ * (the gap rule of probe_from_hint), then the GET of the latest that serves
+ * its read — without reading LATEST, which the winner may not have written
+ * yet. Anything but a clean answer falls back to the full discovery.
+ */
+static int file_latest_after(sc_table *t, uint64_t known, uint64_t *out_id) {
+    *out_id = 0;
+    file_state_drop(state_of(t));
+    probe_outcome po = PROBE_LIST;
+    int rc = known ? probe_from_hint(&po, out_id, t, known, 1) : 0;
+    if (rc) return rc;
+    if (po == PROBE_FOUND) return 0;
+    return file_latest(t, out_id);
+}
+
 static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t id) {
     file_state *st = state_of(t);
+    if (st && st->own_id && st->own_id == id) { /* this handle's own claim: a copy */
+        uint8_t *copy = malloc(st->own_len ? st->own_len : 1);
+        if (!copy) return sc_error_set(SC_ENOMEM, "out of memory reading snapshot %" PRIu64, id);
+        memcpy(copy, st->own_doc, st->own_len);
+        *out_data = copy;
+        *out_len = st->own_len;
+        return 0;
+    }
     if (st && st->id && st->id == id) { /* the bytes discovery just fetched */
         *out_data = st->doc;
         *out_len = st->len;
@@ -434,6 +494,8 @@ static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
     return sc_store_get_bounded(t->store, out_data, out_len, NULL, key, SC_SNAPSHOT_MAX_BYTES);
 }
 
+static int file_taken(sc_table *t, uint64_t id, int *out_taken) { return exists(t, id, out_taken); }
+
 static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len) {
     char key[64];
     sc_snapshot_key(key, id);
@@ -446,7 +508,18 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
                                          " while it may have named a lost newer snapshot; run 'snapcommit fsck', then "
                                          "repair or delete %s",
                             SC_LATEST_HINT_KEY, id, SC_LATEST_HINT_KEY);
-    return sc_store_put_if_absent(t->store, NULL, key, data, len);
+    int rc = sc_store_put_if_absent(t->store, NULL, key, data, len);
+    file_state *st = state_of(t);
+    if (rc == 0 && st) {
+        /* Keep what we claimed for the next commit of this handle (best effort). */
+        uint8_t *copy = malloc(len ? len : 1);
+        free(st->own_doc);
+        st->own_doc = copy;
+        st->own_id = copy ? id : 0;
+        st->own_len = copy ? len : 0;
+        if (copy) memcpy(copy, data, len);
+    }
+    return rc;
 }
 
 static void file_after_commit(sc_table *t, uint64_t id) {
@@ -460,6 +533,8 @@ const sc_strategy sc_strategy_rename = {
     .kind = SC_STRATEGY_RENAME,
     .required_caps = SC_CAP_ATOMIC_NOREPLACE,
     .latest = file_latest,
+    .latest_after = file_latest_after,
+    .taken = file_taken,
     .read = file_read,
     .claim = file_claim,
     .after_commit = file_after_commit,
@@ -472,6 +547,8 @@ const sc_strategy sc_strategy_conditional = {
     .kind = SC_STRATEGY_CONDITIONAL,
     .required_caps = SC_CAP_CONDITIONAL_CREATE,
     .latest = file_latest,
+    .latest_after = file_latest_after,
+    .taken = file_taken,
     .read = file_read,
     .claim = file_claim,
     .after_commit = file_after_commit,

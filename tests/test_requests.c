@@ -1,0 +1,204 @@
+/*
+ * Storage requests per commit, counted by the store's counters (docs/protocols.md §8):
+ * what an uncontended append by a long-lived handle costs in total and inside its claim
+ * window, and what a commit reads after losing a claim (only the winner's snapshot and
+ * delta, no fresh discovery).
+ */
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sc_test_util.h"
+#include "sc_test_s3.h"
+
+static uint64_t total_ops(const sc_store_stats *s) {
+    uint64_t n = 0;
+    for (int op = 0; op < SC_OP_COUNT; op++) n += s->ops[op];
+    return n;
+}
+
+static void append(sc_commit_result *r, sc_table *t, const char *user, int64_t ident, const char *file) {
+    sc_file_entry f = tu_file("dt=1", 0, 1, 0, file, 10, NULL, NULL);
+    cr_assert_eq(tu_commit(r, t, user, ident, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+}
+
+/*
+ * A long-lived handle appending one file on top of its own snapshot N: the delta manifest and
+ * list are written before the base is known; discovery is GET LATEST + HEAD N+1 + HEAD N (its
+ * own snapshot's bytes are on the handle, the lists and manifests it wrote are in its cache);
+ * the window holds the base list and the claim; LATEST is written after.
+ */
+static void expect_uncontended(sc_table *t, const char *what) {
+    sc_commit_result r;
+    append(&r, t, "job", 1, "data/warm-1");
+    append(&r, t, "job", 2, "data/warm-2"); /* the history marker is checked once per handle */
+    append(&r, t, "job", 3, "data/measured");
+    cr_assert_eq(r.attempts, 1);
+    const sc_store_stats *s = &r.stats, *w = &r.window_stats;
+    cr_log_info("%s uncontended append, long-lived handle: %llu requests (GET %llu HEAD %llu PUT %llu "
+                "PUT_IF_ABSENT %llu LIST %llu DELETE %llu), window %llu",
+                what, (unsigned long long)total_ops(s), (unsigned long long)s->ops[SC_OP_GET],
+                (unsigned long long)s->ops[SC_OP_HEAD], (unsigned long long)s->ops[SC_OP_PUT],
+                (unsigned long long)s->ops[SC_OP_PUT_IF_ABSENT], (unsigned long long)s->ops[SC_OP_LIST],
+                (unsigned long long)s->ops[SC_OP_DELETE], (unsigned long long)total_ops(w));
+    cr_assert_eq(s->ops[SC_OP_GET], 1, "%s: GET LATEST only", what);
+    cr_assert_eq(s->ops[SC_OP_HEAD], 2, "%s: HEAD N+1 and HEAD N", what);
+    cr_assert_eq(s->ops[SC_OP_LIST], 0, "%s", what);
+    cr_assert_eq(s->ops[SC_OP_PUT], 4, "%s: delta manifest, delta list, base list, LATEST", what);
+    cr_assert_eq(s->ops[SC_OP_PUT_IF_ABSENT], 1, "%s: the claim", what);
+    cr_assert_eq(s->ops[SC_OP_DELETE], 0, "%s", what);
+    cr_assert_leq(total_ops(s), 8, "%s: issue 11 goal 3", what);
+    cr_assert_eq(w->ops[SC_OP_PUT], 1, "%s: the window writes the base list ...", what);
+    cr_assert_eq(w->ops[SC_OP_PUT_IF_ABSENT], 1, "%s: ... and claims", what);
+    cr_assert_eq(total_ops(w), 2, "%s: nothing else inside the window", what);
+    cr_assert_eq(tu_latest(t), 3);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+}
+
+Test(requests, uncontended_append_by_a_long_lived_handle_mem_conditional) {
+    sc_table *t = tu_mem_table_with("req-uncontended", (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    expect_uncontended(t, "mem conditional");
+    sc_table_free(t);
+}
+
+Test(requests, uncontended_append_by_a_long_lived_handle_posix_rename) {
+    char dir[] = "/tmp/sc-req-XXXXXX", loc[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(loc, sizeof loc, "%s/table", dir);
+    sc_table *t = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_RENAME});
+    expect_uncontended(t, "posix rename");
+    sc_table_free(t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* The same on S3 (gofakes3, conditional writes): the issue's target, at most 8 requests with
+ * at most 2 inside the claim window. */
+Test(requests, uncontended_append_by_a_long_lived_handle_s3_conditional) {
+    tu_s3_use_server(TU_GOFAKES3);
+    char loc[256];
+    snprintf(loc, sizeof loc, "s3://%s/req-uncontended-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
+    sc_table *t = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    expect_uncontended(t, "S3 conditional");
+    sc_table_free(t);
+}
+
+/* Lets another writer win the claim of `steal` on the first put-if-absent of that key, then
+ * records every request that follows. */
+typedef struct steal_ctx {
+    const char *name;
+    char steal[64];
+    int fired;
+    size_t count;
+    struct {
+        sc_store_op op;
+        char key[160];
+    } seen[64];
+} steal_ctx;
+
+static int steal_claim(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    steal_ctx *c = p;
+    if (c->fired) {
+        if (c->count < sizeof c->seen / sizeof *c->seen) {
+            c->seen[c->count].op = op;
+            snprintf(c->seen[c->count].key, sizeof c->seen[c->count].key, "%s", key);
+        }
+        c->count++;
+        return 0;
+    }
+    if (op != SC_OP_PUT_IF_ABSENT || strcmp(key, c->steal) != 0) return 0;
+    c->fired = 1;
+    sc_table *other = tu_reopen(c->name);
+    sc_commit_result r;
+    append(&r, other, "winner", 1, "data/winner");
+    sc_table_free(other);
+    return 0; /* our claim now meets the winner's snapshot: SC_EEXISTS */
+}
+
+static size_t seen_count(const steal_ctx *c, sc_store_op op, const char *key_prefix) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->count && i < sizeof c->seen / sizeof *c->seen; i++)
+        if (c->seen[i].op == op && strncmp(c->seen[i].key, key_prefix, strlen(key_prefix)) == 0) n++;
+    return n;
+}
+
+/*
+ * After losing the claim of N+1, the retry reads only what the winner wrote: HEAD N+2 and
+ * N+3 (the gap rule), GET N+1 (its document), the winner's delta list and delta manifest —
+ * no GET of LATEST, no LIST, nothing at or below N, and not the winner's base list: built on
+ * the same N, it holds the bytes of the base list the lost attempt wrote. Then the lost
+ * attempt's base list is deleted, the new base list written and N+2 claimed.
+ */
+Test(requests, lost_claim_reads_only_the_winners_delta) {
+    const char *name = "req-lost";
+    sc_table *t = tu_mem_table_with(name, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_commit_result r;
+    append(&r, t, "job", 1, "data/a");
+    append(&r, t, "job", 2, "data/b");
+    steal_ctx c = {.name = name};
+    snprintf(c.steal, sizeof c.steal, "snapshot/snapshot-3");
+    sc_store_set_fault_hook(sc_table_store(t), steal_claim, &c);
+    append(&r, t, "job", 3, "data/c");
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert(c.fired);
+    cr_assert_eq(r.snapshot_id, 4);
+    cr_assert_eq(r.lost_claims, 1);
+    cr_assert_eq(r.attempts, 2);
+    cr_assert_leq(c.count, sizeof c.seen / sizeof *c.seen);
+    for (size_t i = 0; i < c.count; i++) cr_log_info("after the lost claim: %s %s", sc_store_op_name(c.seen[i].op), c.seen[i].key);
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/LATEST"), 0, "no fresh discovery after a lost claim");
+    cr_assert_eq(seen_count(&c, SC_OP_LIST, ""), 0);
+    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-4"), 1);
+    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-5"), 1);
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/snapshot-3"), 1, "the winner's snapshot, read directly");
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/"), 1, "no other snapshot");
+    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-"), 2, "nothing at or below N probed");
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/"), 2, "the winner's delta list and delta manifest");
+    cr_assert_eq(seen_count(&c, SC_OP_DELETE, "manifest/manifest-list-"), 1, "the lost attempt's base list");
+    cr_assert_eq(seen_count(&c, SC_OP_PUT, "manifest/"), 1, "the delta was written once, before the first base");
+    cr_assert_eq(seen_count(&c, SC_OP_PUT_IF_ABSENT, "snapshot/snapshot-4"), 1);
+    cr_assert_eq(c.count, 9, "after the lost claim: 7 to retry, the DELETE of its base list, LATEST after the claim");
+    /* The window of the attempt that won: the winner's delta list and manifest, the base list, the claim. */
+    cr_assert_eq(total_ops(&r.window_stats), 4, "window: %llu requests", (unsigned long long)total_ops(&r.window_stats));
+    cr_assert_eq(tu_file_count(t), 4);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
+
+/* A COMPACT whose caller passes the deleted files as the table stores them keeps the delta
+ * written before the base was read; one whose copies differ is rewritten from the table's own
+ * records, and the replaced delta is removed. */
+Test(requests, compact_delta_is_written_before_the_base_and_replaced_only_when_it_differs) {
+    const char *name = "req-compact";
+    sc_table *t = tu_mem_table_with(name, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_commit_result r;
+    sc_file_entry a = tu_file("dt=1", 0, 1, 0, "data/a", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, t, "job", 1, SC_KIND_APPEND, 0, &a, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_list *live;
+    cr_assert_eq(sc_table_files(&live, t, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(live->count, 1);
+    int before = tu_count_keys(name, "manifest/", NULL);
+    sc_file_entry b = tu_file("dt=1", 0, 1, 1, "data/b", 10, NULL, NULL);
+    /* the stored record as the delete: the delta written first stands */
+    cr_assert_eq(tu_commit(&r, t, "job", 2, SC_KIND_COMPACT, 0, &b, 1, &live->entries[0], 1), 0, "%s", sc_error_message());
+    cr_assert_eq(r.stats.ops[SC_OP_PUT], 4, "delta manifest, delta list, base list, LATEST");
+    cr_assert_eq(r.stats.ops[SC_OP_DELETE], 0);
+    cr_assert_eq(tu_count_keys(name, "manifest/", NULL), before + 3);
+    sc_file_list_free(live);
+    /* a delete naming the file with other row counts: rewritten from the table's record */
+    sc_file_entry c = tu_file("dt=1", 0, 1, 1, "data/c", 10, NULL, NULL);
+    sc_file_entry stale_b = tu_file("dt=1", 0, 1, 1, "data/b", 999, NULL, NULL);
+    before = tu_count_keys(name, "manifest/", NULL);
+    cr_assert_eq(tu_commit(&r, t, "job", 3, SC_KIND_COMPACT, 0, &c, 1, &stale_b, 1), 0, "%s", sc_error_message());
+    cr_assert_eq(r.stats.ops[SC_OP_PUT], 6, "the delta twice, the base list, LATEST");
+    cr_assert_eq(r.stats.ops[SC_OP_DELETE], 2, "the replaced delta removed");
+    cr_assert_eq(tu_count_keys(name, "manifest/", NULL), before + 3, "nothing unreferenced left");
+    sc_snapshot_info *info;
+    cr_assert_eq(sc_table_snapshot_info(&info, t, 3), 0);
+    cr_assert_eq(info->delta_record_count, 0, "rows from the table's record (10 - 10), not the caller's 999");
+    sc_snapshot_info_free(info);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
