@@ -617,3 +617,66 @@ Test(replay, a_paimon_snapshot_on_top_still_finds_the_archive) {
     sc_table_free(fresh);
     sc_table_free(t);
 }
+
+/* ---- the table format version that protects the archive ---- */
+
+static int table_format(const char *name) {
+    char loc[64];
+    snprintf(loc, sizeof loc, "mem://%s", name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(sc_store_get_bounded(s, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES), 0, "%s",
+                 sc_error_message());
+    sc_table_meta m;
+    cr_assert_eq(sc_table_meta_decode(&m, data, len), 0, "%s", sc_error_message());
+    free(data);
+    sc_store_free(s);
+    return m.format_version;
+}
+
+/* Rewrite metadata/table.json as a build of format 2 created it. */
+static void make_format_2(const char *name) {
+    char loc[64];
+    snprintf(loc, sizeof loc, "mem://%s", name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(sc_store_get_bounded(s, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES), 0);
+    sc_table_meta m;
+    cr_assert_eq(sc_table_meta_decode(&m, data, len), 0);
+    free(data);
+    m.format_version = 2;
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_table_meta_encode(&b, &m), 0);
+    cr_assert_eq(sc_store_put(s, NULL, SC_TABLE_META_KEY, b.data, b.len), 0);
+    sc_buf_free(&b);
+    sc_store_free(s);
+}
+
+Test(replay, a_format_2_table_is_read_and_raised_to_3_before_its_first_archive) {
+    sc_table *t = tu_mem_table("r-format");
+    cr_assert_eq(table_format("r-format"), SC_FORMAT_VERSION, "new tables are created at the current format");
+    sc_table_free(t);
+    make_format_2("r-format");
+    t = tu_reopen("r-format");
+    t->watermark_inline_users = 2;
+    sc_commit_result r;
+    cr_assert_eq(tu_commit_one(&r, t, "a", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(&r, t, "b", 1), 0, "%s", sc_error_message());
+    cr_assert_eq(table_format("r-format"), 2, "no archive yet: the table stays at 2");
+    cr_assert_eq(tu_commit_one(&r, t, "c", 1), 0, "%s", sc_error_message()); /* 3 users > 2: an archive */
+    sc_snapshot s;
+    cr_assert_eq(sc_table_read_snapshot(&s, NULL, t, r.snapshot_id), 0);
+    cr_assert_not_null(s.watermark_archive.name, "the third user made an archive");
+    sc_snapshot_clear(&s);
+    cr_assert_eq(table_format("r-format"), 3, "raised before the first snapshot naming an archive");
+    /* Everyone is still filtered through a fresh handle of this build. */
+    sc_table_free(t);
+    t = tu_reopen("r-format");
+    cr_assert_eq(tu_commit_one(&r, t, "a", 1), SC_ECOMMITTED);
+    cr_assert_eq(tu_commit_one(&r, t, "c", 1), SC_ECOMMITTED);
+    sc_table_free(t);
+}

@@ -17,8 +17,11 @@
 extern "C" {
 #endif
 
-/* Version of the table format (docs/format.md) this library reads and writes. */
-#define SC_FORMAT_VERSION 2
+/* Version of the table format (docs/format.md) this library writes, and the oldest it
+ * reads. Version 3 = version 2 plus the watermark archive, which a version-2 writer
+ * would drop: a table is raised to 3 before its first snapshot names an archive. */
+#define SC_FORMAT_VERSION 3
+#define SC_FORMAT_VERSION_MIN 2
 
 typedef enum sc_commit_kind {
     SC_KIND_APPEND = 0,

@@ -433,6 +433,9 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.delta_manifest_list = cs->delta_list;
     /* The watermark table is the replay module's: this commit's identifier goes in with it. */
     int rc = sc_replay_next_watermarks(&s, cs->t, latest, req->commit_user, req->identifier, s.id);
+    /* A writer of format 2 would publish snapshots without the archive and forget the
+     * users in it: from the first snapshot that names one, such writers must refuse the table. */
+    if (!rc && s.watermark_archive.name) rc = sc_table_raise_format(cs->t, 3);
     if (!rc) rc = sc_snapshot_encode(out, &s);
     for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
     free(s.watermarks);

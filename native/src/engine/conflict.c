@@ -467,6 +467,57 @@ int sc_conflict_check_first(sc_entry_vec *out_deletes, int *out_touched_only, sc
     return rc;
 }
 
+/* The identity hashes of every file `c` adds or deletes (*out owned by the caller). */
+static int touched_hashes(uint64_t **out, size_t *out_count, const sc_changes *c) {
+    size_t n = c->deletes.count + c->adds.count;
+    uint64_t *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h) return sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const sc_file_entry *f = i < c->deletes.count ? &c->deletes.items[i].file : &c->adds.items[i - c->deletes.count].file;
+        h[i] = sc_file_index_hash(f->partition, f->bucket, f->file);
+    }
+    *out = h;
+    *out_count = n;
+    return 0;
+}
+
+/*
+ * The records of snapshot `snap`'s delta in `parts` that can matter to `c`:
+ * with `skip_unrelated`, a manifest whose file index rules out every touched
+ * file and whose bucket range agrees with `buckets` is not read — its records
+ * could neither conflict with ours nor feed the bucket rule (the LSM rule
+ * needs none: the caller passes skip_unrelated only when it does not apply).
+ */
+static int delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap, const sc_partition_set *parts,
+                         int skip_unrelated, int32_t buckets, const uint64_t *hashes, size_t nhashes) {
+    if (!skip_unrelated) return sc_state_delta_records(out, t, snap, parts);
+    sc_manifest_file_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
+    for (size_t m = 0; !rc && m < metas.count; m++) {
+        const sc_manifest_file *meta = &metas.items[m];
+        if (!sc_state_meta_may_hold(t, meta, parts)) continue;
+        sc_file_index ix;
+        int read = 1;
+        if (meta->file_index && sc_file_index_decode(&ix, meta->file_index, meta->file_index_len, meta->name) == 0 &&
+            !(buckets > 0 && ix.has_bucket_range && (ix.min_total_buckets != buckets || ix.max_total_buckets != buckets))) {
+            read = 0;
+            for (size_t j = 0; j < nhashes && !read; j++) read = sc_file_index_may_contain(&ix, hashes[j]);
+        }
+        sc_error_clear();
+        if (!read) continue;
+        sc_entry_vec records = {0};
+        rc = sc_state_load_manifest(&records, t, meta);
+        for (size_t r = 0; !rc && r < records.count; r++) {
+            const sc_manifest_entry *e = &records.items[r];
+            if (parts && !sc_partition_set_has(parts, e->file.partition)) continue;
+            rc = sc_entry_vec_push_copy(out, e->kind, &e->file);
+        }
+        sc_entry_vec_free(&records);
+    }
+    sc_manifest_file_vec_free(&metas);
+    return rc;
+}
+
 int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *latest,
                             const sc_changes *c, sc_commit_kind kind, const sc_partition_set *parts) {
     sc_entry_vec records = {0};
@@ -479,13 +530,22 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     if (!rc) rc = check_self(c, ours_deleted);
     char against[512] = "", latest_user[96];
     describe_user(latest_user, latest->commit_user);
+    /* As the touched-files check: what the commits since did to files we do not name cannot
+     * conflict, unless the bucket or LSM rule needs their files (then read everything). */
+    int32_t buckets = declared_buckets(c);
+    int skip_unrelated = kind != SC_KIND_OVERWRITE && buckets >= 0;
+    for (size_t i = 0; skip_unrelated && t->schema.trimmed_key_count > 0 && i < c->adds.count; i++)
+        if (c->adds.items[i].file.level >= 1) skip_unrelated = 0;
+    uint64_t *hashes = NULL;
+    size_t nhashes = 0;
+    if (!rc) rc = touched_hashes(&hashes, &nhashes, c);
     for (uint64_t id = validated + 1; !rc && id <= latest->id; id++) {
         sc_snapshot s;
         sc_snapshot *snap = &s;
         if (id == latest->id) snap = (sc_snapshot *)latest;
         else if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
         size_t first = records.count;
-        rc = sc_state_delta_records(&records, t, snap, parts);
+        rc = delta_records(&records, t, snap, parts, skip_unrelated, buckets, hashes, nhashes);
         if (!rc) SC_VEC_RESERVE(rc, record_snapshot, record_snapshot_cap, records.count, 64, "conflict check records");
         /* Per file, only its last record counts: the value is that record's index. */
         for (size_t i = first; !rc && i < records.count; i++) {
@@ -543,6 +603,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     sc_fileset_free(their_added);
     sc_entry_vec_free(&records);
     free(record_snapshot);
+    free(hashes);
     return rc;
 }
 

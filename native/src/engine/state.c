@@ -62,7 +62,7 @@ static size_t lower_bound(const sc_partition_set *s, sc_bytes key) {
     return lo;
 }
 
-static int partition_set_contains(const sc_partition_set *s, sc_bytes p) {
+int sc_partition_set_has(const sc_partition_set *s, sc_bytes p) {
     size_t i = lower_bound(s, p);
     return i < s->count && sc_bytes_compare(s->items[i], p) == 0;
 }
@@ -307,7 +307,7 @@ static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref
         rc = sc_state_load_manifest(&records, t, &metas.items[i]);
         for (size_t j = 0; !rc && j < records.count; j++) {
             const sc_manifest_entry *e = &records.items[j];
-            if (filter && !partition_set_contains(filter, e->file.partition)) continue;
+            if (filter && !sc_partition_set_has(filter, e->file.partition)) continue;
             rc = sc_entry_vec_push_copy(out, e->kind, &e->file);
         }
         sc_entry_vec_free(&records);

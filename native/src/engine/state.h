@@ -16,6 +16,10 @@
 int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
                            uint64_t id);
 
+/* Raise metadata/table.json to format `version` when it is older (table.c): before a
+ * snapshot uses something an older writer would silently drop. Store errors. */
+int sc_table_raise_format(sc_table *t, int version);
+
 /* A sorted, de-duplicated set of partitions (borrowed bytes). */
 typedef struct sc_partition_set {
     sc_bytes *items;
@@ -25,6 +29,8 @@ typedef struct sc_partition_set {
 /* Partitions named by `a` and `b` (either may be NULL). */
 int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const sc_entry_vec *b);
 void sc_partition_set_free(sc_partition_set *set);
+/* 1 when `p` is in the set (binary search). */
+int sc_partition_set_has(const sc_partition_set *set, sc_bytes p);
 /* Decode a manifest list / a manifest (pinned by size, and by hash when snapcommit wrote
  * the reference), from the handle's cache when there. Appends to `out`. */
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);

@@ -106,6 +106,23 @@ static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_tab
     return 0;
 }
 
+int sc_table_raise_format(sc_table *t, int version) {
+    if (t->meta.format_version >= version) return 0;
+    sc_table_meta meta = t->meta;
+    meta.format_version = version;
+    sc_buf buf = SC_BUF_INIT;
+    int rc = sc_table_meta_encode(&buf, &meta);
+    /* A plain put: every writer raising it writes the same bytes, and the claim that
+     * follows makes it durable before any snapshot depends on it. */
+    if (!rc) rc = sc_store_put(t->store, NULL, SC_TABLE_META_KEY, buf.data, buf.len);
+    sc_buf_free(&buf);
+    if (rc) return sc_error_wrap(rc, "raising %s to table format version %d", SC_TABLE_META_KEY, version);
+    sc_log(SC_LOG_INFO, "%s raised to table format version %d (writers of version %d can no longer open the table)",
+           SC_TABLE_META_KEY, version, t->meta.format_version);
+    t->meta.format_version = version;
+    return 0;
+}
+
 int sc_table_create(sc_store *store, sc_strategy_kind strategy) {
     return sc_table_create_with_schema(store, strategy, NULL, 0);
 }

@@ -578,11 +578,11 @@ int sc_table_meta_decode(sc_table_meta *out, const uint8_t *data, size_t len) {
     int64_t version = 0, created = 0; /* set when get_int succeeds; gcc -O3 cannot tell */
     const char *strategy;
     int rc = get_int(&c, doc, "formatVersion", 1, &version);
-    if (!rc && version != SC_FORMAT_VERSION)
+    if (!rc && (version < SC_FORMAT_VERSION_MIN || version > SC_FORMAT_VERSION))
         rc = sc_error_set(SC_EUNSUPPORTED,
                           "%s: table format version %" PRId64 " is not supported (this build "
-                          "reads version %d)",
-                          object, version, SC_FORMAT_VERSION);
+                          "reads versions %d to %d)",
+                          object, version, SC_FORMAT_VERSION_MIN, SC_FORMAT_VERSION);
     if (!rc) rc = get_uuid(&c, doc, "tableUuid", out->table_uuid);
     if (!rc) rc = get_str(&c, doc, "strategy", 32, &strategy);
     if (!rc && (sc_strategy_parse(&out->strategy, strategy) != 0 ||
