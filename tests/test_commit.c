@@ -652,3 +652,70 @@ Test(claim, default_policy_outlasts_a_long_run_of_lost_claims) {
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
+
+/* A rival that lands `per_read` commits whenever the watched handle GETs a manifest list
+ * (that is, inside its claim window), until `left` runs out. */
+typedef struct window_rival {
+    const char *name;
+    int left;
+    int won;
+} window_rival;
+
+static int rival_in_window(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    window_rival *c = p;
+    if (c->left <= 0 || op != SC_OP_GET || strncmp(key, "manifest/manifest-list-", 23) != 0) return 0;
+    c->left--;
+    sc_table *other = tu_reopen(c->name);
+    char file[32];
+    snprintf(file, sizeof file, "data/wrival-%d", c->won + 1);
+    sc_file_entry e = tu_file("p", 0, 1, 0, file, 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, other, "wrival", c->won + 1, SC_KIND_APPEND, 0, &e, 1, NULL, 0), 0, "%s",
+                 sc_error_message());
+    c->won++;
+    sc_table_free(other);
+    return 0;
+}
+
+static int64_t stale_clock;
+static int64_t stale_elapsed(void *ctx) {
+    (void)ctx;
+    return stale_clock += 1000; /* every look at the clock costs a virtual second */
+}
+static void stale_sleep(void *ctx, int64_t ms) {
+    (void)ctx;
+    if (ms > 0) stale_clock += ms;
+}
+
+/* An attempt that finds N+1 taken before writing starts again at once (no lost claim, no
+ * wait); under a rival that lands a commit in every window it must still stop at its budget,
+ * not loop for as long as the rival keeps winning. */
+Test(claim, attempts_restarted_on_a_taken_base_are_bounded_by_the_budget) {
+    const char *name = "c-stale-budget";
+    sc_table *t = tu_mem_table(name);
+    sc_file_entry seed = tu_file("p", 0, 1, 0, "data/seed", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, &seed, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    t = tu_reopen(name); /* cold: its first window reads the lists */
+    sc_env env;
+    sc_env_init(&env);
+    env.monotonic_ms = stale_elapsed;
+    env.sleep_ms = stale_sleep;
+    cr_assert_eq(sc_table_set_env(t, &env), 0, "%s", sc_error_message());
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.timeout_ms = 20000;
+    sc_table_set_retry_policy(t, &p);
+    window_rival c = {.name = name, .left = 400};
+    sc_store_set_fault_hook(sc_table_store(t), rival_in_window, &c);
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/mine", 1, NULL, NULL);
+    sc_commit_result r;
+    int rc = tu_commit(&r, t, "me", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(rc, SC_ETIMEOUT, "rc %d after %d attempts, %lld ms of a 20000 ms budget (rival landed %d): %s",
+                 rc, r.attempts, (long long)r.elapsed_ms, c.won, sc_error_message());
+    cr_assert_lt(r.attempts, 40, "%d attempts", r.attempts);
+    cr_assert_gt(c.left, 0, "the commit gave up while the rival was still winning");
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}

@@ -13,6 +13,8 @@
 #include "sc_test_util.h"
 #include "sc_test_assert.h"
 #include "snapcommit/backend.h"
+#include "engine/state.h" /* sc_table_read_snapshot */
+#include "format/paimon_manifest.h"
 #include "format/snapshot.h"
 #include "store/store_backends.h"
 #include "strategy/strategy.h"
@@ -453,4 +455,51 @@ Test(damaged_tables_posix, failed_init_removes_what_it_created, .init = posix_se
     sc_store_free(s);
     snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s/metadata')\" = table.json", root);
     cr_assert_eq(system(cmd), 0, "init left more than table.json in %s/metadata", root);
+}
+
+/* ---- a manifest list that names another kind of object as a manifest ---- */
+
+/*
+ * A crafted (or badly damaged) manifest list whose entry names, with the right
+ * length and hash, the delta list a handle wrote and cached: read as a manifest,
+ * those bytes are not one, so the table is corrupt. The handle's cache of decoded
+ * lists and manifests must not hand the cached list over as a decoded manifest.
+ */
+Test(damaged_tables, a_list_named_as_a_manifest_is_corrupt_even_when_cached) {
+    sc_table *t = tu_mem_table("dt-kinds");
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/a", 1, NULL, NULL);
+    OK(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0));
+    sc_snapshot s;
+    OK(sc_table_read_snapshot(&s, NULL, t, 1));
+    sc_manifest_file m = {0};
+    m.name = s.delta_manifest_list.name;
+    m.size = (int64_t)s.delta_manifest_list.length;
+    m.added = 1;
+    m.has_sha256 = 1;
+    memcpy(m.sha256, s.delta_manifest_list.sha256, SC_SHA256_LEN);
+    sc_manifest_file_vec v = {0};
+    OK(sc_manifest_file_vec_push(&v, &m));
+    sc_buf body = SC_BUF_INIT;
+    OK(sc_paimon_list_encode(&body, &v));
+    sc_manifest_file_vec_free(&v);
+    OK(sc_store_put(sc_table_store(t), NULL, "manifest/manifest-list-crafted-0", body.data, body.len));
+    /* Snapshot 2: snapshot 1 with the crafted list as its base. */
+    s.id = 2;
+    s.has_parent = 1; /* any hash: only fsck follows the chain */
+    free(s.base_manifest_list.name);
+    s.base_manifest_list.name = strdup("manifest-list-crafted-0");
+    cr_assert_not_null(s.base_manifest_list.name);
+    s.base_manifest_list.length = body.len;
+    sc_sha256(s.base_manifest_list.sha256, body.data, body.len);
+    sc_buf doc = SC_BUF_INIT;
+    OK(sc_snapshot_encode(&doc, &s));
+    OK(sc_store_put(sc_table_store(t), NULL, "snapshot/snapshot-2", doc.data, doc.len));
+    sc_buf_free(&doc);
+    sc_buf_free(&body);
+    sc_snapshot_clear(&s);
+    sc_file_list *files = NULL;
+    int rc = sc_table_files(&files, t, 2);
+    if (rc == 0) sc_file_list_free(files);
+    cr_assert_eq(rc, SC_ECORRUPT, "rc %d: %s", rc, sc_error_message());
+    sc_table_free(t);
 }

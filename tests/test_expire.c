@@ -11,6 +11,7 @@
 
 #include "snapcommit/upkeep.h"
 #include "strategy/strategy.h" /* sc_table.watermark_inline_users: a low bound makes archives early */
+#include "engine/state.h"     /* sc_table_read_snapshot: Paimon-written snapshots are made from ours */
 
 /* ---- a virtual clock shared by the table and the mem store ---- */
 
@@ -531,5 +532,57 @@ Test(expire, fsck_accepts_history_from_earliest_and_finds_a_missing_retained_obj
     FAILS(SC_ECORRUPT, sc_table_fsck(u, NULL, NULL));
     cr_assert(strstr(sc_error_message(), "missing"), "%s", sc_error_message());
     sc_table_free(u);
+    sc_table_free(t);
+}
+
+/* A snapshot as Paimon's own committer writes it (no watermark table), on top of `below`
+ * (snapshot 1, whose base list is empty: its delta list names every file). */
+static void put_paimon_snapshot(sc_table *t, uint64_t id, const char *user, int64_t ident, const sc_snapshot *below) {
+    char key[64], doc[1024];
+    sc_snapshot_key(key, id);
+    int n = snprintf(doc, sizeof doc,
+                     "{\n  \"version\" : 3,\n  \"id\" : %" PRIu64 ",\n  \"schemaId\" : 0,\n"
+                     "  \"baseManifestList\" : \"%s\",\n  \"deltaManifestList\" : \"%s\",\n"
+                     "  \"commitUser\" : \"%s\",\n  \"commitIdentifier\" : %" PRId64 ",\n  \"commitKind\" : \"COMPACT\",\n"
+                     "  \"timeMillis\" : %" PRId64 ",\n  \"totalRecordCount\" : %" PRId64 ",\n  \"deltaRecordCount\" : 0,\n"
+                     "  \"nextRowId\" : 0\n}",
+                     id, below->delta_manifest_list.name, below->base_manifest_list.name, user, ident, clock_ms,
+                     below->total_record_count);
+    OK(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)doc, (size_t)n));
+}
+
+/* Paimon's own jobs (a dedicated compaction, say) commit on top of ours until every snapshot
+ * of ours has expired: the watermarks of our users must still be found, or a restarted job
+ * commits its last checkpoint a second time. */
+Test(expire, watermarks_survive_when_every_snapshot_of_ours_expires_under_paimons) {
+    const char *name = "ex_paimon_on_top";
+    sc_table *t = table(name);
+    sc_commit_result r;
+    OK(tu_commit_one(&r, t, "early", 5));
+    sc_snapshot s1;
+    OK(sc_table_read_snapshot(&s1, NULL, t, 1));
+    for (uint64_t id = 2; id <= 6; id++) {
+        clock_ms += 1000;
+        put_paimon_snapshot(t, id, "paimon-compaction", (int64_t)id, &s1);
+    }
+    sc_snapshot_clear(&s1);
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(1, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_eq(earliest(t), 1, "the newest snapshot of ours stays under Paimon's (EARLIEST %" PRIu64 ")", earliest(t));
+    sc_table *fresh = tu_reopen(name);
+    int64_t ident = 0;
+    int found = 0;
+    OK(sc_table_last_committed(&ident, &found, fresh, "early"));
+    cr_assert(found && ident == 5, "user early's watermark is gone (found %d, identifier %lld)", found, (long long)ident);
+    FAILS(SC_ECOMMITTED, tu_commit_one(&r, fresh, "early", 5));
+    /* Once ours is on top again, it carries the watermarks and the rest can go. */
+    OK(tu_commit_one(&r, fresh, "late", 1));
+    cr_assert_eq(r.snapshot_id, 7);
+    clock_ms += 3600 * 1000 * 2;
+    OK(sc_table_expire(NULL, fresh, &o));
+    cr_assert_eq(earliest(fresh), 7);
+    FAILS(SC_ECOMMITTED, tu_commit_one(&r, fresh, "early", 5));
+    sc_table_free(fresh);
     sc_table_free(t);
 }

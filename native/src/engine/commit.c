@@ -819,6 +819,31 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
     return STEP_RETRY;
 }
 
+/*
+ * STEP_STALE: N+1 appeared before this attempt wrote anything, so the next
+ * attempt starts at once, without a wait. It still counts against the
+ * budget: a rival landing in every window would otherwise keep this commit
+ * restarting, past timeout_ms and max_retries, for as long as it wins.
+ */
+static step_outcome restart_stale(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    const sc_retry_policy *p = &t->retry;
+    if (p->max_retries >= 0 && a->number >= p->max_retries)
+        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d attempts found their snapshot %" PRIu64
+                                                      " taken before claiming (user %s, identifier %" PRId64 ", max_retries %d); "
+                                                      "nothing was committed",
+                                         a->number + 1, a->latest_id + 1, req->commit_user, req->identifier, p->max_retries));
+    int64_t spent = sc_env_monotonic_ms(&t->env) - a->started;
+    if (p->timeout_ms > 0 && spent > p->timeout_ms)
+        return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit budget (timeout) of %" PRId64 " ms exceeded after %d attempts "
+                                                      "(each found its snapshot taken before claiming; %d lost claims, user %s, "
+                                                      "identifier %" PRId64 "); nothing was committed; raise it with CLI "
+                                                      "--timeout-ms or sc_retry_policy.timeout_ms",
+                                         p->timeout_ms, a->number + 1, a->lost, req->commit_user, req->identifier));
+    return STEP_RETRY;
+}
+
 static void attempt_end(attempt_state *a) {
     a->prev_latest = a->latest_id;
     ref_clear(&a->base);
@@ -890,7 +915,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             stats_diff(&res->window_stats, &a.window_start, &now);
         }
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
-        if (o == STEP_STALE) o = STEP_RETRY;
+        if (o == STEP_STALE) o = restart_stale(cs, &a);
         attempt_end(&a);
         if (o == STEP_WON) return finish(cs, &a, res);
         if (o != STEP_RETRY) return failed(&a);

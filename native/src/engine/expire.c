@@ -285,6 +285,35 @@ static int choose_end(uint64_t *out_end, sc_table *t, const sc_expire_options *o
     return 0;
 }
 
+/*
+ * When every snapshot from `end` to the latest is Paimon's, the watermarks of
+ * our users come from the newest snapshot of ours below them
+ * (sc_replay_complete walks back to it, never below EARLIEST): that one is
+ * retained too, or a restarted committer would find its identifiers
+ * uncommitted and commit them again. Moves *end down to it (no snapshot of
+ * ours at all: unchanged).
+ */
+static int keep_newest_of_ours(uint64_t *end, sc_table *t, uint64_t earliest, uint64_t latest) {
+    for (uint64_t id = latest; id >= earliest && id >= 1; id--) {
+        sc_snapshot s;
+        int rc = sc_table_read_snapshot(&s, NULL, t, id);
+        if (rc) return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "expire: reading snapshot %" PRIu64, id);
+        int ours = !s.foreign;
+        sc_snapshot_clear(&s);
+        if (ours) {
+            if (id < *end) {
+                sc_log(SC_LOG_INFO, "expire: snapshots %" PRIu64 "..%" PRIu64 " are Paimon's; snapshot %" PRIu64
+                                    ", the newest of ours, holds the watermarks and is retained",
+                       id + 1, latest, id);
+                *end = id;
+            }
+            return 0;
+        }
+        if (id == earliest) break;
+    }
+    return 0;
+}
+
 /* Data file keys of the records in `records` of kind `kind`. */
 static int add_records(sc_keyset *out, uint64_t *skipped, sc_table *t, const sc_entry_vec *records, sc_entry_kind kind) {
     int rc = 0;
@@ -449,6 +478,7 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
     int64_t cutoff = now < INT64_MIN + o.older_than_ms ? INT64_MIN : now - o.older_than_ms;
     if ((rc = choose_end(&p.end, t, &o, p.earliest, p.latest, cutoff)) != 0) goto done;
     if (p.end < p.earliest) p.end = p.earliest;
+    if ((rc = keep_newest_of_ours(&p.end, t, p.earliest, p.latest)) != 0) goto done;
     if (p.lowest >= p.end) goto done; /* nothing below the first retained snapshot */
     if ((rc = build_plan(&p, &r, t, &o)) != 0) goto done;
     r.earliest_after = p.end;

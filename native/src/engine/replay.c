@@ -3,6 +3,7 @@
 #include "engine/state.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,11 @@ static int archive_open(archive_hold *h, sc_table *t, const sc_snapshot *s, int 
     const sc_object_ref *ref = &s->watermark_archive;
     char key[SC_WATERMARK_ARCHIVE_KEY_MAX];
     sc_watermark_archive_key(key, ref->name);
-    h->a = use_cache && t->cache ? sc_cache_get(t->cache, ref->name, ref->sha256) : NULL;
+    /* Tagged as an archive: the cache also holds lists and manifests ("L:", "M:", state.c),
+     * and a manifest may carry any name. */
+    char ckey[SC_WATERMARK_ARCHIVE_NAME_LEN + 3];
+    snprintf(ckey, sizeof ckey, "A:%s", ref->name);
+    h->a = use_cache && t->cache ? sc_cache_get(t->cache, ckey, ref->sha256) : NULL;
     h->owned = 0;
     if (h->a) {
         /* Decoded before against an older referencing snapshot: the bound still holds. */
@@ -74,7 +79,9 @@ static int archive_open(archive_hold *h, sc_table *t, const sc_snapshot *s, int 
 /* Done with the archive: a fresh one goes to the cache (immutable, pinned by its hash). */
 static void archive_close(archive_hold *h, sc_table *t, const sc_snapshot *s, int use_cache) {
     if (h->owned) {
-        if (use_cache && t->cache) sc_cache_put(t->cache, s->watermark_archive.name, s->watermark_archive.sha256, h->a, h->a->count + 1, archive_free);
+        char ckey[SC_WATERMARK_ARCHIVE_NAME_LEN + 3];
+        snprintf(ckey, sizeof ckey, "A:%s", s->watermark_archive.name);
+        if (use_cache && t->cache) sc_cache_put(t->cache, ckey, s->watermark_archive.sha256, h->a, h->a->count + 1, archive_free);
         else archive_free(h->a);
     }
     h->a = NULL;

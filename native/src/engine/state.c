@@ -2,6 +2,7 @@
 #include "engine/state.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,7 +114,22 @@ typedef struct pinned_kind {
     size_t (*count)(const void *vec);
     int (*append)(void *out, const void *vec); /* deep copies of every item */
     void (*free)(void *vec);                   /* the vector and its items */
+    char tag;                                  /* its cache keys: "<tag>:<name>" */
 } pinned_kind;
+
+/*
+ * The handle's cache holds lists, manifests and watermark archives (replay.c)
+ * side by side, each a different decoded type, and any name is a valid
+ * manifest name: a key carries the kind, so that a list that names another
+ * object as a manifest (with its hash) gets those bytes decoded as a
+ * manifest, and refused, instead of that object's decoded form read as
+ * records. NULL (not cached) for a name too long for the buffer.
+ */
+static const char *pinned_key(char *buf, size_t cap, char tag, const char *name) {
+    int n = snprintf(buf, cap, "%c:%s", tag, name);
+    return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+#define PINNED_KEY_CAP (SC_MANIFEST_PATH_MAX + 16)
 
 static int list_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
     return sc_paimon_list_decode(v, d, n, l, name);
@@ -160,9 +176,10 @@ static void manifest_free(void *v) {
     free(m);
 }
 
-static const pinned_kind list_kind = {sizeof(sc_manifest_file_vec), list_decode, list_count, list_append, list_free};
+static const pinned_kind list_kind = {sizeof(sc_manifest_file_vec), list_decode, list_count, list_append, list_free,
+                                      'L'};
 static const pinned_kind manifest_kind = {sizeof(cached_manifest), manifest_decode, manifest_count, manifest_append,
-                                          manifest_free};
+                                          manifest_free, 'M'};
 
 /* Append the decoded contents of a pinned object to `out`, from the cache when there. */
 static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const char *name,
@@ -170,7 +187,9 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
     /* Names are unique and objects immutable, so an unpinned object is cached by name alone. */
     static const uint8_t unpinned[SC_SHA256_LEN];
     const uint8_t *cache_hash = sha256 ? sha256 : unpinned;
-    void *cached = sc_cache_get(t->cache, name, cache_hash);
+    char kbuf[PINNED_KEY_CAP];
+    const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, name);
+    void *cached = ckey ? sc_cache_get(t->cache, ckey, cache_hash) : NULL;
     void *fresh = NULL;
     int rc = 0;
     if (!cached) {
@@ -183,7 +202,7 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
         cached = fresh;
     }
     if (!rc) rc = kind->append(out, cached);
-    if (fresh && !rc) sc_cache_put(t->cache, name, cache_hash, fresh, kind->count(fresh) + 1, kind->free);
+    if (fresh && !rc && ckey) sc_cache_put(t->cache, ckey, cache_hash, fresh, kind->count(fresh) + 1, kind->free);
     else if (fresh) kind->free(fresh);
     return rc;
 }
@@ -224,12 +243,14 @@ int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc
     if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
     static const uint8_t unpinned[SC_SHA256_LEN];
     const uint8_t *cache_hash = meta->has_sha256 ? meta->sha256 : unpinned;
-    cached_manifest *cached = sc_cache_get(t->cache, meta->name, cache_hash);
+    char kbuf[PINNED_KEY_CAP];
+    const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
+    cached_manifest *cached = ckey ? sc_cache_get(t->cache, ckey, cache_hash) : NULL;
     int rc = 0;
     if (!cached) {
         /* Load it the usual way (which caches it), then look again. */
         if ((rc = sc_state_load_manifest(holder, t, meta)) != 0) return rc;
-        cached = sc_cache_get(t->cache, meta->name, cache_hash);
+        cached = ckey ? sc_cache_get(t->cache, ckey, cache_hash) : NULL;
     }
     if (!cached) {
         /* Too big to cache: one pass over the copy in `holder`. */
@@ -361,7 +382,9 @@ int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
  * same decoder, so the records are exactly those a GET would give). */
 static void remember_pinned(sc_table *t, const pinned_kind *kind, const char *name, const uint8_t sha256[SC_SHA256_LEN],
                             const uint8_t *data, size_t len) {
-    if (!t->cache || sc_cache_get(t->cache, name, sha256)) return;
+    char kbuf[PINNED_KEY_CAP];
+    const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, name);
+    if (!t->cache || !ckey || sc_cache_get(t->cache, ckey, sha256)) return;
     void *fresh = calloc(1, kind->size);
     if (!fresh) return;
     if (kind->decode(fresh, data, len, &t->limits, name) != 0) {
@@ -369,7 +392,7 @@ static void remember_pinned(sc_table *t, const pinned_kind *kind, const char *na
         kind->free(fresh);
         return;
     }
-    sc_cache_put(t->cache, name, sha256, fresh, kind->count(fresh) + 1, kind->free);
+    sc_cache_put(t->cache, ckey, sha256, fresh, kind->count(fresh) + 1, kind->free);
 }
 
 void sc_state_remember_list(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len) {
