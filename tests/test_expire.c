@@ -586,3 +586,63 @@ Test(expire, watermarks_survive_when_every_snapshot_of_ours_expires_under_paimon
     sc_table_free(fresh);
     sc_table_free(t);
 }
+/* A writer whose claim window spans other commits and an expiration: they land N+1 and N+2
+ * and expire everything below N+2 (retain-min 1, older-than 0) just before it claims N+1. */
+typedef struct expiring_rival {
+    sc_table *other;
+    int fired;
+} expiring_rival;
+
+static int expire_before_claim(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    expiring_rival *c = p;
+    if (c->fired || op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0) return 0;
+    c->fired = 1;
+    chain(c->other, 4, 2);
+    clock_ms += 1000;
+    sc_expire_options o = opts(1, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, c->other, &o));
+    return 0;
+}
+
+/* The id a stale writer claims may be one an expiration already deleted: put-if-absent then
+ * succeeds below EARLIEST, where no reader looks. That must not be reported as committed. */
+Test(expire, a_claim_of_an_expired_id_is_not_reported_as_committed) {
+    const char *name = "ex_stale_claim";
+    sc_table *t = table(name);
+    chain(t, 1, 3);
+    sc_table *a = tu_reopen(name);
+    use_clock(a, name);
+    expiring_rival c = {t, 0};
+    sc_store_set_fault_hook(sc_table_store(a), expire_before_claim, &c);
+    put_data(a, "data/a1");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a1", 1, NULL, NULL);
+    sc_commit_result r;
+    int rc = tu_commit(&r, a, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    sc_store_set_fault_hook(sc_table_store(a), NULL, NULL);
+    cr_assert(c.fired, "the claim was reached");
+    cr_assert_eq(earliest(t), 5, "the expiration ran before the claim");
+    if (rc == 0) {
+        sc_table *fresh = tu_reopen(name);
+        uint64_t latest = tu_latest(fresh);
+        cr_assert_geq(r.snapshot_id, earliest(fresh), "committed as snapshot %" PRIu64 ", below EARLIEST %" PRIu64,
+                      r.snapshot_id, earliest(fresh));
+        cr_assert_eq(r.snapshot_id, latest, "committed as %" PRIu64 ", latest is %" PRIu64, r.snapshot_id, latest);
+        cr_assert(data_present(fresh, "data/a1"));
+        sc_file_list *files;
+        OK(sc_table_files(&files, fresh, latest));
+        int seen = 0;
+        for (size_t i = 0; i < files->count; i++) seen |= strcmp(files->entries[i].file, "data-a1") == 0;
+        sc_file_list_free(files);
+        cr_assert(seen, "the committed file is not live in the latest snapshot");
+        check_retained(fresh);
+        sc_table_free(fresh);
+    } else {
+        int64_t ident = 0;
+        int found = 0;
+        OK(sc_table_last_committed(&ident, &found, t, "a"));
+        cr_assert(!found, "failed, yet user a has a watermark");
+    }
+    sc_table_free(a);
+    sc_table_free(t);
+}

@@ -519,6 +519,8 @@ typedef struct attempt_state {
     int lost;            /* claims of this commit lost so far */
     int stalled;         /* attempts in a row whose base did not move: a claim lost to nobody visible */
     sc_store_stats window_start; /* store counters once the base was known */
+    sc_store_stats claim_answered; /* ... and once the claim answered */
+    int has_claim_answered;
     int64_t window_started;      /* monotonic ms then */
     int64_t window_ms;           /* how long the last attempt's claim window lasted */
     /* This attempt only; attempt_end releases them. */
@@ -575,6 +577,9 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
 }
 
 /* Ours and visible is a success only once durable; if syncing fails the outcome stays unknown. */
+static int claimed_below_history(sc_table *t, uint64_t id);
+static step_outcome below_history(commit_state *cs, attempt_state *a, uint64_t id);
+
 static step_outcome reconciled_ours(commit_state *cs, attempt_state *a, uint64_t id) {
     if (sc_store_sync(cs->t->store) != 0)
         return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
@@ -596,7 +601,15 @@ static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
     if (a->unknown_id && a->unknown_id <= a->latest_id) {
         int who = landed_at(cs, a->unknown_id);
         if (who < 0) return fail_with(a, who);
-        if (who == LANDED_OURS) return reconciled_ours(cs, a, a->unknown_id);
+        if (who == LANDED_OURS) {
+            /* Ours, but on an id expiration had freed: not in the history (the watermark below
+             * still tells a commit of ours that was visible once and has expired since). */
+            int below = claimed_below_history(cs->t, a->unknown_id);
+            if (below < 0) return fail_with(a, below);
+            if (!below) return reconciled_ours(cs, a, a->unknown_id);
+            (void)below_history(cs, a, a->unknown_id);
+            who = LANDED_NONE;
+        }
         if (who == LANDED_OTHER) a->unknown_id = 0; /* that id is taken: our claim cannot land */
     }
     sc_watermark w;
@@ -717,13 +730,62 @@ static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
     return STEP_NEXT;
 }
 
+/*
+ * Expiration (expire.c) moves EARLIEST, then deletes snapshot files oldest
+ * first. A claim of id N put-if-absent can therefore succeed on a name it
+ * deleted — N was taken, expired and free again while N+1.. exist — which
+ * leaves our snapshot below the history readers see: not a commit. That
+ * cannot be the case while N-1 still exists (N is never deleted before
+ * N-1), so one HEAD of N-1 after a won claim tells; only when N-1 is gone is
+ * EARLIEST read. Returns 1 below the history, 0 visible, or an error.
+ * head/tracker tables are not expired (their authority records decide ids).
+ */
+static int claimed_below_history(sc_table *t, uint64_t id) {
+    if (id <= 1 || (t->meta.strategy != SC_STRATEGY_RENAME && t->meta.strategy != SC_STRATEGY_CONDITIONAL)) return 0;
+    char key[64];
+    sc_object_info info;
+    sc_snapshot_key(key, id - 1);
+    int rc = sc_store_head(t->store, &info, key);
+    if (rc == 0) return 0;
+    if (rc != SC_ENOTFOUND) return sc_error_wrap(rc, "checking that snapshot %" PRIu64 " is above the expired history", id);
+    sc_error_clear();
+    uint64_t earliest = 0;
+    if ((rc = t->strategy->earliest(t, &earliest)) != 0) return rc;
+    if (earliest >= id) return earliest > id; /* == id: N-1 expired after our claim */
+    /* N-1 should be there and is not: damage (or a table re-created under this handle). */
+    return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing below the snapshot %" PRIu64 " just claimed "
+                                     "(EARLIEST is %" PRIu64 "); run snapcommit fsck",
+                        id - 1, id, earliest);
+}
+
+/* A claim that landed below the history (claimed_below_history): its snapshot file is
+ * removed (readers never see it; expiration would) and the attempt counts as lost. */
+static step_outcome below_history(commit_state *cs, attempt_state *a, uint64_t id) {
+    sc_table *t = cs->t;
+    char key[64];
+    sc_snapshot_key(key, id);
+    sc_log(SC_LOG_WARN, "the claim of snapshot %" PRIu64 " landed below the table's history (expiration had freed that "
+                        "id); retrying on top of the latest snapshot",
+           id);
+    if (sc_store_delete(t->store, key) != 0) sc_error_clear();
+    a->lost_to = 0; /* discover afresh: the winners are far above */
+    if (a->unknown_id == id) a->unknown_id = 0;
+    return STEP_LOST;
+}
+
 /* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
 static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
     uint64_t id = a->latest_id + 1;
     res->attempts++;
     int rc = t->strategy->claim(t, id, a->doc.data, a->doc.len);
+    sc_store_stats_get(&a->claim_answered, t->store); /* the window ends with the claim's answer */
+    a->has_claim_answered = 1;
     if (rc == 0) {
+        int below = claimed_below_history(t, id);
+        /* Ours and durable, but whether it is visible is not known: not a success yet. */
+        if (below < 0) return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours", id));
+        if (below) return below_history(cs, a, id);
         a->landed = id;
         return STEP_WON;
     }
@@ -751,6 +813,9 @@ static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commi
            id, req->commit_user, req->identifier);
     int who = landed_at(cs, id);
     if (who == LANDED_OURS) {
+        int below = claimed_below_history(cs->t, id);
+        if (below < 0) return STEP_UNKNOWN;
+        if (below) return below_history(cs, a, id);
         /* Visible is not yet durable: only a successful sync makes it a success. */
         if (sc_store_sync(cs->t->store) != 0) return STEP_UNKNOWN;
         a->landed = id;
@@ -846,6 +911,7 @@ static step_outcome restart_stale(commit_state *cs, attempt_state *a) {
 
 static void attempt_end(attempt_state *a) {
     a->prev_latest = a->latest_id;
+    a->has_claim_answered = 0;
     ref_clear(&a->base);
     sc_buf_free(&a->doc);
     sc_snapshot_clear(&a->latest);
@@ -912,7 +978,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_WON) { /* the claim window of the attempt that won */
             sc_store_stats now;
             sc_store_stats_get(&now, cs->t->store);
-            stats_diff(&res->window_stats, &a.window_start, &now);
+            stats_diff(&res->window_stats, &a.window_start, a.has_claim_answered ? &a.claim_answered : &now);
         }
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
         if (o == STEP_STALE) o = restart_stale(cs, &a);

@@ -294,9 +294,10 @@ static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, ui
         /*
          * The hint names the snapshot this handle claimed last and nothing
          * is above it: its bytes are on the handle, so a HEAD that it was
-         * not lost replaces the GET. n+2 is not probed: above a current hint
-         * it could exist without n+1 only after two lost hint writes and a
-         * deleted snapshot (the listing of fsck reports such a gap).
+         * not lost replaces the GET (a commit must not claim on top of a
+         * lost snapshot). n+2 is not probed: above a current hint it could
+         * exist without n+1 only after two lost hint writes and a deleted
+         * snapshot (the listing of fsck reports such a gap).
          */
         int own_present;
         if ((rc = exists(t, hint, &own_present)) != 0) return rc;
