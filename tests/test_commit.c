@@ -719,3 +719,74 @@ Test(claim, attempts_restarted_on_a_taken_base_are_bounded_by_the_budget) {
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
+
+/* ---- loser first, from the winner's side (commit.c, yield_to_losers) ---- */
+
+typedef struct yield_clock {
+    int64_t now;
+    int sleeps;
+    int64_t slept;
+} yield_clock;
+
+static int64_t yield_now(void *ctx) { return ((yield_clock *)ctx)->now; }
+static void yield_sleep(void *ctx, int64_t ms) {
+    yield_clock *c = ctx;
+    c->sleeps++;
+    c->slept += ms;
+    c->now += ms;
+}
+
+/* A fixed sequence (UUIDs must still differ), so that the yield's draw is the same every run. */
+static int yield_random(void *ctx, void *out, size_t len) {
+    (void)ctx;
+    static uint64_t state = 88172645463325252ull;
+    uint8_t *p = out;
+    for (size_t i = 0; i < len; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        p[i] = (uint8_t)(state >> 24);
+    }
+    return 0;
+}
+
+static sc_table *yield_handle(const char *name, yield_clock *c) {
+    sc_table *t = tu_reopen(name);
+    sc_env e;
+    sc_env_init(&e);
+    e.ctx = c;
+    e.monotonic_ms = yield_now;
+    e.now_ms = yield_now;
+    e.sleep_ms = yield_sleep;
+    e.random_bytes = yield_random;
+    cr_assert_eq(sc_table_set_env(t, &e), 0, "%s", sc_error_message());
+    return t;
+}
+
+Test(claim, a_winner_racing_others_yields_once_and_a_lone_or_periodic_writer_never_waits) {
+    sc_table *setup = tu_mem_table("yield");
+    sc_table_free(setup);
+    yield_clock ca = {.now = 1000000}, cb = {.now = 1000000};
+    sc_table *a = yield_handle("yield", &ca), *b = yield_handle("yield", &cb);
+    sc_commit_result r;
+    /* Alone, back to back: nobody to yield to. */
+    for (int i = 1; i <= 3; i++) cr_assert_eq(tu_commit_one(&r, a, "a", i), 0, "%s", sc_error_message());
+    cr_assert_eq(ca.sleeps, 0, "a lone writer never waits");
+    /* b commits between two commits of a, 10 ms apart: a races b, and its next commit yields. */
+    cr_assert_eq(tu_commit_one(&r, b, "b", 1), 0, "%s", sc_error_message());
+    ca.now += 10;
+    cr_assert_eq(tu_commit_one(&r, a, "a", 4), 0, "%s", sc_error_message());
+    cr_assert_eq(ca.sleeps, 0, "the wait is owed, not yet taken");
+    cr_assert_eq(tu_commit_one(&r, a, "a", 5), 0, "%s", sc_error_message());
+    cr_assert_eq(ca.sleeps, 1, "one wait, before the next commit");
+    cr_assert_gt(ca.slept, 0);
+    cr_assert_leq(ca.slept, 10000, "within max_wait");
+    /* Taking turns a checkpoint apart (more than a second between a's commits): no wait. */
+    int before = ca.sleeps;
+    for (int i = 6; i <= 8; i++) {
+        cr_assert_eq(tu_commit_one(&r, b, "b", i), 0, "%s", sc_error_message());
+        ca.now += 5000;
+        cr_assert_eq(tu_commit_one(&r, a, "a", i), 0, "%s", sc_error_message());
+    }
+    cr_assert_eq(ca.sleeps, before, "periodic writers taking turns never wait");
+    sc_table_free(a);
+    sc_table_free(b);
+}

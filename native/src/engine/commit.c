@@ -920,10 +920,37 @@ static void attempt_end(attempt_state *a) {
 }
 
 /* STEP_WON: hints, the history marker, and the log line. */
+/* Others committed this many snapshots since this handle's previous commit, that commit
+ * ended within this long: the writers are racing, not taking turns. */
+#define SC_RACE_GAP_MS 1000
+
+/*
+ * Loser first, from the winner's side. Waits that shrink for commits that
+ * lost often (backoff) are not enough when the winners come straight back:
+ * a writer that just won, and whose commits others interleave with back to
+ * back, would meet the losers' retries with a warmer cache and a shorter
+ * window, and win again. So such a winner owes one spread wait (the same
+ * a first-time loser draws) before its next commit reads the base. A
+ * writer committing once per checkpoint, or alone, never waits.
+ */
+static void yield_to_losers(sc_table *t, const attempt_state *a) {
+    int64_t now = sc_env_monotonic_ms(&t->env);
+    uint64_t others = t->last_landed_id && a->landed > t->last_landed_id + 1 ? a->landed - t->last_landed_id - 1 : 0;
+    t->yield_ms = 0;
+    if (others && now - t->last_landed_ms < SC_RACE_GAP_MS) {
+        uint32_t r = 0;
+        sc_env_random(&t->env, &r, sizeof r);
+        t->yield_ms = sc_backoff_lost_wait_ms(&t->retry, 1, others, a->window_ms, r);
+    }
+    t->last_landed_id = a->landed;
+    t->last_landed_ms = now;
+}
+
 static int finish(commit_state *cs, const attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
     res->snapshot_id = a->landed;
+    yield_to_losers(t, a);
     t->strategy->after_commit(t, a->landed);
     sc_table_note_history(t, a->landed); /* tells a lost history from a new table */
     if (a->reconciled)
@@ -958,6 +985,10 @@ static int failed(const attempt_state *a) {
  * LOST and UNKNOWN go to backoff, whose RETRY starts the next attempt.
  */
 static int commit_loop(commit_state *cs, sc_commit_result *res) {
+    if (cs->t->yield_ms > 0) { /* owed by the last commit (yield_to_losers) */
+        sc_env_sleep_ms(&cs->t->env, cs->t->yield_ms);
+        cs->t->yield_ms = 0;
+    }
     attempt_state a = {.started = sc_env_monotonic_ms(&cs->t->env), .doc = SC_BUF_INIT, .contention = 1};
     /* Everything that does not depend on the base is written before it is read:
      * the delta of APPEND and COMPACT (OVERWRITE's deletes are what is live at

@@ -34,6 +34,11 @@ struct sc_table {
     /* Inline watermark bound of the snapshots this handle writes (engine/replay.c);
      * 0 = SC_WATERMARK_INLINE_USERS. Only tests and the simulation lower it. */
     size_t watermark_inline_users;
+    /* The last snapshot this handle committed and when (monotonic ms), and the wait its
+     * next commit owes the writers it beat (commit.c, yield_to_losers). */
+    uint64_t last_landed_id;
+    int64_t last_landed_ms;
+    int64_t yield_ms;
 };
 
 /*
