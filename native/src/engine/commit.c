@@ -22,6 +22,7 @@
 #include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "engine/upkeep.h"
 #include "format/file_index.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
@@ -41,6 +42,7 @@ typedef struct commit_state {
     /* Objects written by this commit, deleted again if it fails for sure. */
     char **written;
     size_t written_count, written_cap;
+    int keep_written; /* a snapshot of ours may be in history after all: never delete them */
     /* The delta manifest list, written once (per attempt for OVERWRITE). */
     sc_object_ref delta_list;
     int64_t delta_rows;
@@ -515,8 +517,12 @@ typedef struct attempt_state {
     uint64_t contention; /* commits of others seen landing during the last attempt (>= 1) */
     int lost;            /* claims of this commit lost so far */
     int stalled;         /* attempts in a row whose base did not move: a claim lost to nobody visible */
+    int below_history;   /* a claim of ours landed below EARLIEST (check_in_history): our leftover
+                          * is among the snapshots since any base, so only the full check applies */
     sc_store_stats window_start; /* store counters once the base was known */
     int64_t window_started;      /* monotonic ms then */
+    int64_t base_looked;         /* monotonic ms when discovery of this attempt's base began (a
+                                  * refreshed window still claims an id it saw absent long ago) */
     int64_t window_ms;           /* how long the last attempt's claim window lasted */
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
@@ -545,6 +551,7 @@ static step_outcome fail_with(attempt_state *a, int rc) {
  */
 static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
+    a->base_looked = sc_env_monotonic_ms(&t->env);
     int rc = a->lost_to && t->strategy->latest_after ? t->strategy->latest_after(t, a->lost_to, &a->latest_id)
                                                      : t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
@@ -640,7 +647,8 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                                          req->base_snapshot, a->latest_id));
     int rc = 0;
-    if (!a->validated_any && req->base_snapshot && req->base_snapshot < a->latest_id && req->kind != SC_KIND_OVERWRITE) {
+    if (!a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
+        req->kind != SC_KIND_OVERWRITE) {
         rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
          * only names who changed what; the full check below still decides. */
@@ -735,6 +743,71 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
     }
     if (rc == SC_EUNKNOWN) return STEP_UNKNOWN;
     return fail_with(a, rc);
+}
+
+/* Won claims whose window lasted at least this long are checked against expired history. */
+#define SC_EXPIRED_CLAIM_CHECK_MS 1000
+
+/*
+ * A won claim can lie below snapshot/EARLIEST (docs/protocols.md §13): while this
+ * attempt waited between reading N-1 and claiming N, another writer claimed N and an
+ * expiration removed it (EARLIEST first, then the file), so the conditional create of N
+ * succeeded on a free key where no reader looks. Expiration moves EARLIEST before it
+ * deletes, so EARLIEST <= N read after the claim proves the claim is in history. Above
+ * N, our snapshot may also have been in history and expired since: the latest
+ * snapshot's watermark then names this commit at N. When it names the identifier
+ * elsewhere (or a later one), another incarnation of the committer committed it while
+ * this one waited: SC_ECOMMITTED, as the replay check says. Otherwise the claim counts as lost and is
+ * retried on the latest with a new delta (the leftover below EARLIEST names the old one,
+ * which the next expiration may delete). Checked for the file strategies after a long
+ * window (a stalled writer), a lost claim or an unknown outcome, so that a quick
+ * uncontended commit sends no extra request; expire refuses head and tracker tables.
+ */
+static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) return STEP_WON;
+    int64_t window = sc_env_monotonic_ms(&t->env) - a->base_looked;
+    if (window < SC_EXPIRED_CLAIM_CHECK_MS && !a->lost && !a->had_unknown) return STEP_WON;
+    uint64_t earliest = 0, latest = 0;
+    int rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
+    if (!rc && earliest <= a->landed) return STEP_WON;
+    sc_snapshot s;
+    sc_watermark w;
+    int found = 0;
+    if (!rc) rc = t->strategy->latest(t, &latest);
+    if (!rc && (rc = sc_table_read_snapshot(&s, NULL, t, latest)) == 0) {
+        rc = sc_replay_complete(t, &s);
+        if (!rc) rc = sc_replay_lookup(&w, &found, t, &s, req->commit_user);
+        sc_snapshot_clear(&s);
+    }
+    if (rc)
+        return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " was claimed after a %" PRId64
+                                                       " ms wait; checking that it is not below EARLIEST failed",
+                                          a->landed, window));
+    if (found && w.identifier == req->identifier && w.snapshot_id == a->landed) return STEP_WON; /* expired since */
+    if (found && sc_replay_committed(&w, req->identifier)) {
+        /* Ours may have been in history and expired, another snapshot built on it: what we
+         * wrote may be named there, so none of it is deleted. */
+        cs->keep_written = 1;
+        res->existing_snapshot = w.identifier == req->identifier ? w.snapshot_id : 0;
+        return fail_with(a, sc_error_set(SC_ECOMMITTED, "user %s identifier %" PRId64 " is already committed (watermark "
+                                                        "%" PRId64 " at snapshot %" PRIu64 "); this commit's claim of "
+                                                        "snapshot %" PRIu64 " landed below EARLIEST %" PRIu64,
+                                         req->commit_user, req->identifier, w.identifier, w.snapshot_id, a->landed,
+                                         earliest));
+    }
+    sc_log(SC_LOG_WARN, "claimed snapshot %" PRIu64 " below EARLIEST %" PRIu64 ": it expired while this commit waited "
+                        "%" PRId64 " ms; retrying on snapshot %" PRIu64 " (user %s, identifier %" PRId64 ")",
+           a->landed, earliest, window, latest, req->commit_user, req->identifier);
+    a->window_ms = window;
+    a->lost_to = 0;
+    a->unknown_id = 0;
+    a->delta_written = 0;
+    cs->has_delta_sha = 0; /* a new delta: the leftover's may be deleted with it */
+    a->below_history = 1;
+    a->validated_any = 0; /* the full check against the latest: the leftover must not count as a commit */
+    return STEP_LOST;
 }
 
 /* The claim's answer was lost: read back at once whose snapshot is at that id. */
@@ -881,6 +954,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
+        if (o == STEP_WON) o = check_in_history(cs, &a, res);
         if (o == STEP_WON) { /* the claim window of the attempt that won */
             sc_store_stats now;
             sc_store_stats_get(&now, cs->t->store);
@@ -914,7 +988,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
      * unknown outcome they may be referenced, so they stay. */
-    if (rc && rc != SC_EUNKNOWN) {
+    if (rc && rc != SC_EUNKNOWN && !cs.keep_written) {
         char message[1024];
         snprintf(message, sizeof message, "%s", sc_error_message());
         cleanup_written(&cs);
