@@ -524,7 +524,16 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
 
 static void file_after_commit(sc_table *t, uint64_t id) {
     sc_hint_write(t, SC_LATEST_HINT_KEY, id);
-    if (id == 1) sc_hint_write(t, SC_EARLIEST_HINT_KEY, id);
+    if (id != 1) return;
+    /* EARLIEST := 1 only where there is none: this put may land late (its answer lost, the
+     * request still in flight), after an expiration moved EARLIEST on and deleted snapshot 1. */
+    if (!(sc_store_caps(t->store) & (SC_CAP_ATOMIC_NOREPLACE | SC_CAP_CONDITIONAL_CREATE))) {
+        sc_hint_write(t, SC_EARLIEST_HINT_KEY, id);
+        return;
+    }
+    int rc = sc_store_put_if_absent(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)"1", 1);
+    if (rc == SC_EEXISTS) sc_error_clear();
+    else if (rc) sc_log(SC_LOG_WARN, "could not write hint %s: %s", SC_EARLIEST_HINT_KEY, sc_error_message());
 }
 
 /* Per handle only the one-shot bytes of the last discovery (open/close);
