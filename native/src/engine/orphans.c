@@ -55,12 +55,23 @@ static void progress(const sc_orphans_options *o, const char *phase, uint64_t do
     if (o->progress) o->progress(o->progress_ctx, phase, done, total);
 }
 
-/* Everything a snapshot from the first present one to the latest references. */
+/*
+ * Everything a snapshot from the first present one to the latest references. Data
+ * files: every file live in each snapshot below EARLIEST and in EARLIEST, then what
+ * each later delta names. A snapshot below EARLIEST is not always the parent of the
+ * next one (a claim that landed on an expired id, commit.c check_in_history), so its
+ * live files are no base for the deltas after it.
+ */
 static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const sc_orphans_options *o) {
-    uint64_t latest = 0, first = 0;
+    uint64_t latest = 0, first = 0, retained = 0;
     int rc = t->strategy->latest(t, &latest);
     if (!rc && latest) rc = t->strategy->earliest(t, &first);
     if (rc || !latest) return rc;
+    retained = first;
+    if (latest < retained)
+        return sc_error_set(SC_ECORRUPT, "remove-orphans: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
+                                         " (snapshot/LATEST names a leftover below EARLIEST?); nothing deleted",
+                            latest, retained);
     int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
     if (file_chain) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
         uint64_t *ids = NULL;
@@ -73,7 +84,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
     for (uint64_t id = first; !rc && id <= latest; id++) {
         sc_snapshot s;
         rc = sc_table_read_snapshot(&s, NULL, t, id);
-        if (rc == SC_ENOTFOUND && !have_live) { /* a leftover deleted meanwhile */
+        if (rc == SC_ENOTFOUND && (!have_live || id < retained)) { /* a leftover deleted meanwhile */
             sc_error_clear();
             rc = 0;
             continue;
@@ -86,7 +97,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
         if (!rc) rc = sc_upkeep_meta_refs(keep, keep, t, &s);
         if (!rc) rc = sc_upkeep_extra_refs(keep, NULL, t, &s);
         sc_entry_vec records = {0};
-        if (!rc && !have_live) rc = sc_state_live_files(&records, t, &s, NULL);
+        if (!rc && (!have_live || id <= retained)) rc = sc_state_live_files(&records, t, &s, NULL);
         else if (!rc) rc = sc_state_delta_records(&records, t, &s, NULL);
         /* Both kinds: a delta's DELETE names a file live in the snapshot before. */
         for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(keep, out_skipped, t, &records.items[i].file);
