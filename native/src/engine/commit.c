@@ -954,12 +954,12 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
-        if (o == STEP_WON) o = check_in_history(cs, &a, res);
         if (o == STEP_WON) { /* the claim window of the attempt that won */
             sc_store_stats now;
             sc_store_stats_get(&now, cs->t->store);
             stats_diff(&res->window_stats, &a.window_start, &now);
         }
+        if (o == STEP_WON) o = check_in_history(cs, &a, res); /* after the claim: not in its window */
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
         if (o == STEP_STALE) o = STEP_RETRY;
         attempt_end(&a);
