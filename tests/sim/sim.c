@@ -121,7 +121,7 @@ typedef struct counters {
         violations, steps, commits_called, in_flight;
     /* upkeep actors */
     uint64_t expire_runs, expire_failed, expire_refused, snapshots_expired, expired_data, expired_meta,
-        orphan_runs, orphan_failed, orphans_deleted, reads, reads_expired, outside_rule, outside_rule_broken,
+        orphan_runs, orphan_failed, orphan_failed_clean, orphans_deleted, reads, reads_expired, outside_rule, outside_rule_broken,
         hole_claims;
 } counters;
 
@@ -877,6 +877,7 @@ static int upkeep_once(actor *u, int phase, uint64_t *expired) {
              " snapshots, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " lists, %" PRIu64 " already gone",
              u->index, sc_error_name(rc), r.earliest_before, r.earliest_after, r.latest, r.snapshots_expired,
              r.data_files_deleted, r.manifests_deleted, r.manifest_lists_deleted, r.already_gone);
+        if (rc && rc != SC_EUNSUPPORTED) vlog("task %d EXPIRE failed: %s", u->index, sc_error_message());
         if (!file_strategy()) {
             /* head and tracker: refused before any request, nothing touched */
             if (rc != SC_EUNSUPPORTED)
@@ -899,9 +900,10 @@ static int upkeep_once(actor *u, int phase, uint64_t *expired) {
         if (rc) W.n.orphan_failed++;
         W.n.orphans_deleted += r.data_files_deleted + r.manifests_deleted + r.other_deleted;
         vlog("task %d REMOVE-ORPHANS (older than %" PRId64 " ms) -> %s: %" PRIu64 " listed, %" PRIu64
-             " unreferenced, %" PRIu64 " too young, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " other",
+             " unreferenced, %" PRIu64 " too young, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " other%s%s",
              u->index, W.orphan_ms, sc_error_name(rc), r.objects_listed, r.orphans_found, r.too_young,
-             r.data_files_deleted, r.manifests_deleted, r.other_deleted);
+             r.data_files_deleted, r.manifests_deleted, r.other_deleted, rc ? ": " : "", rc ? sc_error_message() : "");
+        if (rc && phase == 1) W.n.orphan_failed_clean++;
         /* A run that meets a concurrent expiration mid-read fails closed (SC_ECORRUPT naming
          * the snapshot that went): counted, not a violation; the end checks judge what it deleted. */
     }
@@ -1390,6 +1392,7 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     if (sim_run(MAX_STEPS) != 0) violate("no progress after %d scheduling steps (livelock)", MAX_STEPS);
     W.n.steps += sim_steps();
     check_world();
+    free_graves();
     W.n.schedules++;
     *trace = W.trace;
     /* A commit that lasted longer than the orphan remover's older-than is outside the rule
@@ -1461,6 +1464,9 @@ static void run_range(const config *cfg, const run_opts *o) {
         }
         if (bad && o->expect_violation) break;
     }
+    free(W.graves);
+    W.graves = NULL;
+    W.cap_graves = 0;
 }
 
 /* Split the seeds over `jobs` forked processes (seed i goes to job i % jobs); sum their counts. */
@@ -1521,6 +1527,7 @@ static int run_jobs(counters *total, const config *cfg, const run_opts *o, int j
         total->expired_meta += c.expired_meta;
         total->orphan_runs += c.orphan_runs;
         total->orphan_failed += c.orphan_failed;
+        total->orphan_failed_clean += c.orphan_failed_clean;
         total->orphans_deleted += c.orphans_deleted;
         total->reads += c.reads;
         total->reads_expired += c.reads_expired;
@@ -1640,13 +1647,14 @@ int main(int argc, char **argv) {
         if (cfg.upkeep)
             printf("%s upkeep: %" PRIu64 " expire runs (%" PRIu64 " failed, %" PRIu64 " refused), %" PRIu64
                    " snapshots expired, %" PRIu64 " data files and %" PRIu64 " manifests/lists deleted; %" PRIu64
-                   " orphan runs (%" PRIu64 " failed), %" PRIu64 " orphans deleted; %" PRIu64
+                   " orphan runs (%" PRIu64 " failed, %" PRIu64 " of them once faults stopped), %" PRIu64
+                   " orphans deleted; %" PRIu64
                    " reads inside the window whole, %" PRIu64 " reads of a snapshot expired under the reader; %" PRIu64
                    " schedules outside the orphan rule (a commit outlasted older-than), %" PRIu64
                    " of them broken; %" PRIu64 " claims below EARLIEST detected\n",
                    strategy_label(cfg.strategy), total.expire_runs, total.expire_failed, total.expire_refused,
                    total.snapshots_expired, total.expired_data, total.expired_meta, total.orphan_runs,
-                   total.orphan_failed, total.orphans_deleted, total.reads, total.reads_expired, total.outside_rule,
+                   total.orphan_failed, total.orphan_failed_clean, total.orphans_deleted, total.reads, total.reads_expired, total.outside_rule,
                    total.outside_rule_broken, total.hole_claims);
         fflush(stdout);
         if (total.violations) {
