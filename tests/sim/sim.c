@@ -774,11 +774,13 @@ static void reader_upkeep_main(actor *r) {
             reader_failed(id, k, rc, "snapshot info");
             continue;
         }
+        sim_sleep(sim_rng_below(sim_sched_rng(), 200)); /* a reader takes its time */
         if ((rc = sc_table_files(&files, t, id)) != 0) {
             reader_failed(id, k, rc, "its files");
             sc_snapshot_info_free(info);
             continue;
         }
+        sim_sleep(sim_rng_below(sim_sched_rng(), 200)); /* commits and expirations go on meanwhile */
         for (size_t f = 0; !rc && f < files->count; f++) {
             char *key = NULL;
             sc_object_info oi;
@@ -1014,7 +1016,8 @@ static void check_upkeep_table(void) {
             char *key = NULL;
             sc_object_info oi;
             if (sc_table_file_path(&key, t, &files->entries[f]) != 0 || sc_store_head(st, &oi, key) != 0)
-                violate("retained snapshot %" PRIu64 " names data file %s, which is gone", id, key);
+                violate("retained snapshot %" PRIu64 " names data file %s, which is gone", id,
+                        key ? key : files->entries[f].file);
             free(key);
         }
         sc_file_list_free(files);
