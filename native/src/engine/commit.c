@@ -668,6 +668,19 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
     } else if (!rc && a->latest_id > a->validated) {
         rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
+        /* An expiration running meanwhile may have removed snapshots since the last check:
+         * then the full check against the latest live files decides, as on a first attempt. */
+        uint64_t earliest = 0;
+        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, &earliest) == 0 &&
+            earliest > a->validated + 1) {
+            sc_log(SC_LOG_INFO, "commit: snapshots after %" PRIu64 " expired during the retry (history starts at %" PRIu64
+                                "); checking against the latest snapshot's live files",
+                   a->validated, earliest);
+            sc_error_clear();
+            sc_entry_vec_free(&cs->deletes);
+            rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+            a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
+        }
     }
     if (rc) return fail_with(a, rc);
     a->validated = a->latest_id;
