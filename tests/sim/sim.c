@@ -179,6 +179,7 @@ static struct {
     int violated;
     int hard;           /* violations of history itself (lost, doubled, misplaced commits) */
     int outside_broken; /* this schedule broke the table outside the orphan rule (not a violation) */
+    int name_reused;    /* a data file name was written again after it had aged past the orphan limit */
     int checking_history;
     /* upkeep (cfg->upkeep) */
     sc_expire_options xo;
@@ -508,6 +509,16 @@ static void record_ack(actor *c, int64_t ident, uint64_t snapshot, int committed
 static int write_data_file(sc_store *st, const char *file) {
     char key[64];
     snprintf(key, sizeof key, "bucket-0/%s", file);
+    /* A replay writes the same name again. If the old object is already older than the
+     * orphan limit, a remover that judged its age just before may delete the new one (the
+     * store has no conditional delete): outside the rule, which assumes fresh names. */
+    sc_store *plain;
+    if (sc_store_open(&plain, "mem://" SIM_STORE) == 0) {
+        sc_object_info oi;
+        if (sc_store_head(plain, &oi, key) == 0 && oi.mtime_ms < sim_now_ms() - W.orphan_ms) W.name_reused = 1;
+        sc_error_clear();
+        sc_store_free(plain);
+    }
     return sc_store_put(st, NULL, key, (const uint8_t *)file, strlen(file));
 }
 
@@ -1359,6 +1370,7 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     W.violated = 0;
     W.hard = 0;
     W.outside_broken = 0;
+    W.name_reused = 0;
     W.checking_history = 0;
     W.violation[0] = '\0';
     W.trace = SIM_HASH_INIT;
@@ -1410,7 +1422,7 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     /* A commit that lasted longer than the orphan remover's older-than is outside the rule
      * (docs/protocols.md §13): what it wrote may be deleted before its claim. There only
      * violations of history count; a broken table is counted apart. */
-    if (cfg->upkeep && W.orphan_ms <= W.longest_commit_ms) {
+    if (cfg->upkeep && (W.orphan_ms <= W.longest_commit_ms || W.name_reused)) {
         W.n.outside_rule++;
         if (W.violated && !W.hard) {
             W.n.outside_rule_broken++;
