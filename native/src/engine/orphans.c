@@ -3,9 +3,10 @@
  * own shapes that no snapshot references and that are older than a limit.
  *
  * The listing comes first and the snapshots are read after it, so a commit
- * that landed before the listing ended is seen; what a commit still in
- * flight wrote is protected by its age alone: older_than must exceed the
- * longest a commit takes from its first write to its claim.
+ * that landed before the listing ended is seen; so is a claim that another
+ * writer may still publish (the tracker's undecided versions). What a commit
+ * still in flight wrote is protected by its age alone: older_than must
+ * exceed the longest a commit takes from its first write to its claim.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -67,6 +68,46 @@ static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int c
     if (rc || e <= id) return 0;
     *retained = e;
     return 1;
+}
+
+typedef struct undecided_ctx {
+    sc_keyset *keep;
+    uint64_t *skipped;
+    sc_table *t;
+} undecided_ctx;
+
+/*
+ * What a claim that another party may still publish names (strategy.h
+ * `undecided`): its manifest lists and manifests, and the data files its
+ * delta adds or deletes. Its base list's data files are those of the
+ * snapshot below it, kept already. A document that does not decode is kept
+ * out of the decision: publishing it would fail the same way.
+ */
+static int keep_undecided(void *ctx, uint64_t id, const uint8_t *doc, size_t len) {
+    undecided_ctx *u = ctx;
+    sc_snapshot s;
+    char object[64];
+    snprintf(object, sizeof object, "undecided claim of snapshot %" PRIu64, id);
+    int rc = sc_snapshot_decode(&s, doc, len, object);
+    if (rc) {
+        sc_log(SC_LOG_WARN, "remove-orphans: %s", sc_error_message());
+        sc_error_clear();
+        return 0;
+    }
+    sc_entry_vec records = {0};
+    rc = sc_upkeep_meta_refs(u->keep, u->keep, u->t, &s);
+    if (!rc) rc = sc_upkeep_extra_refs(u->keep, NULL, u->t, &s);
+    if (!rc) rc = sc_state_delta_records(&records, u->t, &s, NULL);
+    for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(u->keep, u->skipped, u->t, &records.items[i].file);
+    sc_entry_vec_free(&records);
+    sc_snapshot_clear(&s);
+    if (rc == SC_ENOTFOUND) { /* the claim names an object that is gone: it can never be published whole */
+        sc_log(SC_LOG_WARN, "remove-orphans: the undecided claim of snapshot %" PRIu64 " names a missing object: %s", id,
+               sc_error_message());
+        sc_error_clear();
+        rc = 0;
+    }
+    return rc ? sc_error_wrap(rc, "remove-orphans: the undecided claim of snapshot %" PRIu64, id) : 0;
 }
 
 /*
@@ -131,6 +172,10 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
         if (rc) return rc;
         have_live = 1;
         progress(o, "reading", id - first + 1, latest - first + 1);
+    }
+    if (!rc && t->strategy->undecided) {
+        undecided_ctx u = {.keep = keep, .skipped = out_skipped, .t = t};
+        rc = t->strategy->undecided(t, latest, keep_undecided, &u);
     }
     return rc;
 }
