@@ -2,7 +2,8 @@
  * Table upkeep (upkeep.h): expiration with Paimon's retention rules, exactly
  * the unreferenced objects deleted, a run interrupted at every delete and
  * finished by the next, commits planned on an expired base, replay filtering
- * after expiry, orphan removal by age, durations.
+ * after expiry, orphan removal by age, durations; a stalled claim landing below
+ * EARLIEST, a failed read of EARLIEST.
  */
 #include "sc_test_util.h"
 #include "sc_test_assert.h"
@@ -390,6 +391,93 @@ Test(expire, a_commit_planned_on_an_expired_base_commits_or_conflicts_clearly) {
     cr_assert(data_present(w, "data/late"));
     check_retained(w);
     sc_table_free(w);
+    sc_table_free(t);
+}
+
+/*
+ * A writer stalls between reading snapshot 3 and claiming 4; meanwhile another writer
+ * commits 4..7 and an expiration deletes 1..5. The stalled claim of 4 then succeeds on the
+ * freed key, below EARLIEST: it must not be acknowledged there, but retried on the latest.
+ */
+static sc_table *g_world;
+static int g_stalled;
+static int stall_before_claim(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx;
+    (void)call;
+    if (g_stalled || (op != SC_OP_PUT_IF_ABSENT && op != SC_OP_PUT) || strncmp(key, "snapshot/snapshot-", 18) != 0)
+        return 0;
+    g_stalled = 1;
+    chain(g_world, 4, 4);
+    clock_ms += 10000;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, g_world, &o));
+    cr_assert_eq(earliest(g_world), 6);
+    return 0;
+}
+
+Test(expire, a_stalled_claim_that_lands_below_earliest_is_retried_not_acknowledged) {
+    sc_table *t = table("ex_stall");
+    chain(t, 1, 3);
+    sc_table *w = tu_reopen("ex_stall");
+    sc_env env;
+    sc_env_init(&env);
+    env.now_ms = now_fn;
+    env.monotonic_ms = now_fn; /* the stall shows in the writer's own elapsed time */
+    OK(sc_table_set_env(w, &env));
+    sc_file_entry late = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
+    put_data(w, "data/late");
+    g_world = t;
+    g_stalled = 0;
+    sc_store_set_fault_hook(sc_table_store(w), stall_before_claim, NULL);
+    sc_commit_result r;
+    cr_assert_eq(tu_commit(&r, w, "late", 1, SC_KIND_APPEND, 0, &late, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(w), NULL, NULL);
+    cr_assert(g_stalled);
+    cr_assert_eq(r.snapshot_id, 8, "acknowledged at %" PRIu64 " (the claim of 4 lies below EARLIEST 6)", r.snapshot_id);
+    cr_assert_eq(r.lost_claims, 1);
+    sc_snapshot_info *info;
+    OK(sc_table_snapshot_info(&info, t, 8));
+    cr_assert_str_eq(info->commit_user, "late");
+    sc_snapshot_info_free(info);
+    int64_t ident = 0;
+    int found = 0;
+    OK(sc_table_last_committed(&ident, &found, t, "late"));
+    cr_assert(found && ident == 1);
+    check_retained(t);
+    /* The leftover below EARLIEST goes with the next expiration. */
+    clock_ms += 10000;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert(!present(t, "snapshot/snapshot-4"));
+    check_retained(t);
+    sc_table_free(w);
+    sc_table_free(t);
+}
+
+static int fail_earliest_reads(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx;
+    (void)call;
+    return op == SC_OP_GET && strcmp(key, "snapshot/EARLIEST") == 0 ? SC_EIO : 0;
+}
+
+/* An EARLIEST that cannot be read is an error of that read, not an absent EARLIEST
+ * (which would make history start at 1 and the expired table look damaged). */
+Test(expire, a_failed_read_of_earliest_is_not_damage) {
+    sc_table *t = table("ex_earliest_io");
+    chain(t, 1, 5);
+    clock_ms += 10000;
+    sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert_eq(earliest(t), 4);
+    sc_table *r = tu_reopen("ex_earliest_io");
+    sc_store_set_fault_hook(sc_table_store(r), fail_earliest_reads, NULL);
+    uint64_t id = 0;
+    FAILS(SC_EIO, sc_table_earliest_id(&id, r));
+    FAILS(SC_EIO, sc_table_expire(NULL, r, &o));
+    sc_store_set_fault_hook(sc_table_store(r), NULL, NULL);
+    OK(sc_table_earliest_id(&id, r));
+    cr_assert_eq(id, 4);
+    sc_table_free(r);
     sc_table_free(t);
 }
 

@@ -4,6 +4,7 @@
  *   sim --strategy rename|conditional|head|tracker|naive|all --schedules N --start-seed S
  *       [--clients C] [--jobs J] [--verbose] [--expect-violation] [--check-determinism]
  *   sim --strategy S --seed X [--verbose]      replay exactly one schedule
+ *   ... [--upkeep] [--upkeep-bug skip-earliest|delete-retained] [--orphan-ms N]
  *
  * A schedule: 2-4 clients (coroutines, see sched.c) with their own store
  * handles on one mem:// store each commit 1-3 appends (identifiers 1..K under
@@ -14,7 +15,11 @@
  * requests that time out unapplied, writes left in flight (landing later),
  * failed requests, stalls longer than the tracker TTL (virtual time), zombie
  * incarnations, clock skew. Then faults stop and every client finishes its
- * work. The invariants are checked at the end (check_world). See README.md.
+ * work. The invariants are checked at the end (check_world). With --upkeep an
+ * expirer and an orphan remover run meanwhile, clients write real data files,
+ * the reader reads inside the retention window and checks every object, and
+ * the end check first judges the table as upkeep left it, then puts back what
+ * upkeep deleted and judges history from snapshot 1. See README.md.
  */
 #include <inttypes.h>
 #include <malloc.h>
@@ -28,6 +33,8 @@
 #include <unistd.h>
 
 #include "base/error_internal.h"
+#include "engine/state.h"
+#include "format/snapshot.h"
 #include "naive.h"
 #include "sim.h"
 #include "snapcommit/snapcommit.h"
@@ -41,6 +48,16 @@
 #define MAX_STEPS 200000
 #define SESSIONS_PER_PHASE 3
 #define SIM_STRATEGY_NAIVE 100 /* pseudo-kind: sim_strategy_naive */
+#define MAX_ACTORS (MAX_CLIENTS + 4) /* clients, a reader, a successor, the expirer, the orphan remover */
+/* Tasks the schedules without upkeep actors could use (the scheduler had 8 slots): keeping
+ * the rest free keeps every seed's schedule as it was (the ghost count depends on free slots). */
+#define LEGACY_TASKS 8
+#define OBS_EXPIRED 1 /* a reader's failure on a snapshot expired under it (outside the window) */
+
+/* Upkeep actors (--upkeep). */
+enum { UPKEEP_NONE = 0, UPKEEP_EXPIRER = 1, UPKEEP_ORPHANS = 2 };
+/* Deliberately broken expirers (--upkeep-bug), which the checks must catch. */
+enum { BUG_NONE = 0, BUG_SKIP_EARLIEST = 1, BUG_DELETE_RETAINED = 2 };
 
 /* ---- the world of one schedule ---- */
 
@@ -81,6 +98,8 @@ typedef struct actor {
     int stalled, woke;  /* zombie: asleep in its stall; woke from it */
     int finished;       /* zombie: done */
     int twin;           /* successor: index of its zombie, -1 = none */
+    int upkeep;         /* UPKEEP_EXPIRER or UPKEEP_ORPHANS: an upkeep actor, not a client */
+    int64_t commit_started; /* virtual time its current commit began (data file write included) */
 } actor;
 
 typedef struct ack {
@@ -101,6 +120,10 @@ typedef struct reader_obs {
 typedef struct counters {
     uint64_t schedules, acks, lost_claims, unknown, faults, crashes, stalls, conflicts,
         violations, steps, commits_called, in_flight;
+    /* upkeep actors */
+    uint64_t expire_runs, expire_failed, expire_refused, snapshots_expired, expired_data, expired_meta,
+        orphan_runs, orphan_failed, orphan_failed_clean, orphans_deleted, reads, reads_expired, outside_rule, outside_rule_broken,
+        hole_claims;
 } counters;
 
 /* A write whose request is still in flight when its client moves on (or
@@ -113,6 +136,8 @@ typedef struct ghost {
     char etag[SC_ETAG_MAX];
     int64_t delay_ms;
     int from;
+    int64_t commit_started; /* of the commit that sent it (0: none): a request in flight
+                             * belongs to that commit until it lands */
 } ghost;
 #define MAX_GHOSTS 3
 
@@ -121,12 +146,22 @@ typedef struct config {
     int clients;  /* 0 = from the seed */
     int verbose;
     int inline_watermarks; /* -1 = from the seed (half the schedules 1, else the default); 0 = the default */
+    int upkeep;            /* 1: an expirer and an orphan remover run with the clients */
+    int upkeep_bug;        /* BUG_*: the expirer is broken on purpose */
+    int64_t orphan_ms;     /* the orphan remover's older-than; -1 = from the seed */
 } config;
+
+/* An object an upkeep actor deleted, kept so the end check can put history back together. */
+typedef struct grave {
+    char *key;
+    uint8_t *data;
+    size_t len;
+} grave;
 
 static struct {
     const config *cfg;
     uint64_t seed;
-    actor actors[MAX_CLIENTS + 2];
+    actor actors[MAX_ACTORS];
     int nclients; /* users: actors 0..nclients-1 */
     int nactors;  /* then maybe a reader and a zombie's successor */
     int fail_rate, lose_rate; /* per 10,000 operations */
@@ -142,12 +177,28 @@ static struct {
     int nghosts;
     char violation[1024];
     int violated;
+    int hard;           /* violations of history itself (lost, doubled, misplaced commits) */
+    int outside_broken; /* this schedule broke the table outside the orphan rule (not a violation) */
+    int name_reused;    /* a data file name was written again after it had aged past the orphan limit */
+    int checking_history;
+    /* upkeep (cfg->upkeep) */
+    sc_expire_options xo;
+    int64_t orphan_ms;
+    int task_reserve;       /* scheduler slots kept free (LEGACY_TASKS) */
+    int clients_phase0;     /* client tasks (zombies included) still in the faulty phase */
+    int clients_phase1;     /* client tasks still finishing once faults stopped */
+    int64_t longest_commit_ms; /* the longest sc_table_commit call (data file write included) */
+    int final_expire_ok;    /* the expirer's last runs, after every client finished, succeeded */
+    uint64_t expirer_deletes;
+    grave *graves;
+    size_t ngraves, cap_graves;
     uint64_t trace;
     counters n;
 } W;
 
 static void violate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violate(const char *fmt, ...) {
+    if (W.checking_history) W.hard++;
     if (W.violated++) return; /* the first one tells the story */
     va_list ap;
     va_start(ap, fmt);
@@ -172,6 +223,8 @@ static void vlog(const char *fmt, ...) {
 
 static void log_sink(void *ctx, sc_log_level level, const char *message) {
     (void)ctx;
+    if (strstr(message, "claimed snapshot") && strstr(message, "below EARLIEST")) W.n.hole_claims++; /* commit.c check_in_history */
+    if (!W.cfg->verbose) return;
     static const char *names[] = {"debug", "info", "warn", "error"};
     vlog("  task %d lib %s: %s", sim_current(), names[level], message);
 }
@@ -201,7 +254,7 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
     a->ops++;
     int verdict = 0;
     if (faulty) {
-        int can_defer = is_write(op) && W.nghosts < MAX_GHOSTS && sim_task_slots() > 0;
+        int can_defer = is_write(op) && W.nghosts < MAX_GHOSTS && sim_task_slots() > W.task_reserve;
         if (a->crash_at && a->ops == a->crash_at) {
             a->dead = 1;
             verdict = a->crash_mode == 1 ? SC_FAULT_LOSE_RESPONSE : SC_EFAULT;
@@ -260,6 +313,9 @@ static void ghost_main(void *arg) {
     if (!sim_sched_killed() && sc_store_open(&st, "mem://" SIM_STORE) == 0) {
         int rc = apply_write(st, g->op, NULL, g->key, g->data, g->len, g->etag);
         sc_store_free(st);
+        /* A write landing now extends its commit's life (the orphan rule, README). */
+        if (rc == 0 && g->commit_started && sim_now_ms() - g->commit_started > W.longest_commit_ms)
+            W.longest_commit_ms = sim_now_ms() - g->commit_started;
         sim_hash_u64(&W.trace, 77);
         sim_hash_bytes(&W.trace, g->key, strlen(g->key));
         sim_hash_u64(&W.trace, (uint64_t)(int64_t)rc);
@@ -279,6 +335,7 @@ static int defer_write(actor *a, sc_store_op op, const char *key, const uint8_t 
     memset(g, 0, sizeof *g);
     g->op = op;
     g->from = a->index;
+    g->commit_started = a->commit_started;
     g->key = strdup(key);
     g->data = malloc(len ? len : 1);
     if (!g->key || !g->data) abort();
@@ -306,6 +363,11 @@ static int sb_head(void *self, sc_object_info *info, const char *key) {
 static int sb_write(void *self, sc_store_op op, sc_object_info *info, const char *key,
                     const uint8_t *data, size_t len, const char *etag) {
     sim_backend *b = self;
+    if (b->owner->upkeep == UPKEEP_EXPIRER && W.cfg->upkeep_bug == BUG_SKIP_EARLIEST &&
+        strcmp(key, SC_EARLIEST_HINT_KEY) == 0) {
+        vlog("task %d (broken expirer): drops its %s of %s", b->owner->index, sc_store_op_name(op), key);
+        return 0; /* the broken expirer "forgets" to move EARLIEST */
+    }
     if (b->owner->delay_next) {
         b->owner->delay_next = 0;
         return defer_write(b->owner, op, key, data, len, etag);
@@ -328,8 +390,33 @@ static int sb_list(void *self, sc_list_page *out, const char *prefix, const char
                    size_t max_keys) {
     return sc_store_list(((sim_backend *)self)->inner, out, prefix, start_after, max_keys);
 }
+/* Keep what an upkeep actor deletes (the first version of a key wins: a snapshot id
+ * re-claimed after its expiration must not hide the original). No store operation
+ * through a hook: the inner handle does not yield. */
+static void bury(sc_store *inner, const char *key) {
+    for (size_t i = 0; i < W.ngraves; i++)
+        if (strcmp(W.graves[i].key, key) == 0) return;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (sc_store_get(inner, &data, &len, NULL, key) != 0) {
+        sc_error_clear();
+        return;
+    }
+    if (W.ngraves == W.cap_graves) {
+        W.cap_graves = W.cap_graves ? W.cap_graves * 2 : 64;
+        W.graves = realloc(W.graves, W.cap_graves * sizeof *W.graves);
+        if (!W.graves) abort();
+    }
+    W.graves[W.ngraves++] = (grave){strdup(key), data, len};
+}
+
 static int sb_del(void *self, const char *key) {
-    return sc_store_delete(((sim_backend *)self)->inner, key);
+    sim_backend *b = self;
+    if (b->owner->upkeep) {
+        bury(b->inner, key);
+        if (b->owner->upkeep == UPKEEP_EXPIRER) W.expirer_deletes++;
+    }
+    return sc_store_delete(b->inner, key);
 }
 static void sb_close(void *self) {
     sim_backend *b = self;
@@ -416,6 +503,25 @@ static void record_ack(actor *c, int64_t ident, uint64_t snapshot, int committed
     W.acks[W.nacks++] = (ack){c->index, ident, snapshot, committed};
 }
 
+/* The data file a commit names, written through the client's (faulty) store first. The
+ * table is unpartitioned and bucket-unaware: its files live in bucket-0/ (readers and the
+ * checks locate them with sc_table_file_path). */
+static int write_data_file(sc_store *st, const char *file) {
+    char key[64];
+    snprintf(key, sizeof key, "bucket-0/%s", file);
+    /* A replay writes the same name again. If the old object is already older than the
+     * orphan limit, a remover that judged its age just before may delete the new one (the
+     * store has no conditional delete): outside the rule, which assumes fresh names. */
+    sc_store *plain;
+    if (sc_store_open(&plain, "mem://" SIM_STORE) == 0) {
+        sc_object_info oi;
+        if (sc_store_head(plain, &oi, key) == 0 && oi.mtime_ms < sim_now_ms() - W.orphan_ms) W.name_reused = 1;
+        sc_error_clear();
+        sc_store_free(plain);
+    }
+    return sc_store_put(st, NULL, key, (const uint8_t *)file, strlen(file));
+}
+
 /* *base = the latest snapshot when `file` is live in it, else 0 (unknown). */
 static int plan_base(uint64_t *base, sc_table *t, const char *file) {
     uint64_t latest = 0;
@@ -491,10 +597,23 @@ static int run_session(actor *c, int phase) {
                         "stopped: %s", c->user, sc_error_name(rc));
             goto out;
         }
+        /* With upkeep actors the data file exists: the orphan remover and the expirer
+         * delete real objects, and readers check that what they read is there. */
+        int64_t started = sim_now_ms();
+        c->commit_started = started;
+        if (W.cfg->upkeep && (rc = write_data_file(st, it->add)) != 0) {
+            sc_changes_free(ch);
+            if (phase == 1 && !c->dead)
+                violate("client %s: writing data file %s failed once faults stopped: %s", c->user,
+                        it->add, sc_error_name(rc));
+            goto out;
+        }
         sc_commit_request req = {c->user, it->ident, it->kind, base, ch};
         sc_commit_result res;
         rc = sc_table_commit(&res, t, &req);
         sc_changes_free(ch);
+        if (sim_now_ms() - started > W.longest_commit_ms) W.longest_commit_ms = sim_now_ms() - started;
+        c->commit_started = 0;
         W.n.commits_called++;
         W.n.lost_claims += (uint64_t)res.lost_claims;
         W.n.unknown += (uint64_t)res.unknown_outcomes;
@@ -567,6 +686,7 @@ static void client_main(void *arg) {
     if (c->zombie) { /* its successor finishes the work */
         client_phase(c, 0);
         c->finished = 1;
+        W.clients_phase0--;
         return;
     }
     if (c->twin >= 0) { /* a successor starts once its zombie is declared dead */
@@ -576,9 +696,11 @@ static void client_main(void *arg) {
         vlog("task %d starts as the successor of task %d", c->index, c->twin);
     }
     client_phase(c, 0);
+    W.clients_phase0--;
     sim_barrier();
     c->dead = 0; /* a client still down restarts now */
     client_phase(c, 1);
+    W.clients_phase1--;
     if (!all_done(c) && !sim_sched_killed() && !W.violated)
         violate("client %s ended with work left once faults stopped", c->user);
 }
@@ -613,8 +735,97 @@ static void record_obs(uint64_t id, int client, int64_t ident, uint64_t fp, int 
     if (W.nobs < MAX_RECORDS) W.obs[W.nobs++] = (reader_obs){id, client, ident, fp, rc};
 }
 
+/* snapshot/EARLIEST as it is now, read without yielding (a handle without the hook): 1 when absent. */
+static uint64_t earliest_now(void) {
+    sc_store *st;
+    uint64_t id = 1;
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0) return 1;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (sc_store_get(st, &data, &len, NULL, SC_EARLIEST_HINT_KEY) == 0) {
+        if (sc_hint_parse(&id, data, len) != 0) id = 1;
+        free(data);
+    }
+    sc_error_clear();
+    sc_store_free(st);
+    return id;
+}
+
+static int is_missing(int rc) { return rc == SC_ENOTFOUND || rc == SC_ECORRUPT; }
+
+/* A reader's failure with upkeep running: clean (I/O, unknown), or a snapshot that expired
+ * under it (outside the retention window by then), or a violation. */
+static void reader_failed(uint64_t id, uint64_t k, int rc, const char *what) {
+    if (!is_missing(rc)) {
+        record_obs(id, -1, 0, 0, rc);
+        return;
+    }
+    uint64_t e = earliest_now();
+    if (id < e) {
+        W.n.reads_expired++;
+        record_obs(id, -1, 0, 0, OBS_EXPIRED);
+        vlog("task %d: snapshot %" PRIu64 " expired while it was read (EARLIEST %" PRIu64 ")", sim_current(), id, e);
+        return;
+    }
+    violate("a reader of snapshot %" PRIu64 " (latest-%" PRIu64 ", inside the retention window: EARLIEST is %" PRIu64
+            ") hit a missing object: %s: %s",
+            id, k, e, what, sc_error_name(rc));
+}
+
+/* With upkeep actors: read latest-k (k < retain_min, inside the retention window) and check
+ * that every object it needs is there, data files included. */
+static void reader_upkeep_main(actor *r) {
+    sc_store *st = NULL;
+    sc_table *t = NULL;
+    for (int i = 0; i < r->nreads && !sim_sched_killed(); i++) {
+        if (!t && open_session(&st, &t, r) != 0) continue;
+        uint64_t latest = 0;
+        int rc = sc_table_latest_id(&latest, t);
+        if (rc) {
+            if (is_missing(rc)) reader_failed(UINT64_MAX, 0, rc, "finding the latest snapshot");
+            continue;
+        }
+        if (latest == 0) continue;
+        uint64_t k = sim_rng_below(sim_sched_rng(), (uint32_t)W.xo.retain_min);
+        uint64_t id = latest > k ? latest - k : 1;
+        sc_snapshot_info *info = NULL;
+        sc_file_list *files = NULL;
+        if ((rc = sc_table_snapshot_info(&info, t, id)) != 0) {
+            reader_failed(id, k, rc, "snapshot info");
+            continue;
+        }
+        sim_sleep(sim_rng_below(sim_sched_rng(), 200)); /* a reader takes its time */
+        if ((rc = sc_table_files(&files, t, id)) != 0) {
+            reader_failed(id, k, rc, "its files");
+            sc_snapshot_info_free(info);
+            continue;
+        }
+        sim_sleep(sim_rng_below(sim_sched_rng(), 200)); /* commits and expirations go on meanwhile */
+        for (size_t f = 0; !rc && f < files->count; f++) {
+            char *key = NULL;
+            sc_object_info oi;
+            if ((rc = sc_table_file_path(&key, t, &files->entries[f])) == 0 && (rc = sc_store_head(st, &oi, key)) != 0)
+                reader_failed(id, k, rc, key);
+            free(key);
+        }
+        if (!rc) {
+            W.n.reads++;
+            record_obs(id, client_of_user(info->commit_user), info->commit_identifier, fingerprint_list(files), 0);
+            vlog("task %d READ snapshot %" PRIu64 " = latest-%" PRIu64 " (%s/%" PRId64 ", %zu files, data present)",
+                 r->index, id, k, info->commit_user, info->commit_identifier, files->count);
+        }
+        sc_file_list_free(files);
+        sc_snapshot_info_free(info);
+    }
+    if (t) close_session(st, t);
+}
+
 static void reader_main(void *arg) {
     actor *r = arg;
+    if (W.cfg->upkeep) {
+        reader_upkeep_main(r);
+        return;
+    }
     sc_store *st = NULL;
     sc_table *t = NULL;
     for (int i = 0; i < r->nreads && !sim_sched_killed(); i++) {
@@ -644,6 +855,112 @@ static void reader_main(void *arg) {
         sc_snapshot_info_free(info);
     }
     if (t) close_session(st, t);
+}
+
+/* ---- upkeep actors: an expirer and an orphan remover, running with the clients ---- */
+
+static int file_strategy(void) {
+    return W.cfg->strategy == SC_STRATEGY_RENAME || W.cfg->strategy == SC_STRATEGY_CONDITIONAL ||
+           W.cfg->strategy == SIM_STRATEGY_NAIVE;
+}
+
+/* The broken expirer of --upkeep-bug delete-retained: after a run that expired
+ * something, it also deletes the base manifest list of the first retained snapshot. */
+static void delete_a_retained_list(sc_store *st, sc_table *t) {
+    uint64_t e = 0;
+    sc_snapshot s;
+    if (sc_table_earliest_id(&e, t) != 0 || sc_table_read_snapshot(&s, NULL, t, e) != 0) return;
+    char key[SC_MANIFEST_PATH_MAX + 16];
+    sc_manifest_key(key, sizeof key, s.base_manifest_list.name);
+    vlog("task %d (broken expirer): deletes %s of retained snapshot %" PRIu64, sim_current(), key, e);
+    (void)sc_store_delete(st, key);
+    sc_snapshot_clear(&s);
+}
+
+/* One run. *expired gets the snapshots it expired. Returns the library's code. */
+static int upkeep_once(actor *u, int phase, uint64_t *expired) {
+    sc_store *st;
+    sc_table *t;
+    *expired = 0;
+    int rc = open_session(&st, &t, u);
+    if (rc) {
+        if (phase == 1) violate("%s could not open the table once faults stopped: %s", u->user, sc_error_name(rc));
+        return rc;
+    }
+    if (u->upkeep == UPKEEP_EXPIRER) {
+        sc_expire_result r;
+        rc = sc_table_expire(&r, t, &W.xo);
+        W.n.expire_runs++;
+        *expired = r.snapshots_expired;
+        W.n.snapshots_expired += r.snapshots_expired;
+        W.n.expired_data += r.data_files_deleted;
+        W.n.expired_meta += r.manifests_deleted + r.manifest_lists_deleted;
+        vlog("task %d EXPIRE -> %s: earliest %" PRIu64 " -> %" PRIu64 " (latest %" PRIu64 "), %" PRIu64
+             " snapshots, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " lists, %" PRIu64 " already gone",
+             u->index, sc_error_name(rc), r.earliest_before, r.earliest_after, r.latest, r.snapshots_expired,
+             r.data_files_deleted, r.manifests_deleted, r.manifest_lists_deleted, r.already_gone);
+        if (rc && rc != SC_EUNSUPPORTED) vlog("task %d EXPIRE failed: %s", u->index, sc_error_message());
+        if (!file_strategy()) {
+            /* head and tracker: refused before any request, nothing touched */
+            if (rc != SC_EUNSUPPORTED)
+                violate("expire on a %s table returned %s, not SC_EUNSUPPORTED", strategy_label(W.cfg->strategy),
+                        sc_error_name(rc));
+            W.n.expire_refused++;
+        } else if (rc) {
+            W.n.expire_failed++;
+            if (phase == 1) violate("expire failed once faults stopped: %s", sc_error_message());
+        } else if (W.cfg->upkeep_bug == BUG_DELETE_RETAINED && r.snapshots_expired) {
+            delete_a_retained_list(st, t);
+        }
+    } else {
+        sc_orphans_options o;
+        sc_orphans_options_init(&o);
+        o.older_than_ms = W.orphan_ms;
+        sc_orphans_result r;
+        rc = sc_table_remove_orphans(&r, t, &o);
+        W.n.orphan_runs++;
+        if (rc) W.n.orphan_failed++;
+        W.n.orphans_deleted += r.data_files_deleted + r.manifests_deleted + r.other_deleted;
+        vlog("task %d REMOVE-ORPHANS (older than %" PRId64 " ms) -> %s: %" PRIu64 " listed, %" PRIu64
+             " unreferenced, %" PRIu64 " too young, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " other%s%s",
+             u->index, W.orphan_ms, sc_error_name(rc), r.objects_listed, r.orphans_found, r.too_young,
+             r.data_files_deleted, r.manifests_deleted, r.other_deleted, rc ? ": " : "", rc ? sc_error_message() : "");
+        if (rc && phase == 1) W.n.orphan_failed_clean++;
+        /* A run that meets a concurrent expiration mid-read fails closed (SC_ECORRUPT naming
+         * the snapshot that went): counted, not a violation; the end checks judge what it deleted. */
+    }
+    sc_error_clear();
+    close_session(st, t);
+    return rc;
+}
+
+static void upkeep_main(void *arg) {
+    actor *u = arg;
+    uint32_t period = u->upkeep == UPKEEP_EXPIRER ? 100 : 400; /* ms of virtual time between runs, at most */
+    /* Runs per phase, at most: a stall of 90 s would otherwise mean a thousand idle runs. */
+    int budget = u->upkeep == UPKEEP_EXPIRER ? 40 : 15;
+    uint64_t expired;
+    for (int runs = 0; W.clients_phase0 > 0 && !sim_sched_killed();) {
+        sim_sleep(runs < budget ? 1 + sim_rng_below(sim_sched_rng(), period) : 1000);
+        if (runs < budget && W.clients_phase0 > 0 && !sim_sched_killed()) upkeep_once(u, 0, &expired), runs++;
+    }
+    sim_barrier();
+    for (int runs = 0; W.clients_phase1 > 0 && !sim_sched_killed();) {
+        sim_sleep(runs < budget ? 1 + sim_rng_below(sim_sched_rng(), period) : 1000);
+        if (runs < budget && W.clients_phase1 > 0 && !sim_sched_killed()) upkeep_once(u, 1, &expired), runs++;
+    }
+    if (sim_sched_killed()) return;
+    /* Every client is done: expire until nothing more goes (the retention bound is then checked). */
+    if (u->upkeep == UPKEEP_EXPIRER) {
+        int ok = file_strategy();
+        for (int i = 0; ok && i < 50; i++) {
+            if (upkeep_once(u, 1, &expired) != 0) ok = 0;
+            else if (!expired) break;
+        }
+        W.final_expire_ok = ok;
+    } else {
+        upkeep_once(u, 1, &expired);
+    }
 }
 
 /* ---- invariants, checked after every schedule ---- */
@@ -683,9 +1000,89 @@ static void diagnose_invisible(sc_table *t, const ack *a, const char *user) {
     sc_snapshot_info_free(info);
 }
 
+/*
+ * With upkeep actors, first the table as they left it: fsck; every retained snapshot
+ * (EARLIEST .. latest) reads whole and its data files exist; replay filtering still
+ * finds every acknowledged commit; the retention bound holds after the final runs;
+ * head and tracker tables were not touched by the (refused) expirer.
+ */
+static void check_upkeep_table(void) {
+    sc_store *st = NULL;
+    sc_table *t = NULL;
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_store_set_env(st, sim_client_env()) != 0 ||
+        sc_table_open(&t, st) != 0) {
+        violate("the table cannot be opened at the end (upkeep): %s", sc_error_message());
+        sc_store_free(st);
+        return;
+    }
+    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
+    t->watermark_inline_users = W.inline_watermarks;
+    uint64_t latest = 0, earliest = 0;
+    int rc = sc_table_latest_id(&latest, t);
+    if (!rc) rc = sc_table_earliest_id(&earliest, t);
+    if (rc) {
+        violate("latest/earliest after upkeep: %s", sc_error_message());
+        goto out;
+    }
+    if (sc_table_fsck(t, NULL, NULL) != 0) violate("fsck after upkeep: %s", sc_error_message());
+    for (uint64_t id = earliest; latest && id <= latest && !W.violated; id++) {
+        sc_file_list *files = NULL;
+        if ((rc = sc_table_files(&files, t, id)) != 0) {
+            violate("retained snapshot %" PRIu64 " (history %" PRIu64 "..%" PRIu64 ") does not read: %s", id, earliest,
+                    latest, sc_error_message());
+            break;
+        }
+        for (size_t f = 0; f < files->count; f++) {
+            char *key = NULL;
+            sc_object_info oi;
+            if (sc_table_file_path(&key, t, &files->entries[f]) != 0 || sc_store_head(st, &oi, key) != 0)
+                violate("retained snapshot %" PRIu64 " names data file %s, which is gone", id,
+                        key ? key : files->entries[f].file);
+            free(key);
+        }
+        sc_file_list_free(files);
+    }
+    for (int i = 0; i < W.nacks; i++) {
+        const ack *a = &W.acks[i];
+        int64_t pending[1];
+        size_t npending = 0;
+        rc = sc_table_filter_committed(pending, &npending, t, W.actors[a->client].user, &a->ident, 1);
+        if (rc || npending)
+            violate("replay filtering of acknowledged (%s, %" PRId64 ") (snapshot %" PRIu64 ", history now %" PRIu64
+                    "..%" PRIu64 ") answers %s",
+                    W.actors[a->client].user, a->ident, a->snapshot, earliest, latest,
+                    rc ? sc_error_name(rc) : "not committed");
+    }
+    if (W.final_expire_ok && latest && latest - earliest + 1 > W.xo.retain_max)
+        violate("%" PRIu64 " snapshots retained after the final expiration, retain-max is %" PRIu64,
+                latest - earliest + 1, W.xo.retain_max);
+    if (!file_strategy() && W.expirer_deletes)
+        violate("the refused expirer deleted %" PRIu64 " objects", W.expirer_deletes);
+out:
+    sc_table_free(t);
+    sc_store_free(st);
+}
+
+/* Put back what the upkeep actors deleted and forget EARLIEST: history is whole again,
+ * and the checks below judge every commit of the schedule from snapshot 1. */
+static void restore_history(void) {
+    sc_store *st = NULL;
+    if (sc_store_open(&st, "mem://" SIM_STORE) != 0) abort();
+    for (size_t i = 0; i < W.ngraves; i++)
+        if (sc_store_put(st, NULL, W.graves[i].key, W.graves[i].data, W.graves[i].len) != 0) abort();
+    (void)sc_store_delete(st, SC_EARLIEST_HINT_KEY);
+    sc_error_clear();
+    sc_store_free(st);
+}
+
 static void check_world(void) {
     sc_store *st = NULL;
     sc_table *t = NULL;
+    if (W.cfg->upkeep) {
+        check_upkeep_table();
+        restore_history();
+    }
+    W.checking_history = 1; /* from here: lost, doubled or misplaced commits */
     if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_store_set_env(st, sim_client_env()) != 0 ||
         sc_table_open(&t, st) != 0) {
         violate("the table cannot be opened at the end: %s", sc_error_message());
@@ -827,8 +1224,10 @@ static void check_world(void) {
                     o->id);
         }
     }
+    W.checking_history = 0;
     if (sc_table_fsck(t, NULL, NULL) != 0) violate("fsck: %s", sc_error_message());
 out:
+    W.checking_history = 0;
     sc_table_free(t);
     sc_store_free(st);
 }
@@ -919,16 +1318,76 @@ static void plan_schedule(sim_rng *r) {
     }
 }
 
+/* The upkeep actors and their options, from the schedule's PRNG after everything else. */
+static void plan_upkeep(sim_rng *r) {
+    sc_expire_options_init(&W.xo);
+    W.xo.retain_min = 2 + sim_rng_below(r, 2);
+    W.xo.retain_max = W.xo.retain_min + sim_rng_below(r, 3);
+    W.xo.older_than_ms = sim_rng_below(r, 400); /* a commit takes some tens of ms of virtual time */
+    W.xo.limit = 1 + sim_rng_below(r, 4);
+    /* Half the schedules: an older-than of seconds, shorter than a stall (20-90 s) or a
+     * commit budget (60 s) — the schedule is then outside the rule if a commit lasted longer. */
+    W.orphan_ms = W.cfg->orphan_ms >= 0 ? W.cfg->orphan_ms
+                  : sim_rng_below(r, 2) ? 1000 + (int64_t)sim_rng_below(r, 29000)
+                                        : 30000 + (int64_t)sim_rng_below(r, 170000);
+    /* Always a reader, reading more often: what the retention window promises is checked by it. */
+    actor *rd = NULL;
+    for (int i = 0; i < W.nactors; i++)
+        if (W.actors[i].is_reader) rd = &W.actors[i];
+    if (!rd) {
+        rd = &W.actors[W.nactors];
+        memset(rd, 0, sizeof *rd);
+        rd->index = W.nactors++;
+        rd->is_reader = 1;
+        rd->twin = -1;
+        snprintf(rd->user, sizeof rd->user, "reader");
+    }
+    rd->nreads = 4 + (int)sim_rng_below(r, 9);
+    static const char *const names[] = {"", "expirer", "orphans"};
+    for (int role = UPKEEP_EXPIRER; role <= UPKEEP_ORPHANS; role++) {
+        actor *a = &W.actors[W.nactors];
+        memset(a, 0, sizeof *a);
+        a->index = W.nactors++;
+        a->twin = -1;
+        a->upkeep = role;
+        snprintf(a->user, sizeof a->user, "%s", names[role]);
+    }
+}
+
+static void free_graves(void) {
+    for (size_t i = 0; i < W.ngraves; i++) {
+        free(W.graves[i].key);
+        free(W.graves[i].data);
+    }
+    W.ngraves = 0;
+}
+
 /* Run schedule `seed`; returns 1 when an invariant was violated. *trace gets the trace hash. */
 static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     W.cfg = cfg;
     W.seed = seed;
     W.nacks = W.nobs = W.nghosts = 0;
     W.violated = 0;
+    W.hard = 0;
+    W.outside_broken = 0;
+    W.name_reused = 0;
+    W.checking_history = 0;
     W.violation[0] = '\0';
     W.trace = SIM_HASH_INIT;
+    W.task_reserve = cfg->upkeep ? 0 : SIM_MAX_TASKS - LEGACY_TASKS;
+    W.longest_commit_ms = 0;
+    W.final_expire_ok = 0;
+    W.expirer_deletes = 0;
+    free_graves();
     sim_sched_reset(seed, 1767225600000 + (int64_t)(seed % 1000000));
     plan_schedule(sim_sched_rng());
+    W.clients_phase0 = W.clients_phase1 = 0;
+    for (int i = 0; i < W.nactors; i++) {
+        if (W.actors[i].is_reader) continue;
+        W.clients_phase0++;
+        if (!W.actors[i].zombie) W.clients_phase1++;
+    }
+    if (cfg->upkeep) plan_upkeep(sim_sched_rng());
     /* From the seed, outside the schedule's PRNG stream: the schedules of every seed stay as they were. */
     W.inline_watermarks = cfg->inline_watermarks >= 0 ? (size_t)cfg->inline_watermarks
                                                       : ((seed * 0x9E3779B97F4A7C15ull) >> 63) ? 1 : 0;
@@ -952,13 +1411,27 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     sc_store_free(st);
 
     for (int i = 0; i < W.nactors; i++)
-        sim_spawn(W.actors[i].is_reader ? reader_main : client_main, &W.actors[i],
-                  W.actors[i].skew_ms);
+        sim_spawn(W.actors[i].upkeep ? upkeep_main : W.actors[i].is_reader ? reader_main : client_main,
+                  &W.actors[i], W.actors[i].skew_ms);
     if (sim_run(MAX_STEPS) != 0) violate("no progress after %d scheduling steps (livelock)", MAX_STEPS);
     W.n.steps += sim_steps();
     check_world();
+    free_graves();
     W.n.schedules++;
     *trace = W.trace;
+    /* A commit that lasted longer than the orphan remover's older-than is outside the rule
+     * (docs/protocols.md §13): what it wrote may be deleted before its claim. There only
+     * violations of history count; a broken table is counted apart. */
+    if (cfg->upkeep && (W.orphan_ms <= W.longest_commit_ms || W.name_reused)) {
+        W.n.outside_rule++;
+        if (W.violated && !W.hard) {
+            W.n.outside_rule_broken++;
+            vlog("outside the rule (a commit lasted %" PRId64 " ms, older-than %" PRId64 " ms): %s",
+                 W.longest_commit_ms, W.orphan_ms, W.violation);
+            W.violated = 0;
+            W.outside_broken = 1;
+        }
+    }
     if (W.violated) W.n.violations++;
     return W.violated != 0;
 }
@@ -973,7 +1446,7 @@ typedef struct run_opts {
 /* Run schedules first, first+stride, ... (count of them, seeds in steps of stride); W.n counts. */
 static void run_range(const config *cfg, const run_opts *o) {
     memset(&W.n, 0, sizeof W.n);
-    int reported = 0;
+    int reported = 0, notes = 0;
     for (uint64_t i = 0; i < o->count; i++) {
         uint64_t seed = o->first + i * o->stride, trace = 0;
         int bad = run_schedule(cfg, seed, &trace);
@@ -994,15 +1467,30 @@ static void run_range(const config *cfg, const run_opts *o) {
         if (o->single)
             printf("%s seed %" PRIu64 ": trace %016" PRIx64 ", %" PRIu64 " steps, %s\n",
                    strategy_label(cfg->strategy), seed, trace, W.n.steps, bad ? "VIOLATION" : "ok");
+        if (W.outside_broken && notes++ < o->max_report)
+            printf("outside the orphan rule, strategy=%s seed=%" PRIu64 " (a commit lasted %" PRId64
+                   " ms, older-than %" PRId64 " ms): %s\n",
+                   strategy_label(cfg->strategy), seed, W.longest_commit_ms, W.orphan_ms, W.violation);
         if (bad && reported++ < o->max_report) {
+            char extra[96] = "";
+            if (cfg->upkeep)
+                snprintf(extra, sizeof extra, "%s%s", cfg->upkeep_bug == BUG_SKIP_EARLIEST ? " --upkeep-bug skip-earliest"
+                                                      : cfg->upkeep_bug == BUG_DELETE_RETAINED ? " --upkeep-bug delete-retained"
+                                                                                                : " --upkeep",
+                         "");
+            if (cfg->upkeep && cfg->orphan_ms >= 0)
+                snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --orphan-ms %" PRId64, cfg->orphan_ms);
             printf("VIOLATION strategy=%s seed=%" PRIu64 ": %s\n  replay: sim --strategy %s --seed %" PRIu64
-                   " --verbose\n",
+                   "%s --verbose\n",
                    strategy_label(cfg->strategy), seed, W.violation, strategy_label(cfg->strategy),
-                   seed);
+                   seed, extra);
             fflush(stdout);
         }
         if (bad && o->expect_violation) break;
     }
+    free(W.graves);
+    W.graves = NULL;
+    W.cap_graves = 0;
 }
 
 /* Split the seeds over `jobs` forked processes (seed i goes to job i % jobs); sum their counts. */
@@ -1055,6 +1543,21 @@ static int run_jobs(counters *total, const config *cfg, const run_opts *o, int j
         total->steps += c.steps;
         total->commits_called += c.commits_called;
         total->in_flight += c.in_flight;
+        total->expire_runs += c.expire_runs;
+        total->expire_failed += c.expire_failed;
+        total->expire_refused += c.expire_refused;
+        total->snapshots_expired += c.snapshots_expired;
+        total->expired_data += c.expired_data;
+        total->expired_meta += c.expired_meta;
+        total->orphan_runs += c.orphan_runs;
+        total->orphan_failed += c.orphan_failed;
+        total->orphan_failed_clean += c.orphan_failed_clean;
+        total->orphans_deleted += c.orphans_deleted;
+        total->reads += c.reads;
+        total->reads_expired += c.reads_expired;
+        total->outside_rule += c.outside_rule;
+        total->outside_rule_broken += c.outside_rule_broken;
+        total->hole_claims += c.hole_claims;
     }
     return rc;
 }
@@ -1074,7 +1577,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: sim --strategy rename|conditional|head|tracker|naive|all [--schedules N]\n"
             "           [--start-seed S] [--seed X] [--clients 2..4] [--inline-watermarks N] [--verbose]\n"
-            "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n");
+            "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n"
+            "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained] [--orphan-ms N]\n");
     exit(2);
 }
 
@@ -1092,13 +1596,15 @@ int main(int argc, char **argv) {
     const char *strategy = NULL;
     uint64_t schedules = 1000, start = 1;
     int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
-    int inline_wm = -1;
+    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE;
+    int64_t orphan_ms = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--verbose")) verbose = 1;
         else if (!strcmp(a, "--expect-violation")) expect_violation = 1;
         else if (!strcmp(a, "--check-determinism")) check_det = 1;
+        else if (!strcmp(a, "--upkeep")) upkeep = 1;
         else if (!v) usage();
         else if (!strcmp(a, "--strategy")) strategy = v, i++;
         else if (!strcmp(a, "--schedules")) schedules = strtoull(v, NULL, 10), i++;
@@ -1106,6 +1612,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--seed")) start = strtoull(v, NULL, 0), single = 1, i++;
         else if (!strcmp(a, "--clients")) clients = atoi(v), i++;
         else if (!strcmp(a, "--inline-watermarks")) inline_wm = atoi(v), i++;
+        else if (!strcmp(a, "--orphan-ms")) orphan_ms = strtoll(v, NULL, 10), i++;
+        else if (!strcmp(a, "--upkeep-bug")) {
+            upkeep = 1, i++;
+            if (!strcmp(v, "skip-earliest")) upkeep_bug = BUG_SKIP_EARLIEST;
+            else if (!strcmp(v, "delete-retained")) upkeep_bug = BUG_DELETE_RETAINED;
+            else usage();
+        }
         else if (!strcmp(a, "--jobs")) jobs = atoi(v), i++;
         else if (!strcmp(a, "--max-report")) max_report = atoi(v), i++;
         else usage();
@@ -1128,12 +1641,12 @@ int main(int argc, char **argv) {
         }
         kinds[nkinds++] = k;
     }
-    if (verbose) sc_log_set_handler(log_sink, NULL);
+    if (verbose || upkeep) sc_log_set_handler(log_sink, NULL);
 
     if (single) jobs = 1;
     int failed = 0, found_expected = 0;
     for (int s = 0; s < nkinds; s++) {
-        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm};
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms};
         run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
         double t0 = now_seconds(), c0 = cpu_seconds();
         counters total = {0};
@@ -1155,6 +1668,18 @@ int main(int argc, char **argv) {
                total.schedules ? (double)total.steps / (double)total.schedules : 0.0,
                jobs < 1 ? 1 : jobs, jobs > 1 ? "s" : "", cpu,
                cpu > 0 ? (double)total.schedules / cpu : 0.0);
+        if (cfg.upkeep)
+            printf("%s upkeep: %" PRIu64 " expire runs (%" PRIu64 " failed, %" PRIu64 " refused), %" PRIu64
+                   " snapshots expired, %" PRIu64 " data files and %" PRIu64 " manifests/lists deleted; %" PRIu64
+                   " orphan runs (%" PRIu64 " failed, %" PRIu64 " of them once faults stopped), %" PRIu64
+                   " orphans deleted; %" PRIu64
+                   " reads inside the window whole, %" PRIu64 " reads of a snapshot expired under the reader; %" PRIu64
+                   " schedules outside the orphan rule (a commit outlasted older-than), %" PRIu64
+                   " of them broken; %" PRIu64 " claims below EARLIEST detected\n",
+                   strategy_label(cfg.strategy), total.expire_runs, total.expire_failed, total.expire_refused,
+                   total.snapshots_expired, total.expired_data, total.expired_meta, total.orphan_runs,
+                   total.orphan_failed, total.orphan_failed_clean, total.orphans_deleted, total.reads, total.reads_expired, total.outside_rule,
+                   total.outside_rule_broken, total.hole_claims);
         fflush(stdout);
         if (total.violations) {
             failed = 1;

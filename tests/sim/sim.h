@@ -52,7 +52,7 @@ static inline void sim_hash_u64(uint64_t *h, uint64_t v) { sim_hash_bytes(h, &v,
 
 /* ---- scheduler (sched.c) ---- */
 
-#define SIM_MAX_TASKS 8
+#define SIM_MAX_TASKS 12 /* clients, reader, successor, upkeep actors, ghosts (sim.c LEGACY_TASKS) */
 
 typedef void (*sim_task_fn)(void *arg);
 

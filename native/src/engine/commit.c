@@ -22,6 +22,7 @@
 #include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "engine/upkeep.h"
 #include "format/file_index.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
@@ -41,6 +42,7 @@ typedef struct commit_state {
     /* Objects written by this commit, deleted again if it fails for sure. */
     char **written;
     size_t written_count, written_cap;
+    int keep_written; /* a snapshot of ours may be in history after all: never delete them */
     /* The delta manifest list, written once (per attempt for OVERWRITE). */
     sc_object_ref delta_list;
     int64_t delta_rows;
@@ -518,10 +520,14 @@ typedef struct attempt_state {
     uint64_t contention; /* commits of others seen landing during the last attempt (>= 1) */
     int lost;            /* claims of this commit lost so far */
     int stalled;         /* attempts in a row whose base did not move: a claim lost to nobody visible */
+    int below_history;   /* a claim of ours landed below EARLIEST (check_in_history): our leftover
+                          * is among the snapshots since any base, so only the full check applies */
     sc_store_stats window_start; /* store counters once the base was known */
     sc_store_stats claim_answered; /* ... and once the claim answered */
     int has_claim_answered;
     int64_t window_started;      /* monotonic ms then */
+    int64_t base_looked;         /* monotonic ms when discovery of this attempt's base began (a
+                                  * refreshed window still claims an id it saw absent long ago) */
     int64_t window_ms;           /* how long the last attempt's claim window lasted */
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
@@ -550,6 +556,7 @@ static step_outcome fail_with(attempt_state *a, int rc) {
  */
 static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
+    a->base_looked = sc_env_monotonic_ms(&t->env);
     int rc = a->lost_to && t->strategy->latest_after ? t->strategy->latest_after(t, a->lost_to, &a->latest_id)
                                                      : t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
@@ -577,9 +584,6 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
 }
 
 /* Ours and visible is a success only once durable; if syncing fails the outcome stays unknown. */
-static int claimed_below_history(sc_table *t, uint64_t id);
-static step_outcome below_history(commit_state *cs, attempt_state *a, uint64_t id);
-
 static step_outcome reconciled_ours(commit_state *cs, attempt_state *a, uint64_t id) {
     if (sc_store_sync(cs->t->store) != 0)
         return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours and visible, but making it durable failed",
@@ -601,15 +605,7 @@ static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
     if (a->unknown_id && a->unknown_id <= a->latest_id) {
         int who = landed_at(cs, a->unknown_id);
         if (who < 0) return fail_with(a, who);
-        if (who == LANDED_OURS) {
-            /* Ours, but on an id expiration had freed: not in the history (the watermark below
-             * still tells a commit of ours that was visible once and has expired since). */
-            int below = claimed_below_history(cs->t, a->unknown_id);
-            if (below < 0) return fail_with(a, below);
-            if (!below) return reconciled_ours(cs, a, a->unknown_id);
-            (void)below_history(cs, a, a->unknown_id);
-            who = LANDED_NONE;
-        }
+        if (who == LANDED_OURS) return reconciled_ours(cs, a, a->unknown_id);
         if (who == LANDED_OTHER) a->unknown_id = 0; /* that id is taken: our claim cannot land */
     }
     sc_watermark w;
@@ -656,7 +652,8 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                                          req->base_snapshot, a->latest_id));
     int rc = 0;
-    if (!a->validated_any && req->base_snapshot && req->base_snapshot < a->latest_id && req->kind != SC_KIND_OVERWRITE) {
+    if (!a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
+        req->kind != SC_KIND_OVERWRITE) {
         rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
          * only names who changed what; the full check below still decides. */
@@ -676,6 +673,19 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
     } else if (!rc && a->latest_id > a->validated) {
         rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
+        /* An expiration running meanwhile may have removed snapshots since the last check:
+         * then the full check against the latest live files decides, as on a first attempt. */
+        uint64_t earliest = 0;
+        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, &earliest) == 0 &&
+            earliest > a->validated + 1) {
+            sc_log(SC_LOG_INFO, "commit: snapshots after %" PRIu64 " expired during the retry (history starts at %" PRIu64
+                                "); checking against the latest snapshot's live files",
+                   a->validated, earliest);
+            sc_error_clear();
+            sc_entry_vec_free(&cs->deletes);
+            rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+            a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
+        }
     }
     if (rc) return fail_with(a, rc);
     a->validated = a->latest_id;
@@ -730,49 +740,6 @@ static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
     return STEP_NEXT;
 }
 
-/*
- * Expiration (expire.c) moves EARLIEST, then deletes snapshot files oldest
- * first. A claim of id N put-if-absent can therefore succeed on a name it
- * deleted — N was taken, expired and free again while N+1.. exist — which
- * leaves our snapshot below the history readers see: not a commit. That
- * cannot be the case while N-1 still exists (N is never deleted before
- * N-1), so one HEAD of N-1 after a won claim tells; only when N-1 is gone is
- * EARLIEST read. Returns 1 below the history, 0 visible, or an error.
- * head/tracker tables are not expired (their authority records decide ids).
- */
-static int claimed_below_history(sc_table *t, uint64_t id) {
-    if (id <= 1 || (t->meta.strategy != SC_STRATEGY_RENAME && t->meta.strategy != SC_STRATEGY_CONDITIONAL)) return 0;
-    char key[64];
-    sc_object_info info;
-    sc_snapshot_key(key, id - 1);
-    int rc = sc_store_head(t->store, &info, key);
-    if (rc == 0) return 0;
-    if (rc != SC_ENOTFOUND) return sc_error_wrap(rc, "checking that snapshot %" PRIu64 " is above the expired history", id);
-    sc_error_clear();
-    uint64_t earliest = 0;
-    if ((rc = t->strategy->earliest(t, &earliest)) != 0) return rc;
-    if (earliest >= id) return earliest > id; /* == id: N-1 expired after our claim */
-    /* N-1 should be there and is not: damage (or a table re-created under this handle). */
-    return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " is missing below the snapshot %" PRIu64 " just claimed "
-                                     "(EARLIEST is %" PRIu64 "); run snapcommit fsck",
-                        id - 1, id, earliest);
-}
-
-/* A claim that landed below the history (claimed_below_history): its snapshot file is
- * removed (readers never see it; expiration would) and the attempt counts as lost. */
-static step_outcome below_history(commit_state *cs, attempt_state *a, uint64_t id) {
-    sc_table *t = cs->t;
-    char key[64];
-    sc_snapshot_key(key, id);
-    sc_log(SC_LOG_WARN, "the claim of snapshot %" PRIu64 " landed below the table's history (expiration had freed that "
-                        "id); retrying on top of the latest snapshot",
-           id);
-    if (sc_store_delete(t->store, key) != 0) sc_error_clear();
-    a->lost_to = 0; /* discover afresh: the winners are far above */
-    if (a->unknown_id == id) a->unknown_id = 0;
-    return STEP_LOST;
-}
-
 /* Claim N+1 through the strategy: the one step that publishes (won, lost, unknown or an error). */
 static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
@@ -782,12 +749,8 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
     sc_store_stats_get(&a->claim_answered, t->store); /* the window ends with the claim's answer */
     a->has_claim_answered = 1;
     if (rc == 0) {
-        int below = claimed_below_history(t, id);
-        /* Ours and durable, but whether it is visible is not known: not a success yet. */
-        if (below < 0) return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " is ours", id));
-        if (below) return below_history(cs, a, id);
         a->landed = id;
-        return STEP_WON;
+        return STEP_WON; /* in history? check_in_history, after the window */
     }
     if (rc == SC_EEXISTS) {
         a->lost_to = id; /* the winner's snapshot: the next discovery starts there */
@@ -802,6 +765,79 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
     return fail_with(a, rc);
 }
 
+/*
+ * A won claim can lie below snapshot/EARLIEST (docs/protocols.md §13): while this
+ * attempt waited between reading N-1 and claiming N, another writer claimed N and an
+ * expiration removed it (EARLIEST first, then the file), so the conditional create of N
+ * succeeded on a free key where no reader looks. Expiration moves EARLIEST before it
+ * deletes, so EARLIEST <= N read after the claim proves the claim is in history. Above
+ * N, our snapshot may also have been in history and expired since: the latest
+ * snapshot's watermark then names this commit at N. When it names the identifier
+ * elsewhere (or a later one), another incarnation of the committer committed it while
+ * this one waited: SC_ECOMMITTED, as the replay check says. Otherwise the claim counts as lost and is
+ * retried on the latest with a new delta (the leftover below EARLIEST names the old one,
+ * which the next expiration may delete). Checked for the file strategies after a long
+ * window (a stalled writer), a lost claim or an unknown outcome, so that a quick
+ * uncontended commit sends no extra request; expire refuses head and tracker tables.
+ */
+static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_commit_result *res) {
+    sc_table *t = cs->t;
+    const sc_commit_request *req = cs->req;
+    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) return STEP_WON;
+    int64_t window = sc_env_monotonic_ms(&t->env) - a->base_looked;
+    int rc = 0;
+    if (a->landed > 1) {
+        char key[64];
+        sc_object_info info;
+        sc_snapshot_key(key, a->landed - 1);
+        rc = sc_store_head(t->store, &info, key);
+        if (rc == 0) return STEP_WON;
+        if (rc == SC_ENOTFOUND) {
+            sc_error_clear();
+            rc = 0;
+        }
+    }
+    uint64_t earliest = 0, latest = 0;
+    if (!rc) rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
+    if (!rc && earliest <= a->landed) return STEP_WON;
+    sc_snapshot s;
+    sc_watermark w;
+    int found = 0;
+    if (!rc) rc = t->strategy->latest(t, &latest);
+    if (!rc && (rc = sc_table_read_snapshot(&s, NULL, t, latest)) == 0) {
+        rc = sc_replay_complete(t, &s);
+        if (!rc) rc = sc_replay_lookup(&w, &found, t, &s, req->commit_user);
+        sc_snapshot_clear(&s);
+    }
+    if (rc)
+        return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " was claimed after a %" PRId64
+                                                       " ms wait; checking that it is not below EARLIEST failed",
+                                          a->landed, window));
+    if (found && w.identifier == req->identifier && w.snapshot_id == a->landed) return STEP_WON; /* expired since */
+    if (found && sc_replay_committed(&w, req->identifier)) {
+        /* Ours may have been in history and expired, another snapshot built on it: what we
+         * wrote may be named there, so none of it is deleted. */
+        cs->keep_written = 1;
+        res->existing_snapshot = w.identifier == req->identifier ? w.snapshot_id : 0;
+        return fail_with(a, sc_error_set(SC_ECOMMITTED, "user %s identifier %" PRId64 " is already committed (watermark "
+                                                        "%" PRId64 " at snapshot %" PRIu64 "); this commit's claim of "
+                                                        "snapshot %" PRIu64 " landed below EARLIEST %" PRIu64,
+                                         req->commit_user, req->identifier, w.identifier, w.snapshot_id, a->landed,
+                                         earliest));
+    }
+    sc_log(SC_LOG_WARN, "claimed snapshot %" PRIu64 " below EARLIEST %" PRIu64 ": it expired while this commit waited "
+                        "%" PRId64 " ms; retrying on snapshot %" PRIu64 " (user %s, identifier %" PRId64 ")",
+           a->landed, earliest, window, latest, req->commit_user, req->identifier);
+    a->window_ms = window;
+    a->lost_to = 0;
+    a->unknown_id = 0;
+    a->delta_written = 0;
+    cs->has_delta_sha = 0; /* a new delta: the leftover's may be deleted with it */
+    a->below_history = 1;
+    a->validated_any = 0; /* the full check against the latest: the leftover must not count as a commit */
+    return STEP_LOST;
+}
+
 /* The claim's answer was lost: read back at once whose snapshot is at that id. */
 static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     const sc_commit_request *req = cs->req;
@@ -813,9 +849,6 @@ static step_outcome reconcile_claim(commit_state *cs, attempt_state *a, sc_commi
            id, req->commit_user, req->identifier);
     int who = landed_at(cs, id);
     if (who == LANDED_OURS) {
-        int below = claimed_below_history(cs->t, id);
-        if (below < 0) return STEP_UNKNOWN;
-        if (below) return below_history(cs, a, id);
         /* Visible is not yet durable: only a successful sync makes it a success. */
         if (sc_store_sync(cs->t->store) != 0) return STEP_UNKNOWN;
         a->landed = id;
@@ -1011,6 +1044,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
             sc_store_stats_get(&now, cs->t->store);
             stats_diff(&res->window_stats, &a.window_start, a.has_claim_answered ? &a.claim_answered : &now);
         }
+        if (o == STEP_WON) o = check_in_history(cs, &a, res); /* after the claim: not in its window */
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
         if (o == STEP_STALE) o = restart_stale(cs, &a);
         attempt_end(&a);
@@ -1039,7 +1073,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
      * unknown outcome they may be referenced, so they stay. */
-    if (rc && rc != SC_EUNKNOWN) {
+    if (rc && rc != SC_EUNKNOWN && !cs.keep_written) {
         char message[1024];
         snprintf(message, sizeof message, "%s", sc_error_message());
         cleanup_written(&cs);

@@ -270,6 +270,69 @@ static int32_t declared_buckets(const sc_changes *c) {
 }
 
 /*
+ * How a change's files stand in the base, for match_changes: the record as
+ * committed when the file is live there, NULL when it is not.
+ */
+typedef const sc_file_entry *(*live_record_fn)(void *ctx, const sc_file_entry *f);
+
+/*
+ * The rules shared by the touched-files check and the full check: every
+ * delete must name a live file (its stored record goes to *out_deletes, so
+ * the DELETE carries what was committed), and no add may name a live file
+ * unless this change deletes it too (a level change).
+ */
+static int match_changes(sc_entry_vec *out_deletes, const sc_table *t, const sc_changes *c, const sc_fileset *deleted,
+                         live_record_fn live_record, void *ctx, int check_deletes, const char *against) {
+    int rc = 0;
+    for (size_t i = 0; !rc && check_deletes && i < c->deletes.count; i++) {
+        const sc_file_entry *d = &c->deletes.items[i].file;
+        const sc_file_entry *stored = live_record(ctx, d);
+        if (stored) {
+            rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, stored);
+            continue;
+        }
+        char fd[512];
+        describe_file(fd, sizeof fd, t, d);
+        rc = sc_error_set(SC_ECONFLICT,
+                          "File deletion conflict: %s is not live (another commit removed it "
+                          "or it was never added); %s; give up committing",
+                          fd, against);
+    }
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        const sc_file_entry *a = &c->adds.items[i].file;
+        if (!live_record(ctx, a) || sc_fileset_get(deleted, a, NULL) == 0) continue;
+        char fa[512];
+        describe_file(fa, sizeof fa, t, a);
+        rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
+    }
+    return rc;
+}
+
+typedef struct touched_lookup {
+    const sc_fileset *ids;
+    const touched_file *files;
+    const sc_entry_vec *stored;
+} touched_lookup;
+
+static const sc_file_entry *touched_live_record(void *ctx, const sc_file_entry *f) {
+    const touched_lookup *l = ctx;
+    size_t j = 0;
+    if (sc_fileset_get(l->ids, f, &j) != 0 || !l->files[j].live) return NULL;
+    return &l->stored->items[l->files[j].record].file;
+}
+
+typedef struct full_lookup {
+    const sc_fileset *live_set;
+    const sc_entry_vec *live;
+} full_lookup;
+
+static const sc_file_entry *full_live_record(void *ctx, const sc_file_entry *f) {
+    const full_lookup *l = ctx;
+    size_t at = 0;
+    return sc_fileset_get(l->live_set, f, &at) == 0 ? &l->live->items[at].file : NULL;
+}
+
+/*
  * The first check of an APPEND or COMPACT, in time and reads that follow the
  * change set, not the table: every manifest of `latest` that may hold a
  * touched partition must carry a file index (file_index.h) whose bucket
@@ -363,30 +426,8 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
     }
     if (!rc && usable) {
         *out_decided = 1;
-        for (size_t i = 0; !rc && i < c->deletes.count; i++) {
-            const sc_file_entry *d = &c->deletes.items[i].file;
-            size_t j = 0;
-            sc_fileset_get(ids, d, &j);
-            if (files[j].live) {
-                rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &stored.items[files[j].record].file);
-                continue;
-            }
-            char fd[512];
-            describe_file(fd, sizeof fd, t, d);
-            rc = sc_error_set(SC_ECONFLICT,
-                              "File deletion conflict: %s is not live (another commit removed it "
-                              "or it was never added); %s; give up committing",
-                              fd, against);
-        }
-        for (size_t i = 0; !rc && i < c->adds.count; i++) {
-            const sc_file_entry *a = &c->adds.items[i].file;
-            size_t j = 0;
-            sc_fileset_get(ids, a, &j);
-            if (!files[j].live || sc_fileset_get(deleted, a, NULL) == 0) continue;
-            char fa[512];
-            describe_file(fa, sizeof fa, t, a);
-            rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
-        }
+        touched_lookup l = {ids, files, &stored};
+        rc = match_changes(out_deletes, t, c, deleted, touched_live_record, &l, 1, against);
     }
     free(read);
     free(files);
@@ -436,29 +477,9 @@ int sc_conflict_check_first(sc_entry_vec *out_deletes, int *out_touched_only, sc
                 if (rc == SC_EEXISTS) rc = 0;
             }
         }
-    } else {
-        for (size_t i = 0; !rc && i < c->deletes.count; i++) {
-            const sc_file_entry *d = &c->deletes.items[i].file;
-            size_t at;
-            if (sc_fileset_get(live_set, d, &at) == 0) {
-                rc = sc_entry_vec_push(out_deletes, SC_ENTRY_DELETE, &live.items[at].file);
-                continue;
-            }
-            char fd[512];
-            describe_file(fd, sizeof fd, t, d);
-            rc = sc_error_set(SC_ECONFLICT,
-                              "File deletion conflict: %s is not live (another commit removed it "
-                              "or it was never added); %s; give up committing",
-                              fd, against);
-        }
     }
-    for (size_t i = 0; !rc && i < c->adds.count; i++) {
-        const sc_file_entry *a = &c->adds.items[i].file;
-        if (sc_fileset_get(live_set, a, NULL) != 0 || sc_fileset_get(deleted, a, NULL) == 0) continue;
-        char fa[512];
-        describe_file(fa, sizeof fa, t, a);
-        rc = sc_error_set(SC_ECONFLICT, "File addition conflict: %s is already live; %s", fa, against);
-    }
+    full_lookup l = {live_set, &live};
+    if (!rc) rc = match_changes(out_deletes, t, c, deleted, full_live_record, &l, kind != SC_KIND_OVERWRITE, against);
     if (!rc && kind != SC_KIND_OVERWRITE) rc = check_buckets(t, &live, &c->adds, against);
     if (!rc) rc = check_lsm(t, &live, deleted, &c->adds, against);
     sc_fileset_free(deleted);

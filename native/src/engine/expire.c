@@ -423,34 +423,61 @@ static int delete_set(sc_expire_result *r, uint64_t *count, sc_table *t, const s
     return 0;
 }
 
-static int read_earliest_hint(uint64_t *out, sc_table *t) {
+int sc_upkeep_read_earliest(uint64_t *out, int *out_present, sc_object_info *out_info, sc_table *t) {
     uint8_t *data = NULL;
     size_t len = 0;
+    sc_object_info info = {0};
     *out = 0;
-    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, SC_EARLIEST_HINT_KEY, SC_HINT_MAX_BYTES);
+    if (out_present) *out_present = 0;
+    int rc = sc_store_get_bounded(t->store, &data, &len, &info, SC_EARLIEST_HINT_KEY, SC_HINT_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
         sc_error_clear();
         return 0;
     }
     if (rc) return sc_error_wrap(rc, "reading %s", SC_EARLIEST_HINT_KEY);
+    if (out_present) *out_present = 1;
+    if (out_info) *out_info = info;
     if (sc_hint_parse(out, data, len) != 0) {
         sc_error_clear();
-        *out = 0; /* damaged: rewritten below */
+        *out = 0; /* damaged: rewritten by the next expiration */
     }
     free(data);
     return 0;
 }
 
-/* EARLIEST := id, unless it is already at or past it; durable before anything is deleted. */
+/*
+ * EARLIEST := id, unless it is already at or past it; durable before anything is deleted.
+ * Conditional where the store can: a put of ours or of another run that is still in flight
+ * (its answer lost) and lands later must not move EARLIEST back below deleted snapshots.
+ * A put_if_match on the version read, or put_if_absent when there is none, fails when it
+ * lands after a newer value; the value is then read again.
+ */
 static int move_earliest(sc_table *t, uint64_t id) {
-    uint64_t now;
-    int rc = read_earliest_hint(&now, t);
-    if (rc || now >= id) return rc;
-    char text[24];
-    int n = snprintf(text, sizeof text, "%" PRIu64, id);
-    rc = sc_store_put(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)text, (size_t)n);
-    if (!rc) rc = sc_store_sync(t->store);
-    return rc ? sc_error_wrap(rc, "expire: moving %s to %" PRIu64 " (nothing deleted yet)", SC_EARLIEST_HINT_KEY, id) : 0;
+    uint32_t caps = sc_store_caps(t->store);
+    for (int tries = 0; tries < 8; tries++) {
+        uint64_t now;
+        int present;
+        sc_object_info info;
+        int rc = sc_upkeep_read_earliest(&now, &present, &info, t);
+        if (rc || now >= id) return rc;
+        char text[24];
+        int n = snprintf(text, sizeof text, "%" PRIu64, id);
+        if (present && (caps & SC_CAP_COMPARE_AND_SWAP) && info.etag[0])
+            rc = sc_store_put_if_match(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)text, (size_t)n, info.etag);
+        else if (!present && (caps & (SC_CAP_ATOMIC_NOREPLACE | SC_CAP_CONDITIONAL_CREATE)))
+            rc = sc_store_put_if_absent(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)text, (size_t)n);
+        else
+            rc = sc_store_put(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)text, (size_t)n);
+        if (rc == SC_EMODIFIED || rc == SC_EEXISTS) { /* changed since read: look again */
+            sc_error_clear();
+            continue;
+        }
+        if (!rc) rc = sc_store_sync(t->store);
+        return rc ? sc_error_wrap(rc, "expire: moving %s to %" PRIu64 " (nothing deleted yet)", SC_EARLIEST_HINT_KEY, id) : 0;
+    }
+    return sc_error_set(SC_EMODIFIED, "expire: %s changed under every attempt to move it to %" PRIu64
+                                      " (another expirer running?); nothing deleted",
+                        SC_EARLIEST_HINT_KEY, id);
 }
 
 int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options *opt_in) {
@@ -470,6 +497,12 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
     if (!rc && p.latest) rc = t->strategy->earliest(t, &p.earliest);
     if (!rc && p.latest) rc = sc_snapshot_ids_list(&p.ids, &p.id_count, t);
     if (rc || !p.latest) goto done;
+    if (p.latest < p.earliest) { /* the keep sets would be empty: delete nothing */
+        rc = sc_error_set(SC_ECORRUPT, "expire: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
+                                       " (snapshot/LATEST names a leftover below EARLIEST?); nothing deleted",
+                          p.latest, p.earliest);
+        goto done;
+    }
     r.latest = p.latest;
     r.earliest_before = r.earliest_after = p.earliest;
     p.lowest = p.id_count ? p.ids[0] : p.earliest;

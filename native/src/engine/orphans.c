@@ -3,9 +3,10 @@
  * own shapes that no snapshot references and that are older than a limit.
  *
  * The listing comes first and the snapshots are read after it, so a commit
- * that landed before the listing ended is seen; what a commit still in
- * flight wrote is protected by its age alone: older_than must exceed the
- * longest a commit takes from its first write to its claim.
+ * that landed before the listing ended is seen; so is a claim that another
+ * writer may still publish (the tracker's undecided versions). What a commit
+ * still in flight wrote is protected by its age alone: older_than must
+ * exceed the longest a commit takes from its first write to its claim.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,12 +56,77 @@ static void progress(const sc_orphans_options *o, const char *phase, uint64_t do
     if (o->progress) o->progress(o->progress_ctx, phase, done, total);
 }
 
-/* Everything a snapshot from the first present one to the latest references. */
+/* 1 when snapshot `id` lies below EARLIEST now (read again): an expiration running at the
+ * same time may have deleted it or its objects. *retained moves to the new EARLIEST. */
+static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int code) {
+    if (id < *retained) return 1;
+    char message[512];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    uint64_t e = 0;
+    int rc = t->strategy->earliest(t, &e);
+    sc_error_set(code, "%s", message); /* the original reason, for the caller */
+    if (rc || e <= id) return 0;
+    *retained = e;
+    return 1;
+}
+
+typedef struct undecided_ctx {
+    sc_keyset *keep;
+    uint64_t *skipped;
+    sc_table *t;
+} undecided_ctx;
+
+/*
+ * What a claim that another party may still publish names (strategy.h
+ * `undecided`): its manifest lists and manifests, and the data files its
+ * delta adds or deletes. Its base list's data files are those of the
+ * snapshot below it, kept already. A document that does not decode is kept
+ * out of the decision: publishing it would fail the same way.
+ */
+static int keep_undecided(void *ctx, uint64_t id, const uint8_t *doc, size_t len) {
+    undecided_ctx *u = ctx;
+    sc_snapshot s;
+    char object[64];
+    snprintf(object, sizeof object, "undecided claim of snapshot %" PRIu64, id);
+    int rc = sc_snapshot_decode(&s, doc, len, object);
+    if (rc) {
+        sc_log(SC_LOG_WARN, "remove-orphans: %s", sc_error_message());
+        sc_error_clear();
+        return 0;
+    }
+    sc_entry_vec records = {0};
+    rc = sc_upkeep_meta_refs(u->keep, u->keep, u->t, &s);
+    if (!rc) rc = sc_upkeep_extra_refs(u->keep, NULL, u->t, &s);
+    if (!rc) rc = sc_state_delta_records(&records, u->t, &s, NULL);
+    for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(u->keep, u->skipped, u->t, &records.items[i].file);
+    sc_entry_vec_free(&records);
+    sc_snapshot_clear(&s);
+    if (rc == SC_ENOTFOUND) { /* the claim names an object that is gone: it can never be published whole */
+        sc_log(SC_LOG_WARN, "remove-orphans: the undecided claim of snapshot %" PRIu64 " names a missing object: %s", id,
+               sc_error_message());
+        sc_error_clear();
+        rc = 0;
+    }
+    return rc ? sc_error_wrap(rc, "remove-orphans: the undecided claim of snapshot %" PRIu64, id) : 0;
+}
+
+/*
+ * Everything a snapshot from the first present one to the latest references. Data
+ * files: every file live in each snapshot below EARLIEST and in EARLIEST, then what
+ * each later delta names. A snapshot below EARLIEST is not always the parent of the
+ * next one (a claim that landed on an expired id, commit.c check_in_history), so its
+ * live files are no base for the deltas after it.
+ */
 static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const sc_orphans_options *o) {
-    uint64_t latest = 0, first = 0;
+    uint64_t latest = 0, first = 0, retained = 0;
     int rc = t->strategy->latest(t, &latest);
     if (!rc && latest) rc = t->strategy->earliest(t, &first);
     if (rc || !latest) return rc;
+    retained = first;
+    if (latest < retained)
+        return sc_error_set(SC_ECORRUPT, "remove-orphans: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
+                                         " (snapshot/LATEST names a leftover below EARLIEST?); nothing deleted",
+                            latest, retained);
     int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
     if (file_chain) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
         uint64_t *ids = NULL;
@@ -73,27 +139,43 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
     for (uint64_t id = first; !rc && id <= latest; id++) {
         sc_snapshot s;
         rc = sc_table_read_snapshot(&s, NULL, t, id);
+        int have_s = rc == 0;
         if (rc == SC_ENOTFOUND && !have_live) { /* a leftover deleted meanwhile */
             sc_error_clear();
             rc = 0;
             continue;
         }
-        if (rc) return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "remove-orphans: reading snapshot %" PRIu64, id);
-        if (s.has_index_manifest || s.has_changelog_or_stats)
+        if (rc && rc != SC_ECORRUPT && rc != SC_ENOTFOUND) return sc_error_wrap(rc, "remove-orphans: reading snapshot %" PRIu64, id);
+        if (!rc && (s.has_index_manifest || s.has_changelog_or_stats))
             rc = sc_error_set(SC_EUNSUPPORTED, "remove-orphans refused: snapshot %" PRIu64 " names Paimon changelog, index "
                                                "or statistics objects this build does not follow",
                               id);
+        sc_entry_vec records = {0};
         if (!rc) rc = sc_upkeep_meta_refs(keep, keep, t, &s);
         if (!rc) rc = sc_upkeep_extra_refs(keep, NULL, t, &s);
-        sc_entry_vec records = {0};
-        if (!rc && !have_live) rc = sc_state_live_files(&records, t, &s, NULL);
+        if (!rc && (!have_live || id <= retained)) rc = sc_state_live_files(&records, t, &s, NULL);
         else if (!rc) rc = sc_state_delta_records(&records, t, &s, NULL);
         /* Both kinds: a delta's DELETE names a file live in the snapshot before. */
         for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(keep, out_skipped, t, &records.items[i].file);
-        have_live = 1;
         sc_entry_vec_free(&records);
-        sc_snapshot_clear(&s);
+        if (have_s) sc_snapshot_clear(&s);
+        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && expired_meanwhile(t, id, &retained, rc)) {
+            /* Below EARLIEST, or passed by an expiration running now: what only this snapshot
+             * names is that expiration's to delete; the snapshots from EARLIEST on are read whole. */
+            sc_log(SC_LOG_INFO, "remove-orphans: snapshot %" PRIu64 " is below EARLIEST %" PRIu64 " and being expired: %s",
+                   id, retained, sc_error_message());
+            sc_error_clear();
+            rc = 0;
+            continue;
+        }
+        if (rc == SC_ENOTFOUND && !have_s) return sc_error_wrap(SC_ECORRUPT, "remove-orphans: reading snapshot %" PRIu64, id);
+        if (rc) return rc;
+        have_live = 1;
         progress(o, "reading", id - first + 1, latest - first + 1);
+    }
+    if (!rc && t->strategy->undecided) {
+        undecided_ctx u = {.keep = keep, .skipped = out_skipped, .t = t};
+        rc = t->strategy->undecided(t, latest, keep_undecided, &u);
     }
     return rc;
 }

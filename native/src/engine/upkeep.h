@@ -57,4 +57,8 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
  */
 int sc_upkeep_refuse_unprotected(sc_table *t, const char *what);
 
+/* snapshot/EARLIEST as stored: *out 0 when absent or damaged, *out_present whether it
+ * exists, *out_info its version (for a conditional update). The last two may be NULL. */
+int sc_upkeep_read_earliest(uint64_t *out, int *out_present, sc_object_info *out_info, sc_table *t);
+
 #endif

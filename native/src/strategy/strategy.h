@@ -89,6 +89,17 @@ struct sc_strategy {
      * do not fit the head record). SC_ECORRUPT naming the object.
      */
     int (*fsck)(sc_table *t);
+    /*
+     * Optional (NULL: a claim above the latest is decided by its own writer
+     * alone, so only its age protects what it wrote). Calls `visit` with the
+     * snapshot document of every claim above `latest` whose outcome another
+     * party may still decide (tracker: a commit file of a version without a
+     * COMMIT-HINT, which any later writer may publish). Upkeep keeps what such
+     * a document names however old it is. The document is valid during the
+     * call only; a non-zero return of `visit` stops the walk and is returned.
+     */
+    int (*undecided)(sc_table *t, uint64_t latest,
+                     int (*visit)(void *ctx, uint64_t id, const uint8_t *doc, size_t len), void *ctx);
 };
 
 /* Strategy implementations (one file each). */

@@ -218,9 +218,25 @@ static int list_chain(sc_table *t, uint64_t start, uint64_t *out_first, uint64_t
  * otherwise 1 (expiration moves EARLIEST forward before it deletes anything).
  */
 static int history_start(uint64_t *out, sc_table *t) {
-    uint64_t e;
-    int rc = read_hint(&e, NULL, t, SC_EARLIEST_HINT_KEY);
-    if (rc) return rc;
+    /* Not read_hint: an EARLIEST that could not be read is not an absent one. Taken
+     * as 1 it makes every expired table look damaged ("snapshot 1 is missing"). */
+    uint8_t *data = NULL;
+    size_t len = 0;
+    uint64_t e = 0;
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, SC_EARLIEST_HINT_KEY, SC_HINT_MAX_BYTES);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+    } else if (rc) {
+        return sc_error_wrap(rc, "reading %s (where retained history starts)", SC_EARLIEST_HINT_KEY);
+    } else {
+        if (sc_hint_parse(&e, data, len) != 0) {
+            sc_log(SC_LOG_WARN, "%s holds no decimal snapshot id: history is taken to start at 1 (fsck reports it)",
+                   SC_EARLIEST_HINT_KEY);
+            sc_error_clear();
+            e = 0;
+        }
+        free(data);
+    }
     *out = e ? e : 1;
     return 0;
 }
@@ -525,7 +541,16 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
 
 static void file_after_commit(sc_table *t, uint64_t id) {
     sc_hint_write(t, SC_LATEST_HINT_KEY, id);
-    if (id == 1) sc_hint_write(t, SC_EARLIEST_HINT_KEY, id);
+    if (id != 1) return;
+    /* EARLIEST := 1 only where there is none: this put may land late (its answer lost, the
+     * request still in flight), after an expiration moved EARLIEST on and deleted snapshot 1. */
+    if (!(sc_store_caps(t->store) & (SC_CAP_ATOMIC_NOREPLACE | SC_CAP_CONDITIONAL_CREATE))) {
+        sc_hint_write(t, SC_EARLIEST_HINT_KEY, id);
+        return;
+    }
+    int rc = sc_store_put_if_absent(t->store, NULL, SC_EARLIEST_HINT_KEY, (const uint8_t *)"1", 1);
+    if (rc == SC_EEXISTS) sc_error_clear();
+    else if (rc) sc_log(SC_LOG_WARN, "could not write hint %s: %s", SC_EARLIEST_HINT_KEY, sc_error_message());
 }
 
 /* Per handle only the one-shot bytes of the last discovery (open/close);

@@ -868,6 +868,43 @@ static void tracker_after_commit(sc_table *t, uint64_t id) {
     st->won_id = 0;
 }
 
+/*
+ * Commit files of the versions above `latest` (the newest tracker entry when
+ * it has no COMMIT-HINT yet): any writer may later find one publishable and
+ * publish it, so what it names is not garbage however old it is.
+ */
+static int tracker_undecided(sc_table *t, uint64_t latest,
+                             int (*visit)(void *ctx, uint64_t id, const uint8_t *doc, size_t len), void *ctx) {
+    uint64_t m;
+    int rc = tracker_max(t, &m);
+    for (uint64_t v = latest + 1; !rc && v <= m; v++) {
+        char prefix[KEY_CAP];
+        version_prefix(prefix, v);
+        sc_list_page page = {0};
+        rc = sc_store_list_all(t->store, &page, prefix);
+        if (rc) rc = sc_error_wrap(rc, "listing %s", prefix);
+        for (size_t i = 0; !rc && i < page.count; i++) {
+            const char *name = strrchr(page.keys[i], '/');
+            name = name ? name + 1 : page.keys[i];
+            /* commit/<v>/<s>/COMMIT-<uuid>; commit/<v>/COMMIT-HINT is one level up and not a document */
+            if (strncmp(name, FILE_NAME, strlen(FILE_NAME)) != 0 || strcmp(name, HINT_NAME) == 0) continue;
+            uint8_t *doc = NULL;
+            size_t len = 0;
+            rc = sc_store_get_bounded(t->store, &doc, &len, NULL, page.keys[i], SC_SNAPSHOT_MAX_BYTES);
+            if (rc == SC_ENOTFOUND) { /* withdrawn or cleaned up meanwhile */
+                sc_error_clear();
+                rc = 0;
+                continue;
+            }
+            if (rc) rc = sc_error_wrap(rc, "reading the commit file %s", page.keys[i]);
+            else rc = visit(ctx, v, doc, len);
+            free(doc);
+        }
+        sc_list_page_free(&page);
+    }
+    return rc;
+}
+
 const sc_strategy sc_strategy_tracker = {
     .kind = SC_STRATEGY_TRACKER,
     .required_caps = SC_CAP_LIST_AFTER_WRITE,
@@ -878,6 +915,7 @@ const sc_strategy sc_strategy_tracker = {
     .earliest = tracker_earliest,
     .open = tracker_open,
     .close = tracker_close,
+    .undecided = tracker_undecided,
 };
 
 /* ---- cleanup ---- */
