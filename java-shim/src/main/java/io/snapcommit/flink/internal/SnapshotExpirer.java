@@ -124,8 +124,8 @@ final class SnapshotExpirer {
             ExpireResult r = table.expire(options);
             long ms = (System.nanoTime() - started) / 1_000_000;
             sink.ran(r, ms);
-            if (r.snapshotsExpired() > 0) LOG.info("{} in {} ms: {}", location, ms, r);
-            else LOG.debug("{}: nothing to expire ({} ms)", location, ms);
+            // The library logs each run that expired something at INFO already.
+            LOG.debug("{} in {} ms: {}", location, ms, r);
             return r;
         } catch (RuntimeException e) {
             long ms = (System.nanoTime() - started) / 1_000_000;
