@@ -350,3 +350,57 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeTable_fsck(JNIEnv *env, jcl
     int rc = sc_table_fsck(t, NULL, NULL);
     if (rc) scj_throw_code(env, rc, 0);
 }
+
+/*
+ * static native long[] expire(long table, long[] options)
+ * options = {retainMin, retainMax, olderThanMs, limit, dryRun}; a negative value keeps what
+ * sc_expire_options_from_table chose (the table's own Paimon options, else Paimon's defaults).
+ * → the fields of sc_expire_result in declaration order (ExpireResult.java reads them so).
+ */
+#define SCJ_EXPIRE_OPTS 5
+#define SCJ_EXPIRE_FIELDS 10
+/* A field added to sc_expire_result must be added here and in ExpireResult.java too. */
+_Static_assert(sizeof(sc_expire_result) == SCJ_EXPIRE_FIELDS * sizeof(uint64_t),
+               "sc_expire_result changed: update the expire binding");
+SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_expire(JNIEnv *env, jclass cls,
+                                                                        jlong handle,
+                                                                        jlongArray options) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    if (!options || (*env)->GetArrayLength(env, options) != SCJ_EXPIRE_OPTS) {
+        scj_throw(env, scj.illegal_argument, "expire options must be a long[" SCJ_STR(SCJ_EXPIRE_OPTS) "]");
+        return NULL;
+    }
+    jlong o[SCJ_EXPIRE_OPTS];
+    (*env)->GetLongArrayRegion(env, options, 0, SCJ_EXPIRE_OPTS, o);
+    if ((*env)->ExceptionCheck(env)) return NULL;
+    sc_expire_options opt;
+    int rc = sc_expire_options_from_table(&opt, t);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return NULL;
+    }
+    /* Range checks (min >= 1, max >= min, limit >= 1) are the library's: SC_EINVAL names them. */
+    if (o[0] >= 0) opt.retain_min = (uint64_t)o[0];
+    if (o[1] >= 0) opt.retain_max = (uint64_t)o[1];
+    if (o[2] >= 0) opt.older_than_ms = (int64_t)o[2];
+    if (o[3] >= 0) opt.limit = (uint64_t)o[3];
+    if (o[4] >= 0) opt.dry_run = o[4] != 0;
+    sc_expire_result res;
+    memset(&res, 0, sizeof res);
+    rc = sc_table_expire(&res, t, &opt);
+    if (rc) {
+        scj_throw_code(env, rc, 0);
+        return NULL;
+    }
+    jlong out[SCJ_EXPIRE_FIELDS] = {(jlong)res.earliest_before,        (jlong)res.earliest_after,
+                                    (jlong)res.latest,                 (jlong)res.snapshots_expired,
+                                    (jlong)res.data_files_deleted,     (jlong)res.manifests_deleted,
+                                    (jlong)res.manifest_lists_deleted, (jlong)res.bytes_deleted,
+                                    (jlong)res.already_gone,           (jlong)res.skipped};
+    jlongArray arr = (*env)->NewLongArray(env, SCJ_EXPIRE_FIELDS);
+    if (!arr) return NULL;
+    (*env)->SetLongArrayRegion(env, arr, 0, SCJ_EXPIRE_FIELDS, out);
+    return arr;
+}

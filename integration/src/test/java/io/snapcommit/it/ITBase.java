@@ -230,11 +230,15 @@ abstract class ITBase {
     static String metricsLine(String job) {
         long[] lat = CollectingReporter.histogram(job, "commitLatencyMs");
         return String.format("commits=%d lostClaims=%d retries=%d conflicts=%d filteredReplays=%d unknownOutcomes=%d "
-                             + "commitLatencyMs{n=%d p50=%d p99=%d max=%d}",
+                             + "commitLatencyMs{n=%d p50=%d p99=%d max=%d} expirations=%d expiredSnapshots=%d "
+                             + "expiredFiles=%d expiredBytes=%d expireFailures=%d",
                              CollectingReporter.counter(job, "commits"), CollectingReporter.counter(job, "lostClaims"),
                              CollectingReporter.counter(job, "retries"), CollectingReporter.counter(job, "conflicts"),
                              CollectingReporter.counter(job, "filteredReplays"),
-                             CollectingReporter.counter(job, "unknownOutcomes"), lat[0], lat[1], lat[2], lat[3]);
+                             CollectingReporter.counter(job, "unknownOutcomes"), lat[0], lat[1], lat[2], lat[3],
+                             CollectingReporter.counter(job, "expirations"), CollectingReporter.counter(job, "expiredSnapshots"),
+                             CollectingReporter.counter(job, "expiredFiles"), CollectingReporter.counter(job, "expiredBytes"),
+                             CollectingReporter.counter(job, "expireFailures"));
     }
 
     /**

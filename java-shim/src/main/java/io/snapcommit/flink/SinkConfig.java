@@ -11,6 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.snapcommit.jni.ErrorCode;
+import io.snapcommit.jni.ExpireOptions;
 import io.snapcommit.jni.NativeLoader;
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.SnapcommitException;
@@ -36,6 +37,10 @@ public final class SinkConfig implements Serializable {
     private final long targetFileSize;
     private final StoreConfig storeConfig;
     private final CommitListener commitListener;
+    /** Snapshot expiration after commits: settings given explicitly; the rest from the table. */
+    private final ExpireOptions expireOptions;
+    /** Paimon's write-only given explicitly (true: no expiration), null: the table's option (default false). */
+    private final Boolean writeOnly;
 
     SinkConfig(String location, Strategy strategy, String commitUser, int maxRetries, Duration minRetryWait,
                Duration maxRetryWait, Duration commitTimeout, long targetFileSize,
@@ -57,6 +62,36 @@ public final class SinkConfig implements Serializable {
         if (targetFileSize <= 0) throw new IllegalArgumentException("sink.target-file-size must be > 0");
         this.targetFileSize = targetFileSize;
         this.commitListener = commitListener;
+        this.expireOptions = ExpireOptions.FROM_TABLE;
+        this.writeOnly = null;
+    }
+
+    private SinkConfig(SinkConfig base, ExpireOptions expireOptions, Boolean writeOnly) {
+        this.location = base.location;
+        this.strategy = base.strategy;
+        this.commitUser = base.commitUser;
+        this.maxRetries = base.maxRetries;
+        this.minRetryWait = base.minRetryWait;
+        this.maxRetryWait = base.maxRetryWait;
+        this.commitTimeout = base.commitTimeout;
+        this.targetFileSize = base.targetFileSize;
+        this.storeConfig = base.storeConfig;
+        this.commitListener = base.commitListener;
+        this.expireOptions = Objects.requireNonNull(expireOptions);
+        this.writeOnly = writeOnly;
+    }
+
+    /**
+     * This configuration with snapshot expiration settings: those {@code options} sets override the
+     * table's own Paimon options ({@code snapshot.num-retained.min}, {@code .max},
+     * {@code snapshot.time-retained}, {@code snapshot.expire.limit}), the others come from the table,
+     * else Paimon's defaults. {@code writeOnly} true turns expiration off, false on, null = the
+     * table's {@code write-only} (default false). A dry run is refused: the committer deletes or does nothing.
+     */
+    public SinkConfig withExpiration(ExpireOptions options, Boolean writeOnly) {
+        if (options != null && options.dryRun())
+            throw new IllegalArgumentException("the sink's snapshot expiration cannot be a dry run");
+        return new SinkConfig(this, options == null ? ExpireOptions.FROM_TABLE : options, writeOnly);
     }
 
     /**
@@ -139,6 +174,10 @@ public final class SinkConfig implements Serializable {
     public StoreConfig storeConfig() { return storeConfig; }
     /** Told about each published snapshot, or null (see {@link CommitListener}). */
     public CommitListener commitListener() { return commitListener; }
+    /** Expiration settings given explicitly (unset ones: the table's options, else Paimon's defaults). */
+    public ExpireOptions expireOptions() { return expireOptions; }
+    /** Paimon's write-only given explicitly, or null to follow the table's option. */
+    public Boolean writeOnly() { return writeOnly; }
 
     public boolean isS3() {
         return location.regionMatches(true, 0, "s3://", 0, 5);
@@ -213,6 +252,7 @@ public final class SinkConfig implements Serializable {
                + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
                + ", targetFileSize=" + targetFileSize + ", storage=" + storeConfig
+               + ", expire=" + expireOptions + (writeOnly == null ? "" : ", writeOnly=" + writeOnly)
                + (commitListener == null ? "" : ", commitListener=" + commitListener.getClass().getName()) + "}";
     }
 }

@@ -23,6 +23,7 @@ import io.snapcommit.flink.internal.SnapcommitCommitterOperator;
 import io.snapcommit.flink.internal.SnapcommitWriterOperator;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.ErrorCode;
+import io.snapcommit.jni.ExpireOptions;
 import io.snapcommit.jni.NativeLoader;
 import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.SnapcommitException;
@@ -197,6 +198,8 @@ public final class SnapcommitSink {
         private String uidPrefix;
         private int writerParallelism = -1;
         private CommitListener commitListener;
+        private ExpireOptions expire = ExpireOptions.FROM_TABLE;
+        private Boolean writeOnly;
 
         /** Table location: an absolute local directory, file:///dir or s3://bucket/prefix (relative: refused). Required. */
         public Builder path(String path) { this.path = path; return this; }
@@ -252,6 +255,16 @@ public final class SnapcommitSink {
         public Builder checkStorage(boolean v) { this.checkStorage = v; return this; }
         /** Told about each snapshot the sink publishes (see {@link CommitListener}); none by default. */
         public Builder commitListener(CommitListener l) { this.commitListener = l; return this; }
+        /** Paimon's {@code snapshot.num-retained.min} for the sink's expiration (default: the table's, else 10). */
+        public Builder snapshotNumRetainedMin(int n) { expire = expire.retainMin(n); return this; }
+        /** Paimon's {@code snapshot.num-retained.max} (default: the table's, else Integer.MAX_VALUE). */
+        public Builder snapshotNumRetainedMax(int n) { expire = expire.retainMax(n); return this; }
+        /** Paimon's {@code snapshot.time-retained} (default: the table's, else 1 h). */
+        public Builder snapshotTimeRetained(Duration d) { expire = expire.olderThan(d); return this; }
+        /** Paimon's {@code snapshot.expire.limit}: snapshots expired per run at most (default: the table's, else 50). */
+        public Builder snapshotExpireLimit(int n) { expire = expire.limit(n); return this; }
+        /** Paimon's {@code write-only}: true = no snapshot expiration by this sink (default: the table's, else false). */
+        public Builder writeOnly(boolean v) { this.writeOnly = v; return this; }
         public Builder uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder writerParallelism(int p) { this.writerParallelism = p; return this; }
 
@@ -261,7 +274,8 @@ public final class SnapcommitSink {
          */
         public SnapcommitSink build() {
             SinkConfig config = new SinkConfig(path, strategy, commitUser, maxRetries, minRetryWait, maxRetryWait,
-                                               commitTimeout, targetFileSize, storage.build(), commitListener);
+                                               commitTimeout, targetFileSize, storage.build(), commitListener)
+                .withExpiration(expire, writeOnly);
             if (rowType == null) throw new IllegalArgumentException("rowType is required (the Flink RowType of the input)");
             PaimonTableSpec derived = PaimonTableSpec.derive(rowType, partitionKeys, primaryKeys, options);
             boolean checked = false;

@@ -209,14 +209,28 @@ public final class NativeTable implements AutoCloseable {
         return Arrays.asList(files(live(), id));
     }
 
-    /** Verify metadata, hash chain and manifests; {@link ErrorCode#ECORRUPT} names the damage. */
     /** The table's current schema as Paimon's schema JSON (sc_table_schema_json). */
     public synchronized String schemaJson() {
         return new String(schemaJson(live()), java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /** Verify metadata, hash chain and manifests; {@link ErrorCode#ECORRUPT} names the damage. */
     public synchronized void fsck() {
         fsck(live());
+    }
+
+    /**
+     * Expire old snapshots (sc_table_expire): the settings {@code options} leaves unset come from the
+     * table's own Paimon options, else Paimon's defaults. Runs off the claim path; a commit through
+     * another handle may run at the same time. Run one expiration per table at a time.
+     *
+     * @throws SnapcommitException EINVAL (settings out of range, or a table option that does not
+     *     parse), EUNSUPPORTED (a table with tags, branches or consumers; head or tracker metadata),
+     *     ECORRUPT, store errors; a failed run may have done part of the work, and running again
+     *     finishes it
+     */
+    public synchronized ExpireResult expire(ExpireOptions options) {
+        return new ExpireResult(expire(live(), (options == null ? ExpireOptions.FROM_TABLE : options).toNative()));
     }
 
     private long live() {
@@ -264,4 +278,6 @@ public final class NativeTable implements AutoCloseable {
     private static native FileEntry[] files(long handle, long id);
 
     private static native void fsck(long handle);
+
+    private static native long[] expire(long handle, long[] options);
 }

@@ -63,6 +63,9 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *       job restarts from the last checkpoint and the replay is reconciled by the
  *       native watermark, never guessed.</li>
  *   <li>Without checkpointing (batch), everything is committed at end of input.</li>
+ *   <li>After commits, snapshot expiration is requested from a {@link SnapshotExpirer}: its own
+ *       thread and table handle, a non-blocking request, never a failure of the job. Off when
+ *       Paimon's {@code write-only} is true.</li>
  * </ul>
  */
 public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Void>
@@ -81,6 +84,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient boolean restored;
     private transient NativeTable table;
     private transient CommitterMetrics metrics;
+    private transient SnapshotExpirer expirer;
+    /** finish() was called: the input ended, so close() lets the expiration catch up (bounded). */
+    private transient boolean finished;
+
+    /** How long close() waits for the expiration thread: after the end of input, and otherwise. */
+    static final java.time.Duration EXPIRE_DRAIN_WAIT = java.time.Duration.ofSeconds(30);
+    static final java.time.Duration EXPIRE_STOP_WAIT = java.time.Duration.ofSeconds(2);
 
     public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec) {
         this.config = Objects.requireNonNull(config);
@@ -137,6 +147,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                                                + config.location() + ", created with " + table.strategy());
         }
         table.retryPolicy(config.maxRetries(), config.minRetryWait(), config.maxRetryWait(), config.commitTimeout());
+        boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : stored.coreOptions().writeOnly();
+        if (writeOnly) {
+            LOG.info("write-only: no snapshot expiration for {}", config.location());
+        } else {
+            expirer = new SnapshotExpirer(config.location(), config.storeConfig(), config.expireOptions(), metrics);
+            expirer.start();
+        }
         if (restored && !pending.isEmpty()) commitRestored();
         metrics.pendingCheckpoints = pending.size();
     }
@@ -207,15 +224,19 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
 
     /** Commit pending checkpoints with id <= upTo, in increasing order, one snapshot each. */
     private void commitUpTo(long upTo) throws Exception {
+        boolean committed = false;
         while (!pending.isEmpty() && pending.firstKey() <= upTo) {
             Map.Entry<Long, List<DataFile>> e = pending.firstEntry();
-            commitOne(e.getKey(), e.getValue());
+            committed |= commitOne(e.getKey(), e.getValue());
             pending.remove(e.getKey());
             metrics.pendingCheckpoints = pending.size();
         }
+        // Only a flag for the expiration thread: the next commit never waits for an expiration.
+        if (committed && expirer != null) expirer.request();
     }
 
-    private void commitOne(long identifier, List<DataFile> files) throws Exception {
+    /** @return true when a snapshot was published (false: a filtered replay) */
+    private boolean commitOne(long identifier, List<DataFile> files) throws Exception {
         long started = System.nanoTime();
         try (NativeChanges changes = new NativeChanges()) {
             for (DataFile f : files) changes.addFile(f.toEntry());
@@ -234,11 +255,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             CommitListener listener = config.commitListener();
             if (listener != null) listener.onCommitted(new CommitEvent(config.location(), commitUser, identifier,
                                                                     files.size(), r));
+            return true;
         } catch (AlreadyCommittedException e) {
             metrics.filteredReplays.inc();
             metrics.lastCommittedCheckpoint = identifier;
             LOG.info("checkpoint {} of commit user {} already committed (snapshot {}): replay filtered", identifier,
                      commitUser, e.existingSnapshot());
+            return false;
         } catch (ConflictException e) {
             metrics.conflicts.inc();
             metrics.commitFailures.inc();
@@ -256,12 +279,31 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     }
 
     @Override
+    public void finish() throws Exception {
+        finished = true;
+        super.finish();
+    }
+
+    @Override
     public void close() throws Exception {
         try {
-            if (table != null) table.close();
+            if (expirer != null) {
+                // After the end of input the final checkpoint's commit is done: let the expiration
+                // catch up so that a finished job leaves its table within retention. On cancel or
+                // failover only a short wait; an abandoned run is finished by the next one.
+                if (finished) expirer.request();
+                expirer.close(finished ? EXPIRE_DRAIN_WAIT : EXPIRE_STOP_WAIT, finished);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } finally {
-            table = null;
-            super.close();
+            expirer = null;
+            try {
+                if (table != null) table.close();
+            } finally {
+                table = null;
+                super.close();
+            }
         }
     }
 }

@@ -44,6 +44,33 @@ public final class SnapcommitConnectorOptions {
         .withDescription("A writer rolls a data file once it reaches this size (as Paimon's writer measures it); "
                          + "files are also closed at every checkpoint.");
 
+    // Snapshot expiration after commits (Paimon's names and defaults). Sink options: not stored in the
+    // schema; each one given here overrides the table's own option of that name, the others come
+    // from the table's schema, else Paimon's default.
+
+    public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MIN = ConfigOptions.key("snapshot.num-retained.min")
+        .intType().noDefaultValue()
+        .withDescription("At least this many snapshots are kept (>= 1). Unset: the table's option, else 10.");
+
+    public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MAX = ConfigOptions.key("snapshot.num-retained.max")
+        .intType().noDefaultValue()
+        .withDescription("At most this many snapshots are kept; older ones expire even when younger than "
+                         + "snapshot.time-retained. Unset: the table's option, else Integer.MAX_VALUE.");
+
+    public static final ConfigOption<Duration> SNAPSHOT_TIME_RETAINED = ConfigOptions.key("snapshot.time-retained")
+        .durationType().noDefaultValue()
+        .withDescription("Snapshots younger than this are kept (down to snapshot.num-retained.max). Unset: the "
+                         + "table's option, else 1 h.");
+
+    public static final ConfigOption<Integer> SNAPSHOT_EXPIRE_LIMIT = ConfigOptions.key("snapshot.expire.limit")
+        .intType().noDefaultValue()
+        .withDescription("At most this many snapshots expire per run. Unset: the table's option, else 50.");
+
+    public static final ConfigOption<Boolean> WRITE_ONLY = ConfigOptions.key("write-only").booleanType()
+        .noDefaultValue()
+        .withDescription("Paimon's write-only: true = the sink expires no snapshots (another job or "
+                         + "'snapcommit expire' does). Unset: the table's option, else false.");
+
     // Paimon table options: stored in the table's schema (schema/schema-0) when the sink creates the
     // table, and compared with the stored schema when it exists.
 

@@ -21,6 +21,7 @@ import io.snapcommit.flink.SinkConfig;
 import io.snapcommit.flink.SinkConfigs;
 import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
+import io.snapcommit.jni.ExpireOptions;
 import io.snapcommit.jni.StoreConfig;
 
 import static io.snapcommit.flink.table.SnapcommitConnectorOptions.*;
@@ -59,6 +60,11 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(COMMIT_MAX_RETRY_WAIT);
         o.add(COMMIT_TIMEOUT);
         o.add(TARGET_FILE_SIZE);
+        o.add(SNAPSHOT_NUM_RETAINED_MIN);
+        o.add(SNAPSHOT_NUM_RETAINED_MAX);
+        o.add(SNAPSHOT_TIME_RETAINED);
+        o.add(SNAPSHOT_EXPIRE_LIMIT);
+        o.add(WRITE_ONLY);
         o.add(BUCKET);
         o.add(BUCKET_KEY);
         o.add(FILE_FORMAT);
@@ -112,6 +118,16 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
                                     options.get(COMMIT_MIN_RETRY_WAIT), options.get(COMMIT_MAX_RETRY_WAIT),
                                     options.getOptional(COMMIT_TIMEOUT).orElse(null),
                                     options.get(TARGET_FILE_SIZE).getBytes(), storage.build());
+            ExpireOptions expire = ExpireOptions.FROM_TABLE;
+            if (options.getOptional(SNAPSHOT_NUM_RETAINED_MIN).isPresent())
+                expire = expire.retainMin(options.get(SNAPSHOT_NUM_RETAINED_MIN));
+            if (options.getOptional(SNAPSHOT_NUM_RETAINED_MAX).isPresent())
+                expire = expire.retainMax(options.get(SNAPSHOT_NUM_RETAINED_MAX));
+            if (options.getOptional(SNAPSHOT_TIME_RETAINED).isPresent())
+                expire = expire.olderThan(options.get(SNAPSHOT_TIME_RETAINED));
+            if (options.getOptional(SNAPSHOT_EXPIRE_LIMIT).isPresent())
+                expire = expire.limit(options.get(SNAPSHOT_EXPIRE_LIMIT));
+            config = config.withExpiration(expire, options.getOptional(WRITE_ONLY).orElse(null));
             spec = PaimonTableSpec.derive(rowType, partitionKeys, primaryKeys, paimonOptions);
             // Planning-time S3 check: a wrong secret or a missing bucket fails here, not in a restart loop.
             // Left at its default it is best effort (skipped with a WARN on a client that cannot load
