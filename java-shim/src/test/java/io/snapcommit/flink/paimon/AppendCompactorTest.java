@@ -183,6 +183,41 @@ class AppendCompactorTest {
     }
 
     @Test
+    void outputsRollAtTheTargetSizeAndRowsAddUp() throws Exception {
+        PaimonTableSpec spec = spec(false, -1, "parquet");
+        String location = table("roll", spec, 12, 400);
+        List<String> before = paimonRows(location, null);
+        try (NativeTable t = NativeTable.openTable(location); NativeStore store = NativeStore.openStore(location)) {
+            List<FileEntry> live = t.liveFiles(0);
+            long largest = live.stream().mapToLong(FileEntry::size).max().getAsLong();
+            // Every input is small (below 7/10 of the target), but 12 of them hold about 6 targets' worth.
+            AppendCompactor.Settings s = AppendCompactor.Settings.of(spec).withTargetFileSize(largest * 2)
+                                                                 .withOpenFileCost(0).withMaxFileNum(12);
+            AppendCompactor c = new AppendCompactor(spec, s, store, Files.createDirectories(dir.resolve("roll-tmp")));
+            AppendCompactor.Result r = c.compact(t, "compactor", 1);
+            assertEquals(AppendCompactor.Outcome.COMPACTED, r.outcome, r.toString());
+            assertTrue(r.filesAfter > r.tasks, "outputs roll: " + r);
+            List<FileEntry> after = t.liveFiles(0);
+            assertEquals(live.stream().mapToLong(FileEntry::rows).sum(), after.stream().mapToLong(FileEntry::rows).sum());
+            // Within a task (one writer: the outputs share its uuid), sequence numbers continue across
+            // the rolled outputs from the inputs' first one, without gaps or overlaps.
+            List<FileEntry> outs = new ArrayList<>(after);
+            outs.removeAll(live);
+            Map<String, List<FileEntry>> byTask = outs.stream().collect(Collectors.groupingBy(
+                f -> f.file().substring(0, f.file().lastIndexOf('-'))));
+            assertEquals(r.tasks, byTask.size());
+            for (List<FileEntry> task : byTask.values()) {
+                task.sort(java.util.Comparator.comparingLong(FileEntry::minSequenceNumber));
+                assertEquals(0, task.get(0).minSequenceNumber(), "the inputs' first sequence number");
+                for (int i = 1; i < task.size(); i++)
+                    assertEquals(task.get(i - 1).maxSequenceNumber() + 1, task.get(i).minSequenceNumber(), task.toString());
+            }
+            t.fsck();
+        }
+        assertEquals(before, paimonRows(location, null));
+    }
+
+    @Test
     void concurrentCompactionMakesOursConflictAndLeavesNoFile() throws Exception {
         PaimonTableSpec spec = spec(true, 2, "parquet");
         String location = table("race", spec, 6, 30);
