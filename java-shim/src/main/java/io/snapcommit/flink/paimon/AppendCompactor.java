@@ -99,12 +99,12 @@ public final class AppendCompactor {
         /**
          * Paimon's {@code target-file-size} (256 MB for an append table when unset),
          * {@code compaction.min.file-num} (5) and {@code source.split.open-file-cost} (4 MB) of the
-         * table, and {@link #DEFAULT_MAX_FILE_NUM}.
+         * table, and {@link #DEFAULT_MAX_FILE_NUM} (raised to the minimum when that is higher).
          */
         public static Settings of(PaimonTableSpec spec) {
             CoreOptions o = spec.coreOptions();
-            return new Settings(o.targetFileSize(false), o.compactionMinFileNum(), DEFAULT_MAX_FILE_NUM,
-                                o.splitOpenFileCost());
+            int min = o.compactionMinFileNum();
+            return new Settings(o.targetFileSize(false), min, Math.max(DEFAULT_MAX_FILE_NUM, min), o.splitOpenFileCost());
         }
 
         /** Files below this size are small (Paimon's compactionFileSize: target / 10 * 7). */
@@ -117,7 +117,7 @@ public final class AppendCompactor {
         }
 
         public Settings withMinFileNum(int n) {
-            return new Settings(targetFileSize, n, Math.max(maxFileNum, Math.max(2, n)), openFileCost);
+            return new Settings(targetFileSize, n, maxFileNum, openFileCost);
         }
 
         public Settings withMaxFileNum(int n) {

@@ -288,6 +288,28 @@ class AppendCompactorTest {
     }
 
     @Test
+    void aFailedRewriteDeletesWhatItWrote() throws Exception {
+        PaimonTableSpec spec = spec(true, -1, "parquet");
+        String location = table("missing", spec, 5, 30);
+        try (NativeTable t = NativeTable.openTable(location); NativeStore store = NativeStore.openStore(location)) {
+            List<String> keys = store.listKeys("dt=");
+            // An input of the last task in plan order vanished (deleted behind the table's back).
+            List<AppendCompactor.Task> tasks = AppendCompactor.plan(spec, AppendCompactor.Settings.of(spec), t.liveFiles(0));
+            assertEquals(DAYS.length, tasks.size());
+            AppendCompactor.Task last = tasks.get(tasks.size() - 1);
+            String gone = spec.dataFilePath(last.files.get(last.files.size() - 1));
+            store.deleteObject(gone);
+            AppendCompactor c = compactor(spec, store, "m");
+            assertThrows(SnapcommitException.class, () -> c.compact(t, "compactor", 1));
+            List<String> left = new ArrayList<>(keys);
+            left.remove(gone);
+            assertEquals(left, store.listKeys("dt="), "the outputs of the tasks before it are deleted again");
+            assertEquals(5, t.latestSnapshotId(), "nothing committed");
+            assertEquals(0, Files.list(dir.resolve("m")).count(), "no temporary file left");
+        }
+    }
+
+    @Test
     void replayedIdentifierDeletesItsFiles() throws Exception {
         PaimonTableSpec spec = spec(false, -1, "parquet");
         String location = table("replay", spec, 5, 10);
@@ -366,7 +388,11 @@ class AppendCompactorTest {
         assertEquals(10L << 20, o.targetFileSize);
         assertEquals(3, o.minFileNum);
         assertThrows(IllegalArgumentException.class, () -> s.withMaxFileNum(4), "max below min");
+        assertThrows(IllegalArgumentException.class, () -> s.withMinFileNum(51), "min above max");
         assertThrows(IllegalArgumentException.class, () -> s.withMinFileNum(0));
+        Schema many = Schema.newBuilder().column("v", DataTypes.STRING()).option("compaction.min.file-num", "80").build();
+        AppendCompactor.Settings m = AppendCompactor.Settings.of(PaimonTableSpec.fromJson(TableSchema.create(0, many).toString()));
+        assertEquals(80, m.maxFileNum, "a table's minimum above the default maximum raises it");
     }
 
     @Test
