@@ -180,6 +180,43 @@ class AppendCompactorTest {
     void compactsUnpartitionedTablesAndOrc() throws Exception {
         compactsAndReadsBack("unaware-flat", spec(false, -1, "parquet"));
         compactsAndReadsBack("fixed-flat-orc", spec(false, 2, "orc"));
+        compactsAndReadsBack("unaware-flat-avro", spec(false, -1, "avro"));
+    }
+
+    @Test
+    void appendsMeanwhileDoNotConflict() throws Exception {
+        // The usual case: the job's writers keep appending to the partitions being compacted.
+        PaimonTableSpec spec = spec(true, 2, "parquet");
+        String location = table("appending", spec, 5, 30);
+        try (NativeTable t = NativeTable.openTable(location); NativeStore store = NativeStore.openStore(location)) {
+            AppendCompactor c = compactor(spec, store, "a");
+            AppendCompactor.Prepared p = c.prepare(t);
+            RowConverter conv = new RowConverter(ROW);
+            List<PaimonDataWriter.Written> more;
+            try (PaimonDataWriter w = new PaimonDataWriter(spec, Long.MAX_VALUE, Files.createDirectories(dir.resolve("more")))) {
+                for (int i = 0; i < 30; i++)
+                    w.write(conv.convert(GenericRowData.of(StringData.fromString(DAYS[i % DAYS.length]), 1000L + i, i,
+                                                           StringData.fromString("late " + i))));
+                more = w.flush();
+            }
+            try (NativeChanges ch = new NativeChanges()) {
+                for (PaimonDataWriter.Written f : more) {
+                    store.putObject(f.path, f.bytes, 0, f.bytes.length);
+                    ch.addFile(f.entry);
+                }
+                t.commit("writer", 6, CommitKind.APPEND, 0, ch);
+            }
+            List<String> rows = paimonRows(location, null);
+            assertEquals(6 * 30, rows.size());
+            AppendCompactor.Result r = c.commit(t, p, "compactor", 1);
+            assertEquals(AppendCompactor.Outcome.COMPACTED, r.outcome, r.toString());
+            assertEquals(5, r.baseSnapshot);
+            assertEquals(7, r.snapshotId);
+            Set<String> live = t.liveFiles(0).stream().map(FileEntry::file).collect(Collectors.toSet());
+            for (PaimonDataWriter.Written f : more) assertTrue(live.contains(f.entry.file()), "the late file stays live");
+            assertEquals(rows, paimonRows(location, null));
+            t.fsck();
+        }
     }
 
     @Test
