@@ -317,10 +317,20 @@ public final class AppendCompactor {
      * deleted again.
      */
     public Prepared prepare(NativeTable table) throws IOException {
+        return prepare(table, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #prepare(NativeTable)}, rewriting at most the first {@code maxTasks} tasks of the
+     * plan (a backlog is then worked off over several rounds, each a short commit).
+     */
+    public Prepared prepare(NativeTable table, int maxTasks) throws IOException {
+        if (maxTasks < 1) throw new IllegalArgumentException("maxTasks must be >= 1, not " + maxTasks);
         long base = table.latestSnapshotId();
         if (base == 0) return null;
         List<Task> tasks = plan(spec, settings, table.liveFiles(base));
         if (tasks.isEmpty()) return null;
+        if (tasks.size() > maxTasks) tasks = new ArrayList<>(tasks.subList(0, maxTasks));
         List<FileEntry> deletes = new ArrayList<>();
         List<FileEntry> adds = new ArrayList<>();
         List<String> paths = new ArrayList<>();
@@ -362,9 +372,14 @@ public final class AppendCompactor {
         return new Result(Outcome.COMPACTED, p.baseSnapshot, r.snapshotId(), p, null);
     }
 
-    /** One round: {@link #prepare}, then {@link #commit}. */
+    /** One round over every task: {@link #prepare}, then {@link #commit}. */
     public Result compact(NativeTable table, String user, long identifier) throws IOException {
-        Prepared p = prepare(table);
+        return compact(table, user, identifier, Integer.MAX_VALUE);
+    }
+
+    /** One round over at most {@code maxTasks} tasks: {@link #prepare(NativeTable, int)}, then {@link #commit}. */
+    public Result compact(NativeTable table, String user, long identifier, int maxTasks) throws IOException {
+        Prepared p = prepare(table, maxTasks);
         if (p == null) return new Result(Outcome.NOTHING_TO_DO, table.latestSnapshotId(), 0, null, null);
         return commit(table, p, user, identifier);
     }

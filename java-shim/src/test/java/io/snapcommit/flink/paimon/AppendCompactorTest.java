@@ -347,6 +347,25 @@ class AppendCompactorTest {
     }
 
     @Test
+    void aBacklogIsWorkedOffOverRounds() throws Exception {
+        PaimonTableSpec spec = spec(true, -1, "parquet");
+        String location = table("backlog", spec, 5, 30);
+        List<String> rows = paimonRows(location, null);
+        try (NativeTable t = NativeTable.openTable(location); NativeStore store = NativeStore.openStore(location)) {
+            AppendCompactor c = compactor(spec, store, "b");
+            for (int round = 1; round <= DAYS.length; round++) {
+                AppendCompactor.Result r = c.compact(t, "compactor", round, 1);
+                assertEquals(AppendCompactor.Outcome.COMPACTED, r.outcome, r.toString());
+                assertEquals(1, r.tasks);
+                assertEquals(5, r.filesBefore);
+                assertEquals(rows, paimonRows(location, null), "after round " + round);
+            }
+            assertEquals(AppendCompactor.Outcome.NOTHING_TO_DO, c.compact(t, "compactor", 9, 1).outcome);
+            assertEquals(DAYS.length, t.liveFiles(0).size());
+        }
+    }
+
+    @Test
     void replayedIdentifierDeletesItsFiles() throws Exception {
         PaimonTableSpec spec = spec(false, -1, "parquet");
         String location = table("replay", spec, 5, 10);
