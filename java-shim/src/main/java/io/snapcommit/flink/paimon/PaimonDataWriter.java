@@ -72,6 +72,8 @@ public final class PaimonDataWriter implements AutoCloseable {
     private final int totalBuckets;
     private final long targetFileSize;
     private final java.nio.file.Path tmpDir;
+    private final FileSource fileSource;
+    private final long firstSequence;
     private final Map<Key, BucketWriter> open = new LinkedHashMap<>();
     private final Map<Key, LongCounter> sequence = new LinkedHashMap<>();
     private final Map<Key, String> uuids = new LinkedHashMap<>();
@@ -114,7 +116,7 @@ public final class PaimonDataWriter implements AutoCloseable {
             // Names are unique (a fresh uuid per partition/bucket and writer), and the directory is this
             // writer's own.
             this.tmp = tmpDir.resolve(name);
-            LongCounter seq = sequence.computeIfAbsent(key, k -> new LongCounter(0));
+            LongCounter seq = sequence.computeIfAbsent(key, k -> new LongCounter(firstSequence));
             this.writer = new RowDataFileWriter(
                 LocalFileIO.create(),
                 RollingFileWriter.createFileWriterContext(
@@ -122,11 +124,24 @@ public final class PaimonDataWriter implements AutoCloseable {
                     StatsCollectorFactories.createStatsFactories(options.statsMode(), options, rowType.getFieldNames()),
                     options.fileCompression()),
                 new Path(tmp.toUri()), rowType, schema.id(), () -> seq, new FileIndexOptions(options),
-                FileSource.APPEND, false, options.statsDenseStore(), false, null);
+                fileSource, false, options.statsDenseStore(), false, null);
         }
     }
 
     public PaimonDataWriter(PaimonTableSpec spec, long targetFileSize, java.nio.file.Path tmpDir) {
+        this(spec, targetFileSize, tmpDir, FileSource.APPEND, 0);
+    }
+
+    /**
+     * A writer whose files record {@code fileSource} and whose sequence numbers start at
+     * {@code firstSequence} in each (partition, bucket): an append compaction writes
+     * {@link FileSource#COMPACT} files numbered from its first input's minimum sequence number, as
+     * Paimon's compaction rewrite does.
+     */
+    PaimonDataWriter(PaimonTableSpec spec, long targetFileSize, java.nio.file.Path tmpDir, FileSource fileSource,
+                     long firstSequence) {
+        this.fileSource = Objects.requireNonNull(fileSource);
+        this.firstSequence = firstSequence;
         this.spec = spec;
         this.schema = spec.schema();
         this.options = new CoreOptions(schema.options());
