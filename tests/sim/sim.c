@@ -1006,24 +1006,46 @@ static void diagnose_invisible(sc_table *t, const ack *a, const char *user) {
  * finds every acknowledged commit; the retention bound holds after the final runs;
  * head and tracker tables were not touched by the (refused) expirer.
  */
-static void check_upkeep_table(void) {
+/*
+ * Opens the table as a fresh client at the end of a schedule and reads its
+ * latest and earliest ids; a failure is a violation (`when` names the check).
+ * 0 with *out_store and *out_table set, -1 when the caller stops (anything
+ * opened is then freed).
+ */
+static int open_final_table(sc_store **out_store, sc_table **out_table, uint64_t *out_latest, uint64_t *out_earliest,
+                            const char *when) {
     sc_store *st = NULL;
     sc_table *t = NULL;
+    *out_store = NULL;
+    *out_table = NULL;
     if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_store_set_env(st, sim_client_env()) != 0 ||
         sc_table_open(&t, st) != 0) {
-        violate("the table cannot be opened at the end (upkeep): %s", sc_error_message());
+        violate("the table cannot be opened at the end%s: %s", when, sc_error_message());
         sc_store_free(st);
-        return;
+        return -1;
     }
     if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
     t->watermark_inline_users = W.inline_watermarks;
-    uint64_t latest = 0, earliest = 0;
-    int rc = sc_table_latest_id(&latest, t);
-    if (!rc) rc = sc_table_earliest_id(&earliest, t);
+    *out_latest = *out_earliest = 0;
+    int rc = sc_table_latest_id(out_latest, t);
+    if (!rc) rc = sc_table_earliest_id(out_earliest, t);
     if (rc) {
-        violate("latest/earliest after upkeep: %s", sc_error_message());
-        goto out;
+        violate("latest/earliest%s: %s", when, sc_error_message());
+        sc_table_free(t);
+        sc_store_free(st);
+        return -1;
     }
+    *out_store = st;
+    *out_table = t;
+    return 0;
+}
+
+static void check_upkeep_table(void) {
+    sc_store *st = NULL;
+    sc_table *t = NULL;
+    uint64_t latest = 0, earliest = 0;
+    if (open_final_table(&st, &t, &latest, &earliest, " (upkeep)") != 0) return;
+    int rc = 0;
     if (sc_table_fsck(t, NULL, NULL) != 0) violate("fsck after upkeep: %s", sc_error_message());
     for (uint64_t id = earliest; latest && id <= latest && !W.violated; id++) {
         sc_file_list *files = NULL;
@@ -1058,7 +1080,6 @@ static void check_upkeep_table(void) {
                 latest - earliest + 1, W.xo.retain_max);
     if (!file_strategy() && W.expirer_deletes)
         violate("the refused expirer deleted %" PRIu64 " objects", W.expirer_deletes);
-out:
     sc_table_free(t);
     sc_store_free(st);
 }
@@ -1083,21 +1104,9 @@ static void check_world(void) {
         restore_history();
     }
     W.checking_history = 1; /* from here: lost, doubled or misplaced commits */
-    if (sc_store_open(&st, "mem://" SIM_STORE) != 0 || sc_store_set_env(st, sim_client_env()) != 0 ||
-        sc_table_open(&t, st) != 0) {
-        violate("the table cannot be opened at the end: %s", sc_error_message());
-        sc_store_free(st);
-        return;
-    }
-    if (W.cfg->strategy == SIM_STRATEGY_NAIVE) sim_use_naive(t);
-    t->watermark_inline_users = W.inline_watermarks;
     uint64_t latest = 0, earliest = 0;
-    int rc = sc_table_latest_id(&latest, t);
-    if (!rc) rc = sc_table_earliest_id(&earliest, t);
-    if (rc) {
-        violate("latest/earliest: %s", sc_error_message());
-        goto out;
-    }
+    if (open_final_table(&st, &t, &latest, &earliest, "") != 0) return;
+    int rc = 0;
     if (latest > MAX_SNAPSHOTS) {
         violate("%" PRIu64 " snapshots for at most %d commits: something committed twice", latest,
                 MAX_SNAPSHOTS);

@@ -634,6 +634,18 @@ static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_r
 }
 
 /*
+ * 1 when a check of the snapshots after `since` failed (SC_ENOTFOUND or
+ * SC_ECORRUPT) because an expiration running meanwhile removed some of them:
+ * EARLIEST now lies above since + 1 (*out_earliest). The full check against
+ * the latest snapshot's live files then decides.
+ */
+static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int rc, uint64_t since) {
+    *out_earliest = 0;
+    return (rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, out_earliest) == 0 &&
+           *out_earliest > since + 1;
+}
+
+/*
  * Conflicts (BRIEF §4; a real conflict fails the commit, never retried:
  * retrying cannot bring a deleted file back). The first attempt checks the
  * live files of the touched partitions (cached manifests make that cheap for
@@ -658,8 +670,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
          * only names who changed what; the full check below still decides. */
         uint64_t earliest = 0;
-        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, &earliest) == 0 &&
-            earliest > req->base_snapshot + 1) {
+        if (passed_by_expiration(&earliest, t, rc, req->base_snapshot)) {
             sc_log(SC_LOG_INFO, "commit: snapshots after base %" PRIu64 " have expired (history starts at %" PRIu64
                                 "); checking against the latest snapshot's live files only",
                    req->base_snapshot, earliest);
@@ -676,8 +687,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         /* An expiration running meanwhile may have removed snapshots since the last check:
          * then the full check against the latest live files decides, as on a first attempt. */
         uint64_t earliest = 0;
-        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, &earliest) == 0 &&
-            earliest > a->validated + 1) {
+        if (passed_by_expiration(&earliest, t, rc, a->validated)) {
             sc_log(SC_LOG_INFO, "commit: snapshots after %" PRIu64 " expired during the retry (history starts at %" PRIu64
                                 "); checking against the latest snapshot's live files",
                    a->validated, earliest);
