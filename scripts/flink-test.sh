@@ -41,8 +41,27 @@ else
   echo "  pypaimon could not be set up: the pypaimon checks will fail"
 fi
 
+# failure_digest LABEL REPORT: a Surefire .txt report's failing tests: each one's name ("<class>.<method> -- Time elapsed: ...
+# <<< FAILURE!" or "<<< ERROR!" starts its entry), the first 10 lines of its failure and the last
+# 5 "Caused by:" lines below them (the innermost causes, often the informative ones).
+failure_digest() {
+  awk 'function flush(   i, k) {
+         if (name == "") return
+         print "  FAILED (" label ") " name
+         for (i = 1; i <= n && i <= 10; i++) print "    " substr(line[i], 1, 400)
+         k = 0
+         for (i = 11; i <= n; i++) if (line[i] ~ /^Caused by:/) cause[++k] = line[i]
+         for (i = (k > 5 ? k - 4 : 1); i <= k; i++) print "    " substr(cause[i], 1, 400)
+         name = ""; n = 0
+       }
+       /^Tests run:/ { next }
+       / <<< (FAILURE|ERROR)!$/ { flush(); name = $1; next }
+       name != "" && NF > 0 { line[++n] = $0 }
+       END { flush() }' label="$1" "$2"
+}
+
 profiles=${FLINK_PROFILES:-"flink-1.20 flink-2"}
-total_pass=0; total_fail=0; status=0
+total_pass=0; total_fail=0; status=0; all_digests=""
 for profile in $profiles; do
   line=${profile#flink-}
   echo "== Flink $line (mvn verify -P$profile) =="
@@ -52,8 +71,10 @@ for profile in $profiles; do
   rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports
   s3_servers
   start=$(date +%s)
-  mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" verify
-  rc=$?
+  # Maven's own output goes to the terminal as before and, for the failure digest below, to a log.
+  mvn_log=$(mktemp)
+  mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" verify 2>&1 | tee "$mvn_log"
+  mvn_rc=${PIPESTATUS[0]}; rc=$mvn_rc
   secs=$(( $(date +%s) - start ))
   pass=0; fail=0
   for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
@@ -74,6 +95,25 @@ for profile in $profiles; do
        2>/dev/null; then
     echo "  -Xcheck:jni reported problems (files above)"; rc=1; fail=$((fail + 1))
   fi
+  # Each failing test's name and the head of its failure, from the Surefire reports, so that the
+  # tail of a CI log says which test failed and why (the summaries above scroll out of it).
+  failures=0
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
+    [ -f "$report" ] || continue
+    case "$report" in *-output.txt) continue ;; esac
+    digest=$(failure_digest "Flink $line" "$report")
+    [ -n "$digest" ] || continue
+    echo "$digest"; failures=$((failures + 1))
+    all_digests+="$digest"$'\n'
+  done
+  if [ "$mvn_rc" -ne 0 ] && [ "$failures" -eq 0 ]; then
+    # No failing test in the reports (a forked JVM that crashed, a build error): Maven's errors.
+    echo "  mvn exited $mvn_rc without a failing test in the reports; its last [ERROR] lines:"
+    digest=$(grep -E '^\[ERROR\]' "$mvn_log" | tail -15 | sed 's/^/    /')
+    echo "$digest"
+    all_digests+="  Flink $line: mvn exited $mvn_rc without a failing test in the reports:"$'\n'"$digest"$'\n'
+  fi
+  rm -f "$mvn_log"
   if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi
   echo "  Flink $line: $pass passed, $fail failed in ${secs}s (mvn exit $rc)"
   total_pass=$((total_pass + pass)); total_fail=$((total_fail + fail))
@@ -89,5 +129,7 @@ for profile in $profiles; do
     total_fail=$((total_fail + 1)); status=1
   fi
 done
+# Again at the end, where a CI log's tail keeps them.
+if [ -n "$all_digests" ]; then echo "failing tests:"; printf '%s' "$all_digests"; fi
 echo "flink: $total_pass passed, $total_fail failed"
 exit $status

@@ -103,7 +103,7 @@ class CheckpointCommitITCase extends ITBase {
                         + dataFileCount(table) + " data files, 0 snapshots before the first checkpoint");
             }
         } finally {
-            job.cancel().get();
+            cancelAndAwait(job); // before the test's temp dir is deleted
         }
     }
 

@@ -202,7 +202,7 @@ class GuardRailsITCase extends ITBase {
                 }
             });
         } finally {
-            job.cancel().get();
+            cancelAndAwait(job); // before the test's temp dir is deleted
         }
         List<SnapshotInfo> log = TableContents.log(table);
         assertIdentifiersIncreasing(log);

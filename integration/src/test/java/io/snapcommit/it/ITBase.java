@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -22,11 +24,14 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.client.JobCancellationException;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -211,6 +216,23 @@ abstract class ITBase {
         while (!condition.getAsBoolean()) {
             if (System.currentTimeMillis() > deadline) fail("timed out waiting for " + what);
             Thread.sleep(50);
+        }
+    }
+
+    /**
+     * Cancels job and waits until it has ended. {@link JobClient#cancel()} completes as soon as the
+     * cancellation is accepted, with the job still CANCELLING: its writers and committer go on for a
+     * few milliseconds more, creating files in the test's {@code @TempDir}, whose clean-up (right
+     * after the test method) then fails when a directory it is deleting gains an entry. The job's
+     * result exists only once every task has ended; for a cancelled job it is a
+     * JobCancellationException, and any other failure of the job is rethrown.
+     */
+    static void cancelAndAwait(JobClient job) throws Exception {
+        job.cancel().get();
+        try {
+            job.getJobExecutionResult().get(120, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            if (ExceptionUtils.findThrowable(e, JobCancellationException.class).isEmpty()) throw e;
         }
     }
 
