@@ -78,7 +78,8 @@ assert r["dataFilesDeleted"] == 89, r
 EOF
 [[ $(cat "$t/snapshot/EARLIEST") == 91 ]] && ok "snapshot/EARLIEST is 91 (no newline)" || bad "EARLIEST holds '$(cat "$t/snapshot/EARLIEST")'"
 [[ $(count_in snapshot) -eq 12 ]] && ok "10 snapshot files and 2 hints left" || bad "$(count_in snapshot) files under snapshot/"
-"$sc" fsck "$t" > "$work/out" 2>&1 && ok "fsck clean after expire" || bad "fsck: $(cat "$work/out")"
+"$sc" fsck "$t" --data > "$work/out" 2>&1 && grep -q "data files of snapshots 91..100 present" "$work/out" \
+    && ok "fsck --data clean after expire: $(cat "$work/out")" || bad "fsck --data: $(cat "$work/out")"
 "$sc" expire "$t" --retain-max 10 > "$work/out" 2>&1 && grep -q "nothing to expire" "$work/out" \
     && ok "a second expire finds nothing" || bad "second expire: $(cat "$work/out")"
 after=$(count); after_man=$(count_in manifest); after_data=$(data_files)
@@ -111,12 +112,20 @@ grep -q "^deleted 2 orphans (1 data files, 1 manifests, 0 other)" "$work/res" \
 [[ -e $t/metadata/table.json && -e $t/metadata/history && -e $t/schema/schema-0 && -e $t/snapshot/LATEST ]] \
     && ok "table.json, history, schema and hints untouched" || bad "remove-orphans touched metadata"
 [[ $(count) -eq $after ]] && ok "remove-orphans deleted only the strays" || bad "object count $(count), expected $after"
-"$sc" fsck "$t" > "$work/out" 2>&1 && ok "fsck clean after remove-orphans" || bad "fsck: $(cat "$work/out")"
+"$sc" fsck "$t" --data > "$work/out" 2>&1 && ok "fsck --data clean after remove-orphans" || bad "fsck --data: $(cat "$work/out")"
 if "$here/paimon/reader_check.sh" "$t" "$exp" > "$work/out" 2>&1; then
     ok "Paimon's readers read the same after remove-orphans"
 else
     bad "reader_check after remove-orphans"; cat "$work/out"
 fi
+# a data file a retained snapshot names goes missing: fsck --data names it, fsck alone (metadata) does not look
+victim=$(find "$t/bucket-0" -type f -name 'data-*' | sort | head -1)
+mv "$victim" "$work/victim"
+"$sc" fsck "$t" > /dev/null 2>&1 && ok "fsck without --data does not read data files" || bad "fsck (metadata) failed"
+"$sc" fsck "$t" --data > "$work/out" 2>&1; rc=$?
+[[ $rc -eq 1 ]] && grep -q "$(basename "$victim"): named by snapshot .* but missing from storage" "$work/out" \
+    && ok "fsck --data finds the missing data file: $(tail -1 "$work/out")" || bad "fsck --data on a missing file: exit $rc, $(cat "$work/out")"
+mv "$work/victim" "$victim"
 "$sc" expire "$t" --older-than 1x > "$work/out" 2>&1; [[ $? -eq 2 ]] && ok "a bad duration is exit 2" || bad "bad duration: exit not 2"
 echo "objects: before $before (snapshot/ $before_snap, manifest/ $before_man, data $before_data); after $after (snapshot/ $(count_in snapshot), manifest/ $after_man, data $after_data)"
 finish

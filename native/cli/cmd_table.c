@@ -304,31 +304,48 @@ static void fsck_progress(void *ctx, uint64_t done, uint64_t total) {
         fprintf(stderr, "\rfsck: %" PRIu64 "/%" PRIu64 " snapshots verified%s", done, total, done == total ? "\n" : "");
 }
 
-static int no_option(void *ctx, int opt, const char *arg) {
-    (void)ctx, (void)opt, (void)arg;
+static void fsck_data_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    (void)ctx;
+    if (done == total || done % 100 == 0)
+        fprintf(stderr, "\rfsck: %" PRIu64 "/%" PRIu64 " snapshots' %s found%s", done, total, phase,
+                done == total ? "\n" : "");
+}
+
+static int fsck_option(void *ctx, int opt, const char *arg) {
+    (void)arg;
+    if (opt == 'd') *(int *)ctx = 1;
     return -1;
 }
 
 int cmd_fsck(int argc, char **argv) {
-    static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {0}};
+    static const struct option opts[] = {{"data", no_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {0}};
     static const char help[] =
-        "usage: snapcommit fsck TABLE\n"
+        "usage: snapcommit fsck TABLE [--data]\n"
         "Verify the table metadata, the snapshot hash chain (every snapshot names the SHA-256 of\n"
         "its parent), every manifest list and manifest (pinned by SHA-256 and length), and the\n"
-        "live-file state of the latest snapshot. Exit 0 when sound; otherwise exit 1 with a\n"
-        "message naming the damaged object.\n";
+        "live-file state of the latest snapshot; history starts at EARLIEST (snapshot expiration).\n"
+        "With --data, also check that every data file a retained snapshot (EARLIEST .. latest)\n"
+        "names is present, against one listing of the table. Exit 0 when sound;\n"
+        "otherwise exit 1 with a message naming the damaged or missing object.\n";
     const char *location = NULL;
-    int rc = parse(argc, argv, "fsck", help, opts, no_option, NULL, &location);
+    int data_pass = 0;
+    int rc = parse(argc, argv, "fsck", help, opts, fsck_option, &data_pass, &location);
     if (rc >= 0) return rc;
     sc_table *t;
     if ((rc = cli_open_table(&t, "fsck", location)) != 0) return rc;
     rc = sc_table_fsck(t, isatty(2) ? fsck_progress : NULL, NULL);
+    sc_data_check_result data = {0};
+    if (!rc && data_pass) rc = sc_table_check_data_files(&data, t, isatty(2) ? fsck_data_progress : NULL, NULL);
     uint64_t latest = 0;
     if (!rc) rc = sc_table_latest_id(&latest, t);
     sc_table_free(t);
     if (rc) return cli_fail("fsck", rc);
     printf("ok: table at ");
     cli_put_str(stdout, location, 0);
-    printf(" is sound (latest snapshot %" PRIu64 ")\n", latest);
+    printf(" is sound (latest snapshot %" PRIu64 ")", latest);
+    if (data_pass)
+        printf("; %" PRIu64 " data files of snapshots %" PRIu64 "..%" PRIu64 " present%s", data.files_checked,
+               data.earliest, data.latest, data.skipped ? " (files with an external path not checked)" : "");
+    printf("\n");
     return EXIT_OK;
 }

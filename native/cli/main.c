@@ -18,7 +18,7 @@ static const char usage[] =
     "  log TABLE [--json]                                            list snapshots\n"
     "  files TABLE [--snapshot N] [--json]                           list live data files\n"
     "  last-committed TABLE --user U                                 last identifier of a user\n"
-    "  fsck TABLE                                                    verify the table\n"
+    "  fsck TABLE [--data]                                           verify the table (--data: and its data files)\n"
     "  expire TABLE [--retain-min N] [--retain-max N] [--older-than DURATION] [--limit N]\n"
     "         [--dry-run] [--json]                                   expire old snapshots\n"
     "  remove-orphans TABLE [--older-than DURATION] [--dry-run] [--json]\n"

@@ -136,6 +136,29 @@ typedef struct sc_orphans_result {
  */
 SC_API int sc_table_remove_orphans(sc_orphans_result *out, sc_table *table, const sc_orphans_options *opt);
 
+typedef struct sc_data_check_result {
+    uint64_t earliest, latest; /* the retained snapshots checked (0, 0: empty table) */
+    uint64_t objects_listed;   /* keys in the table's listing */
+    uint64_t files_checked;    /* distinct data files and extra files named by them */
+    uint64_t skipped;          /* files with an external path: not under the table, not checked */
+    uint64_t rechecks;         /* runs started again because an expiration moved EARLIEST meanwhile */
+} sc_data_check_result;
+
+/*
+ * fsck's data pass: every data file (and extra file) that a retained
+ * snapshot (EARLIEST .. latest) names is present in storage. One listing of
+ * the table, taken after the latest snapshot was found (so every file it
+ * names was written before), then EARLIEST's live files and each later
+ * snapshot's added files are looked up in it. When an expiration moves
+ * EARLIEST during the pass, the pass starts again (at most 3 times).
+ * `progress` reports phase "data files" per snapshot (NULL: none).
+ * Errors: SC_ECORRUPT naming the first missing file and the snapshot that
+ * names it; SC_ETRANSIENT when expirations kept moving EARLIEST (run it
+ * again); store errors.
+ */
+SC_API int sc_table_check_data_files(sc_data_check_result *out, sc_table *table, sc_upkeep_progress_fn progress,
+                                     void *progress_ctx);
+
 /*
  * Parse a duration as Paimon writes them: a non-negative integer and a unit,
  * blanks allowed between ("500ms", "30 s", "30min", "1h", "1 d"): ms, s, m,

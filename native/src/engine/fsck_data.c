@@ -1,0 +1,112 @@
+/*
+ * fsck's data pass (sc_table_check_data_files): the data files retained
+ * snapshots name are present. The metadata pass (fsck.c) reads every list
+ * and manifest; data files are only named there, so this pass compares the
+ * names with one listing of the table instead of sending a HEAD per file.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/error_internal.h"
+#include "engine/state.h"
+#include "engine/upkeep.h"
+#include "snapcommit/upkeep.h"
+
+/* Passes started again after an expiration moved EARLIEST under them. */
+#define DATA_CHECK_ATTEMPTS 3
+
+typedef enum pass_outcome { PASS_DONE = 0, PASS_AGAIN = 1 } pass_outcome;
+
+/*
+ * EARLIEST moved above `earliest` since the pass began: what it found missing
+ * may have been expired. The pending error (`code` and its message) is kept
+ * for the caller.
+ */
+static int earliest_moved(sc_table *t, uint64_t earliest, int code) {
+    char message[512];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    uint64_t now = 0;
+    int rc = t->strategy->earliest(t, &now);
+    sc_error_set(code, "%s", message);
+    return rc == 0 && now > earliest;
+}
+
+/* The files of `records` (ADD entries, or every entry of a live set) must be in `listed`. */
+static int check_records(sc_data_check_result *r, sc_table *t, const sc_keyset *listed, const sc_entry_vec *records,
+                         uint64_t id, int live_set) {
+    int rc = 0;
+    sc_keyset keys = {0};
+    for (size_t i = 0; !rc && i < records->count; i++) {
+        const sc_manifest_entry *e = &records->items[i];
+        if (!live_set && e->kind != SC_ENTRY_ADD) continue;
+        size_t first = keys.count;
+        rc = sc_upkeep_data_keys(&keys, &r->skipped, t, &e->file);
+        for (size_t k = first; !rc && k < keys.count; k++) {
+            r->files_checked++;
+            if (!sc_keyset_has(listed, keys.items[k].key))
+                rc = sc_error_set(SC_ECORRUPT, "%s: named by snapshot %" PRIu64 " (%s) but missing from storage",
+                                  keys.items[k].key, id, live_set ? "a live file of the earliest retained snapshot"
+                                                                    : "added by it");
+        }
+    }
+    sc_keyset_free(&keys);
+    return rc;
+}
+
+static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_upkeep_progress_fn progress, void *ctx) {
+    *out = PASS_DONE;
+    uint64_t latest = 0, earliest = 0;
+    int rc = t->strategy->latest(t, &latest);
+    if (!rc && latest) rc = t->strategy->earliest(t, &earliest);
+    if (rc) return sc_error_wrap(rc, "fsck data: finding the retained snapshots");
+    r->earliest = earliest;
+    r->latest = latest;
+    if (!latest) return 0;
+    /* Listed after the latest was found: every file a snapshot up to it names was written before. */
+    sc_list_page all = {0};
+    sc_keyset listed = {0};
+    rc = sc_store_list_all(t->store, &all, "");
+    if (rc) rc = sc_error_wrap(rc, "fsck data: listing the table");
+    for (size_t i = 0; !rc && i < all.count; i++) rc = sc_keyset_add(&listed, all.keys[i], 0);
+    r->objects_listed = all.count;
+    sc_list_page_free(&all);
+    if (!rc) sc_keyset_seal(&listed);
+    for (uint64_t id = earliest; !rc && id <= latest; id++) {
+        sc_snapshot s;
+        rc = sc_table_read_snapshot(&s, NULL, t, id);
+        sc_entry_vec records = {0};
+        if (!rc) {
+            rc = id == earliest ? sc_state_live_files(&records, t, &s, NULL) : sc_state_delta_records(&records, t, &s, NULL);
+            if (!rc) rc = check_records(r, t, &listed, &records, id, id == earliest);
+            sc_entry_vec_free(&records);
+            sc_snapshot_clear(&s);
+        }
+        if (rc && earliest_moved(t, earliest, rc)) { /* an expiration passed this pass: look again */
+            sc_error_clear();
+            rc = 0;
+            *out = PASS_AGAIN;
+            break;
+        }
+        if (progress) progress(ctx, "data files", id - earliest + 1, latest - earliest + 1);
+    }
+    sc_keyset_free(&listed);
+    return rc;
+}
+
+int sc_table_check_data_files(sc_data_check_result *out, sc_table *t, sc_upkeep_progress_fn progress, void *ctx) {
+    sc_data_check_result r = {0};
+    if (!t) return sc_error_set(SC_EINVAL, "fsck data: NULL table");
+    int rc = 0;
+    pass_outcome o = PASS_AGAIN;
+    for (int attempt = 0; !rc && o == PASS_AGAIN && attempt < DATA_CHECK_ATTEMPTS; attempt++) {
+        uint64_t rechecks = r.rechecks;
+        r = (sc_data_check_result){.rechecks = rechecks + (attempt > 0)};
+        rc = one_pass(&o, &r, t, progress, ctx);
+    }
+    if (!rc && o == PASS_AGAIN)
+        rc = sc_error_set(SC_ETRANSIENT, "fsck data: expirations moved EARLIEST during %d passes; run it again",
+                          DATA_CHECK_ATTEMPTS);
+    if (out) *out = r;
+    return rc;
+}
