@@ -68,6 +68,18 @@ public final class CollectingReporter implements MetricReporter {
         return sum;
     }
 
+    /** A numeric gauge of the job's last task attempt that registered it; -1 when none. */
+    public static long gauge(String jobName, String name) {
+        long v = -1;
+        for (Registration r : find(jobName, name)) {
+            if (r.metric instanceof org.apache.flink.metrics.Gauge) {
+                Object x = ((org.apache.flink.metrics.Gauge<?>) r.metric).getValue();
+                if (x instanceof Number) v = ((Number) x).longValue();
+            }
+        }
+        return v;
+    }
+
     /** Latency summary over every attempt: {count, p50, p99, max} in ms; count 0 when none. */
     public static long[] histogram(String jobName, String name) {
         List<Long> values = new ArrayList<>();

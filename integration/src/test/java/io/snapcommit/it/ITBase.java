@@ -253,14 +253,20 @@ abstract class ITBase {
         long[] lat = CollectingReporter.histogram(job, "commitLatencyMs");
         return String.format("commits=%d lostClaims=%d retries=%d conflicts=%d filteredReplays=%d unknownOutcomes=%d "
                              + "commitLatencyMs{n=%d p50=%d p99=%d max=%d} expirations=%d expiredSnapshots=%d "
-                             + "expiredFiles=%d expiredBytes=%d expireFailures=%d",
+                             + "expiredFiles=%d expiredBytes=%d expireFailures=%d compactions=%d compactionConflicts=%d "
+                             + "compactionFailures=%d compactedFiles=%d->%d lastCompactionDurationMs=%d",
                              CollectingReporter.counter(job, "commits"), CollectingReporter.counter(job, "lostClaims"),
                              CollectingReporter.counter(job, "retries"), CollectingReporter.counter(job, "conflicts"),
                              CollectingReporter.counter(job, "filteredReplays"),
                              CollectingReporter.counter(job, "unknownOutcomes"), lat[0], lat[1], lat[2], lat[3],
                              CollectingReporter.counter(job, "expirations"), CollectingReporter.counter(job, "expiredSnapshots"),
                              CollectingReporter.counter(job, "expiredFiles"), CollectingReporter.counter(job, "expiredBytes"),
-                             CollectingReporter.counter(job, "expireFailures"));
+                             CollectingReporter.counter(job, "expireFailures"), CollectingReporter.counter(job, "compactions"),
+                             CollectingReporter.counter(job, "compactionConflicts"),
+                             CollectingReporter.counter(job, "compactionFailures"),
+                             CollectingReporter.counter(job, "compactedFilesBefore"),
+                             CollectingReporter.counter(job, "compactedFilesAfter"),
+                             CollectingReporter.gauge(job, "lastCompactionDurationMs"));
     }
 
     /**

@@ -41,6 +41,11 @@ public final class SinkConfig implements Serializable {
     private final ExpireOptions expireOptions;
     /** Paimon's write-only given explicitly (true: no expiration), null: the table's option (default false). */
     private final Boolean writeOnly;
+    /** Small-file compaction of an append table by the committer's upkeep thread (sink.compaction.enabled). */
+    private final boolean compactionEnabled;
+    /** compaction.min.file-num / sink.compaction.max-file-num given explicitly, else null (the defaults). */
+    private final Integer compactionMinFileNum;
+    private final Integer compactionMaxFileNum;
 
     SinkConfig(String location, Strategy strategy, String commitUser, int maxRetries, Duration minRetryWait,
                Duration maxRetryWait, Duration commitTimeout, long targetFileSize,
@@ -64,9 +69,13 @@ public final class SinkConfig implements Serializable {
         this.commitListener = commitListener;
         this.expireOptions = ExpireOptions.FROM_TABLE;
         this.writeOnly = null;
+        this.compactionEnabled = false;
+        this.compactionMinFileNum = null;
+        this.compactionMaxFileNum = null;
     }
 
-    private SinkConfig(SinkConfig base, ExpireOptions expireOptions, Boolean writeOnly) {
+    private SinkConfig(SinkConfig base, ExpireOptions expireOptions, Boolean writeOnly, boolean compactionEnabled,
+                       Integer compactionMinFileNum, Integer compactionMaxFileNum) {
         this.location = base.location;
         this.strategy = base.strategy;
         this.commitUser = base.commitUser;
@@ -79,6 +88,9 @@ public final class SinkConfig implements Serializable {
         this.commitListener = base.commitListener;
         this.expireOptions = Objects.requireNonNull(expireOptions);
         this.writeOnly = writeOnly;
+        this.compactionEnabled = compactionEnabled;
+        this.compactionMinFileNum = compactionMinFileNum;
+        this.compactionMaxFileNum = compactionMaxFileNum;
     }
 
     /**
@@ -91,7 +103,26 @@ public final class SinkConfig implements Serializable {
     public SinkConfig withExpiration(ExpireOptions options, Boolean writeOnly) {
         if (options != null && options.dryRun())
             throw new IllegalArgumentException("the sink's snapshot expiration cannot be a dry run");
-        return new SinkConfig(this, options == null ? ExpireOptions.FROM_TABLE : options, writeOnly);
+        return new SinkConfig(this, options == null ? ExpireOptions.FROM_TABLE : options, writeOnly,
+                              compactionEnabled, compactionMinFileNum, compactionMaxFileNum);
+    }
+
+    /**
+     * This configuration with small-file compaction of an append table ({@code sink.compaction.enabled},
+     * off by default): after commits the committer's upkeep thread rewrites the small files of a
+     * partition/bucket into one COMPACT snapshot. {@code minFileNum} ({@code compaction.min.file-num})
+     * and {@code maxFileNum} ({@code sink.compaction.max-file-num}) override the defaults (the table's
+     * compaction.min.file-num, else 5; 50) when not null. Paimon's {@code write-only} = true turns it off.
+     */
+    public SinkConfig withCompaction(boolean enabled, Integer minFileNum, Integer maxFileNum) {
+        if (minFileNum != null && minFileNum < 1)
+            throw new IllegalArgumentException("compaction.min.file-num must be >= 1, not " + minFileNum);
+        if (maxFileNum != null && maxFileNum < 2)
+            throw new IllegalArgumentException("sink.compaction.max-file-num must be >= 2, not " + maxFileNum);
+        if (minFileNum != null && maxFileNum != null && maxFileNum < minFileNum)
+            throw new IllegalArgumentException("sink.compaction.max-file-num (" + maxFileNum
+                                               + ") must be >= compaction.min.file-num (" + minFileNum + ")");
+        return new SinkConfig(this, expireOptions, writeOnly, enabled, minFileNum, maxFileNum);
     }
 
     /**
@@ -178,6 +209,12 @@ public final class SinkConfig implements Serializable {
     public ExpireOptions expireOptions() { return expireOptions; }
     /** Paimon's write-only given explicitly, or null to follow the table's option. */
     public Boolean writeOnly() { return writeOnly; }
+    /** sink.compaction.enabled (default false); write-only = true still turns compaction off. */
+    public boolean compactionEnabled() { return compactionEnabled; }
+    /** compaction.min.file-num given explicitly, or null (the table's option, else 5). */
+    public Integer compactionMinFileNum() { return compactionMinFileNum; }
+    /** sink.compaction.max-file-num given explicitly, or null (50). */
+    public Integer compactionMaxFileNum() { return compactionMaxFileNum; }
 
     public boolean isS3() {
         return location.regionMatches(true, 0, "s3://", 0, 5);
@@ -253,6 +290,8 @@ public final class SinkConfig implements Serializable {
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
                + ", targetFileSize=" + targetFileSize + ", storage=" + storeConfig
                + ", expire=" + expireOptions + (writeOnly == null ? "" : ", writeOnly=" + writeOnly)
+               + (compactionEnabled ? ", compaction=on" + (compactionMinFileNum == null ? "" : ", minFileNum="
+                   + compactionMinFileNum) + (compactionMaxFileNum == null ? "" : ", maxFileNum=" + compactionMaxFileNum) : "")
                + (commitListener == null ? "" : ", commitListener=" + commitListener.getClass().getName()) + "}";
     }
 }

@@ -200,6 +200,9 @@ public final class SnapcommitSink {
         private CommitListener commitListener;
         private ExpireOptions expire = ExpireOptions.FROM_TABLE;
         private Boolean writeOnly;
+        private boolean compaction;
+        private Integer compactionMinFileNum;
+        private Integer compactionMaxFileNum;
 
         /** Table location: an absolute local directory, file:///dir or s3://bucket/prefix (relative: refused). Required. */
         public Builder path(String path) { this.path = path; return this; }
@@ -265,6 +268,15 @@ public final class SnapcommitSink {
         public Builder snapshotExpireLimit(int n) { expire = expire.limit(n); return this; }
         /** Paimon's {@code write-only}: true = no snapshot expiration by this sink (default: the table's, else false). */
         public Builder writeOnly(boolean v) { this.writeOnly = v; return this; }
+        /**
+         * {@code sink.compaction.enabled}: the committer's upkeep thread compacts the small files of an
+         * append table after commits, off the commit path (default false; write-only = true turns it off).
+         */
+        public Builder compaction(boolean v) { this.compaction = v; return this; }
+        /** Paimon's {@code compaction.min.file-num} for the sink's compaction (default: the table's, else 5). */
+        public Builder compactionMinFileNum(int n) { this.compactionMinFileNum = n; return this; }
+        /** {@code sink.compaction.max-file-num}: small files merged per task at most (default 50). */
+        public Builder compactionMaxFileNum(int n) { this.compactionMaxFileNum = n; return this; }
         public Builder uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder writerParallelism(int p) { this.writerParallelism = p; return this; }
 
@@ -275,7 +287,8 @@ public final class SnapcommitSink {
         public SnapcommitSink build() {
             SinkConfig config = new SinkConfig(path, strategy, commitUser, maxRetries, minRetryWait, maxRetryWait,
                                                commitTimeout, targetFileSize, storage.build(), commitListener)
-                .withExpiration(expire, writeOnly);
+                .withExpiration(expire, writeOnly)
+                .withCompaction(compaction, compactionMinFileNum, compactionMaxFileNum);
             if (rowType == null) throw new IllegalArgumentException("rowType is required (the Flink RowType of the input)");
             PaimonTableSpec derived = PaimonTableSpec.derive(rowType, partitionKeys, primaryKeys, options);
             boolean checked = false;

@@ -38,6 +38,24 @@ class SinkConfigTest {
         assertEquals(Paths.get("/t").toString(), config("/t", "auto").location());
     }
 
+    /** sink.compaction.*: off by default, kept through withExpiration, bad counts refused at planning. */
+    @Test
+    void compactionOptions() {
+        SinkConfig c = config("/t", "auto");
+        assertFalse(c.compactionEnabled());
+        assertNull(c.compactionMinFileNum());
+        SinkConfig on = c.withCompaction(true, 3, null).withExpiration(null, null);
+        assertTrue(on.compactionEnabled());
+        assertEquals(3, on.compactionMinFileNum());
+        assertNull(on.compactionMaxFileNum());
+        assertTrue(on.toString().contains("compaction=on"), on.toString());
+        assertEquals(7, c.withCompaction(true, null, 7).compactionMaxFileNum());
+        assertThrows(IllegalArgumentException.class, () -> c.withCompaction(true, 0, null));
+        assertThrows(IllegalArgumentException.class, () -> c.withCompaction(true, null, 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> c.withCompaction(true, 6, 5));
+        assertTrue(e.getMessage().contains("sink.compaction.max-file-num"), e.getMessage());
+    }
+
     @Test
     void strategiesAndRetries() {
         assertEquals(Strategy.TRACKER, config("/t", "TRACKER").strategy());

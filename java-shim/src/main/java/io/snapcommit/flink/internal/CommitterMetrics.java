@@ -14,12 +14,19 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  * Snapshot expiration (written by the expiration thread only): expirations (runs that succeeded),
  * expiredSnapshots, expiredFiles (data files + manifests + manifest lists), expiredBytes,
  * expireFailures (counters); lastExpireDurationMs (gauge, -1 before the first run).
+ * Small-file compaction (written by the upkeep thread only): compactions (rounds that committed a
+ * COMPACT snapshot), compactionConflicts (rounds that lost to a concurrent change),
+ * compactionFailures (errors, unknown outcomes included), compactedFilesBefore and
+ * compactedFilesAfter (files deleted and added by committed rounds; counters);
+ * lastCompactionDurationMs (gauge, -1 before the first round that found something to do).
  */
-final class CommitterMetrics implements SnapshotExpirer.Sink {
+final class CommitterMetrics implements TableUpkeep.Sink {
     final Counter commits, lostClaims, retries, conflicts, filteredReplays, unknownOutcomes, commitFailures;
     final Counter expirations, expiredSnapshots, expiredFiles, expiredBytes, expireFailures;
     final Histogram commitLatencyMs;
+    final Counter compactions, compactionConflicts, compactionFailures, compactedFilesBefore, compactedFilesAfter;
     volatile long lastExpireDurationMs = -1;
+    volatile long lastCompactionDurationMs = -1;
     volatile long lastCommitLatencyMs = -1;
     volatile long lastSnapshotId = -1;
     volatile long lastCommittedCheckpoint = -1;
@@ -40,6 +47,12 @@ final class CommitterMetrics implements SnapshotExpirer.Sink {
         expiredBytes = g.counter("expiredBytes");
         expireFailures = g.counter("expireFailures");
         g.gauge("lastExpireDurationMs", (Gauge<Long>) () -> lastExpireDurationMs);
+        compactions = g.counter("compactions");
+        compactionConflicts = g.counter("compactionConflicts");
+        compactionFailures = g.counter("compactionFailures");
+        compactedFilesBefore = g.counter("compactedFilesBefore");
+        compactedFilesAfter = g.counter("compactedFilesAfter");
+        g.gauge("lastCompactionDurationMs", (Gauge<Long>) () -> lastCompactionDurationMs);
         commitLatencyMs = g.histogram("commitLatencyMs", new DescriptiveStatisticsHistogram(1000));
         g.gauge("lastCommitLatencyMs", (Gauge<Long>) () -> lastCommitLatencyMs);
         g.gauge("lastSnapshotId", (Gauge<Long>) () -> lastSnapshotId);
@@ -60,5 +73,31 @@ final class CommitterMetrics implements SnapshotExpirer.Sink {
     public void failed(long millis) {
         expireFailures.inc();
         lastExpireDurationMs = millis;
+    }
+
+    @Override
+    public void compacted(io.snapcommit.flink.paimon.AppendCompactor.Result r, long millis) {
+        switch (r.outcome) {
+            case COMPACTED:
+                compactions.inc();
+                compactedFilesBefore.inc(r.filesBefore);
+                compactedFilesAfter.inc(r.filesAfter);
+                break;
+            case CONFLICT:
+                compactionConflicts.inc();
+                break;
+            case NOTHING_TO_DO:
+                // A plan that found nothing is not a compaction: its duration would hide the last real one.
+                return;
+            default:
+                break;
+        }
+        lastCompactionDurationMs = millis;
+    }
+
+    @Override
+    public void compactionFailed(long millis) {
+        compactionFailures.inc();
+        lastCompactionDurationMs = millis;
     }
 }

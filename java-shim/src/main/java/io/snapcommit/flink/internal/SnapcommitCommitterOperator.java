@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import io.snapcommit.flink.CommitEvent;
 import io.snapcommit.flink.CommitListener;
 import io.snapcommit.flink.SinkConfig;
+import io.snapcommit.flink.paimon.AppendCompactor;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.AlreadyCommittedException;
 import io.snapcommit.jni.CommitKind;
@@ -63,9 +64,11 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *       job restarts from the last checkpoint and the replay is reconciled by the
  *       native watermark, never guessed.</li>
  *   <li>Without checkpointing (batch), everything is committed at end of input.</li>
- *   <li>After commits, snapshot expiration is requested from a {@link SnapshotExpirer}: its own
- *       thread and table handle, a non-blocking request, never a failure of the job. Off when
- *       Paimon's {@code write-only} is true.</li>
+ *   <li>After commits, table upkeep is requested from a {@link TableUpkeep}: its own thread and
+ *       handles, a non-blocking request, never a failure of the job. Each run compacts small files
+ *       ({@code sink.compaction.enabled}, off by default; append tables) as commit user
+ *       {@code <commit user>-compact}, then expires snapshots. Both off when Paimon's
+ *       {@code write-only} is true.</li>
  * </ul>
  */
 public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Void>
@@ -84,11 +87,11 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient boolean restored;
     private transient NativeTable table;
     private transient CommitterMetrics metrics;
-    private transient SnapshotExpirer expirer;
-    /** finish() was called: the input ended, so close() lets the expiration catch up (bounded). */
+    private transient TableUpkeep upkeep;
+    /** finish() was called: the input ended, so close() lets the upkeep catch up (bounded). */
     private transient boolean finished;
 
-    /** How long close() waits for the expiration thread: after the end of input, and otherwise. */
+    /** How long close() waits for the upkeep thread: after the end of input, and otherwise. */
     static final java.time.Duration EXPIRE_DRAIN_WAIT = java.time.Duration.ofSeconds(30);
     static final java.time.Duration EXPIRE_STOP_WAIT = java.time.Duration.ofSeconds(2);
 
@@ -149,13 +152,42 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         table.retryPolicy(config.maxRetries(), config.minRetryWait(), config.maxRetryWait(), config.commitTimeout());
         boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : stored.coreOptions().writeOnly();
         if (writeOnly) {
-            LOG.info("write-only: no snapshot expiration for {}", config.location());
+            LOG.info("write-only: no snapshot expiration and no compaction for {}", config.location());
         } else {
-            expirer = new SnapshotExpirer(config.location(), config.storeConfig(), config.expireOptions(), metrics);
-            expirer.start();
+            TableUpkeep.Compaction compaction = compaction(stored);
+            upkeep = new TableUpkeep(config.location(), config.storeConfig(), config.expireOptions(), compaction,
+                                     t -> t.retryPolicy(config.maxRetries(), config.minRetryWait(),
+                                                        config.maxRetryWait(), config.commitTimeout()),
+                                     metrics);
+            upkeep.start();
         }
         if (restored && !pending.isEmpty()) commitRestored();
         metrics.pendingCheckpoints = pending.size();
+    }
+
+    /** The compaction settings of this job, or null when compaction is off (logged). */
+    private TableUpkeep.Compaction compaction(PaimonTableSpec stored) {
+        if (!config.compactionEnabled()) return null;
+        if (!stored.schema().primaryKeys().isEmpty()) {
+            LOG.info("sink.compaction.enabled: {} has primary keys, and only append tables are compacted by the "
+                     + "sink: no compaction", config.location());
+            return null;
+        }
+        AppendCompactor.Settings s = AppendCompactor.Settings.of(stored).withTargetFileSize(config.targetFileSize());
+        // Explicit values win; a default that contradicts one (SinkConfig checked min <= max) yields to it.
+        Integer givenMin = config.compactionMinFileNum();
+        Integer givenMax = config.compactionMaxFileNum();
+        int min = givenMin != null ? givenMin : givenMax != null ? Math.min(s.minFileNum, givenMax) : s.minFileNum;
+        int max = givenMax != null ? givenMax : Math.max(s.maxFileNum, min);
+        s = min <= s.maxFileNum ? s.withMinFileNum(min).withMaxFileNum(max) : s.withMaxFileNum(max).withMinFileNum(min);
+        String user = commitUser + "-compact";
+        if (user.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
+            LOG.warn("sink.compaction.enabled: the compaction commit user {} would be longer than 255 bytes: no "
+                     + "compaction (use a shorter commit.user)", user);
+            return null;
+        }
+        LOG.info("small-file compaction of {} after commits: {}, commit user {}", config.location(), s, user);
+        return new TableUpkeep.Compaction(stored, s, user, TableUpkeep.DEFAULT_MAX_TASKS);
     }
 
     @Override
@@ -231,8 +263,8 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             pending.remove(e.getKey());
             metrics.pendingCheckpoints = pending.size();
         }
-        // Only a flag for the expiration thread: the next commit never waits for an expiration.
-        if (committed && expirer != null) expirer.request();
+        // Only a flag for the upkeep thread: the next commit never waits for a compaction or an expiration.
+        if (committed && upkeep != null) upkeep.request();
     }
 
     /** @return true when a snapshot was published (false: a filtered replay) */
@@ -287,17 +319,17 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     @Override
     public void close() throws Exception {
         try {
-            if (expirer != null) {
-                // After the end of input the final checkpoint's commit is done: let the expiration
-                // catch up so that a finished job leaves its table within retention. On cancel or
-                // failover only a short wait; an abandoned run is finished by the next one.
-                if (finished) expirer.request();
-                expirer.close(finished ? EXPIRE_DRAIN_WAIT : EXPIRE_STOP_WAIT, finished);
+            if (upkeep != null) {
+                // After the end of input the final checkpoint's commit is done: let the upkeep
+                // catch up so that a finished job leaves its table compacted and within retention.
+                // On cancel or failover only a short wait; an abandoned run is finished by the next one.
+                if (finished) upkeep.request();
+                upkeep.close(finished ? EXPIRE_DRAIN_WAIT : EXPIRE_STOP_WAIT, finished);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            expirer = null;
+            upkeep = null;
             try {
                 if (table != null) table.close();
             } finally {

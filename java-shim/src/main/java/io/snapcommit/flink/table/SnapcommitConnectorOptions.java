@@ -71,6 +71,27 @@ public final class SnapcommitConnectorOptions {
         .withDescription("Paimon's write-only: true = the sink expires no snapshots (another job or "
                          + "'snapcommit expire' does). Unset: the table's option, else false.");
 
+    // Small-file compaction of an append table by the committer's upkeep thread (off by default).
+
+    public static final ConfigOption<Boolean> COMPACTION_ENABLED = ConfigOptions.key("sink.compaction.enabled")
+        .booleanType().defaultValue(false)
+        .withDescription("true: after commits the committer's upkeep thread (never the commit itself) compacts "
+                         + "the small files of each partition/bucket of an append table into COMPACT snapshots. "
+                         + "Off by default because it reads and rewrites data on the committer's single "
+                         + "task; Paimon's own sink compacts by default unless write-only. write-only = true "
+                         + "turns it off.");
+
+    public static final ConfigOption<Integer> COMPACTION_MIN_FILE_NUM = ConfigOptions.key("compaction.min.file-num")
+        .intType().noDefaultValue()
+        .withDescription("Paimon's compaction.min.file-num: a partition/bucket is compacted once it has this many "
+                         + "small files (or enough of them to fill two target files). Unset: the table's "
+                         + "option, else 5.");
+
+    public static final ConfigOption<Integer> COMPACTION_MAX_FILE_NUM = ConfigOptions.key("sink.compaction.max-file-num")
+        .intType().noDefaultValue()
+        .withDescription("At most this many small files are merged into one task (the connector's own; Paimon "
+                         + "1.4 has no such option). Unset: 50.");
+
     // Paimon table options: stored in the table's schema (schema/schema-0) when the sink creates the
     // table, and compared with the stored schema when it exists.
 

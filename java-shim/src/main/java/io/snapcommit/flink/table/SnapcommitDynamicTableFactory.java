@@ -65,6 +65,9 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(SNAPSHOT_TIME_RETAINED);
         o.add(SNAPSHOT_EXPIRE_LIMIT);
         o.add(WRITE_ONLY);
+        o.add(COMPACTION_ENABLED);
+        o.add(COMPACTION_MIN_FILE_NUM);
+        o.add(COMPACTION_MAX_FILE_NUM);
         o.add(BUCKET);
         o.add(BUCKET_KEY);
         o.add(FILE_FORMAT);
@@ -127,7 +130,10 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
                 expire = expire.olderThan(options.get(SNAPSHOT_TIME_RETAINED));
             if (options.getOptional(SNAPSHOT_EXPIRE_LIMIT).isPresent())
                 expire = expire.limit(options.get(SNAPSHOT_EXPIRE_LIMIT));
-            config = config.withExpiration(expire, options.getOptional(WRITE_ONLY).orElse(null));
+            config = config.withExpiration(expire, options.getOptional(WRITE_ONLY).orElse(null))
+                           .withCompaction(options.get(COMPACTION_ENABLED),
+                                           options.getOptional(COMPACTION_MIN_FILE_NUM).orElse(null),
+                                           options.getOptional(COMPACTION_MAX_FILE_NUM).orElse(null));
             spec = PaimonTableSpec.derive(rowType, partitionKeys, primaryKeys, paimonOptions);
             // Planning-time S3 check: a wrong secret or a missing bucket fails here, not in a restart loop.
             // Left at its default it is best effort (skipped with a WARN on a client that cannot load
