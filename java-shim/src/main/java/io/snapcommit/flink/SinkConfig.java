@@ -30,6 +30,10 @@ public final class SinkConfig implements Serializable {
     private final String location;
     private final Strategy strategy;
     private final String commitUser;
+    /** commit.max-retries unset: no count limit; the commit's budget (commit.timeout) decides (SC_RETRY_UNBOUNDED). */
+    public static final int UNBOUNDED_RETRIES = -1;
+    /** commit.timeout unset: the library's default budget. */
+    public static final Duration DEFAULT_COMMIT_TIMEOUT = Duration.ofSeconds(60);
     private final int maxRetries;
     private final Duration minRetryWait;
     private final Duration maxRetryWait;
@@ -57,7 +61,8 @@ public final class SinkConfig implements Serializable {
         this.commitUser = commitUser == null || commitUser.isEmpty() ? null : commitUser;
         if (this.commitUser != null && this.commitUser.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255)
             throw new IllegalArgumentException("commit.user is longer than 255 bytes");
-        if (maxRetries < 0) throw new IllegalArgumentException("commit.max-retries must be >= 0");
+        if (maxRetries < UNBOUNDED_RETRIES)
+            throw new IllegalArgumentException("commit.max-retries must be >= 0 (unset: no count limit, commit.timeout decides)");
         this.maxRetries = maxRetries;
         this.minRetryWait = Objects.requireNonNull(minRetryWait);
         this.maxRetryWait = Objects.requireNonNull(maxRetryWait);
@@ -286,7 +291,7 @@ public final class SinkConfig implements Serializable {
     @Override
     public String toString() {
         return "SinkConfig{location=" + location + ", strategy=" + strategy + ", commitUser=" + commitUser
-               + ", maxRetries=" + maxRetries + ", retryWait=" + minRetryWait.toMillis() + ".."
+               + ", maxRetries=" + (maxRetries == UNBOUNDED_RETRIES ? "unbounded" : maxRetries) + ", retryWait=" + minRetryWait.toMillis() + ".."
                + maxRetryWait.toMillis() + "ms, timeout=" + (commitTimeout == null ? "none" : commitTimeout)
                + ", targetFileSize=" + targetFileSize + ", storage=" + storeConfig
                + ", expire=" + expireOptions + (writeOnly == null ? "" : ", writeOnly=" + writeOnly)

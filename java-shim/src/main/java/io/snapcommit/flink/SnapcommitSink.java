@@ -184,10 +184,10 @@ public final class SnapcommitSink {
         private String path;
         private Strategy strategy = Strategy.AUTO;
         private String commitUser;
-        private int maxRetries = 10;
+        private int maxRetries = SinkConfig.UNBOUNDED_RETRIES;
         private Duration minRetryWait = Duration.ofMillis(10);
         private Duration maxRetryWait = Duration.ofSeconds(10);
-        private Duration commitTimeout;
+        private Duration commitTimeout = SinkConfig.DEFAULT_COMMIT_TIMEOUT;
         private long targetFileSize = 128L << 20;
         private RowType rowType;
         private final List<String> partitionKeys = new ArrayList<>();

@@ -153,7 +153,7 @@ public final class NativeTable implements AutoCloseable {
         return location;
     }
 
-    /** Claim retries: at most maxRetries, backoff min(minWait*2^n, maxWait) + jitter, optional total timeout. */
+    /** Claim retries: at most maxRetries (-1: no count limit), spread backoff between minWait and maxWait, total budget timeout (null: none). */
     public synchronized void retryPolicy(int maxRetries, Duration minWait, Duration maxWait, Duration timeout) {
         setRetryPolicy(live(), maxRetries, minWait.toMillis(), maxWait.toMillis(),
                        timeout == null ? 0 : timeout.toMillis());

@@ -41,7 +41,8 @@ public class SnapcommitException extends RuntimeException {
             case ECOMMITTED: return new AlreadyCommittedException(code, text, detail);
             case ECONFLICT: return new ConflictException(code, text, detail);
             case EUNKNOWN: return new UnknownOutcomeException(code, text, detail);
-            case ERETRIES: return new RetriesExhaustedException(code, text, detail);
+            case ERETRIES: // a count limit (commit.max-retries) or the budget (commit.timeout) ran out
+            case ETIMEOUT: return new RetriesExhaustedException(code, text, detail);
             default: return new SnapcommitException(code, text, detail);
         }
     }

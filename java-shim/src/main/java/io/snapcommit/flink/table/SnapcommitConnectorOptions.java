@@ -28,7 +28,9 @@ public final class SnapcommitConnectorOptions {
                          + "tracker. For an existing table it must be auto or match the table's strategy.");
 
     public static final ConfigOption<Integer> COMMIT_MAX_RETRIES = ConfigOptions.key("commit.max-retries")
-        .intType().defaultValue(10).withDescription("Claims retried after a lost one before failing.");
+        .intType().noDefaultValue()
+        .withDescription("Lost claims retried before failing. Unset (the default): no count limit, the "
+                         + "commit.timeout budget decides (a fixed count gives up on the writers that lose most).");
 
     public static final ConfigOption<Duration> COMMIT_MIN_RETRY_WAIT = ConfigOptions.key("commit.min-retry-wait")
         .durationType().defaultValue(Duration.ofMillis(10)).withDescription("Backoff after the first lost claim.");
@@ -37,7 +39,9 @@ public final class SnapcommitConnectorOptions {
         .durationType().defaultValue(Duration.ofSeconds(10)).withDescription("Backoff cap.");
 
     public static final ConfigOption<Duration> COMMIT_TIMEOUT = ConfigOptions.key("commit.timeout").durationType()
-        .noDefaultValue().withDescription("Give up a commit whose claims keep being lost after this long (default: none).");
+        .defaultValue(Duration.ofSeconds(60))
+        .withDescription("The commit's budget: give up a commit whose claims keep being lost after this long "
+                         + "(the library's default, 60 s; 0 = none).");
 
     public static final ConfigOption<MemorySize> TARGET_FILE_SIZE = ConfigOptions.key("sink.target-file-size")
         .memoryType().defaultValue(MemorySize.parse("128mb"))

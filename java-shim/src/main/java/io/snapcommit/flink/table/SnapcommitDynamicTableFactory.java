@@ -117,9 +117,9 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         PaimonTableSpec spec;
         try {
             config = SinkConfigs.of(options.get(PATH), options.get(COMMIT_STRATEGY),
-                                    options.getOptional(COMMIT_USER).orElse(null), options.get(COMMIT_MAX_RETRIES),
+                                    options.getOptional(COMMIT_USER).orElse(null), options.getOptional(COMMIT_MAX_RETRIES).orElse(SinkConfig.UNBOUNDED_RETRIES),
                                     options.get(COMMIT_MIN_RETRY_WAIT), options.get(COMMIT_MAX_RETRY_WAIT),
-                                    options.getOptional(COMMIT_TIMEOUT).orElse(null),
+                                    options.get(COMMIT_TIMEOUT),
                                     options.get(TARGET_FILE_SIZE).getBytes(), storage.build());
             ExpireOptions expire = ExpireOptions.FROM_TABLE;
             if (options.getOptional(SNAPSHOT_NUM_RETAINED_MIN).isPresent())
