@@ -76,7 +76,8 @@ class ErrorCodeTableTest {
         Map<ErrorCode, Class<?>> special = Map.of(ErrorCode.ECOMMITTED, AlreadyCommittedException.class,
                                                   ErrorCode.ECONFLICT, ConflictException.class,
                                                   ErrorCode.EUNKNOWN, UnknownOutcomeException.class,
-                                                  ErrorCode.ERETRIES, RetriesExhaustedException.class);
+                                                  ErrorCode.ERETRIES, RetriesExhaustedException.class,
+                                                  ErrorCode.ETIMEOUT, RetriesExhaustedException.class);
         for (ErrorCode c : ErrorCode.values()) {
             SnapcommitException e = SnapcommitException.fromNative(c.code(), msg, 7);
             assertEquals(special.getOrDefault(c, SnapcommitException.class), e.getClass(), c.name());
