@@ -734,3 +734,45 @@ Test(expire, a_claim_of_an_expired_id_is_not_reported_as_committed) {
     sc_table_free(a);
     sc_table_free(t);
 }
+
+/* ---- an undecided tracker claim ---- */
+
+static int drop_commit_hints(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx;
+    (void)call;
+    size_t n = strlen(key);
+    return (op == SC_OP_PUT || op == SC_OP_PUT_IF_ABSENT) && n >= 11 && strcmp(key + n - 11, "COMMIT-HINT") == 0 ? SC_EIO : 0;
+}
+
+/*
+ * Version 1 of a tracker table: its writer's commit file is publishable but its COMMIT-HINT
+ * never landed, so no version is decided (latest 0). Any later writer publishes that claim,
+ * so remove-orphans must keep what it names however old it is.
+ */
+Test(orphans, keeps_what_an_undecided_first_tracker_claim_names) {
+    clock_ms = 1000000;
+    sc_table *a = tu_mem_table_with("or_tr_first", (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
+    use_clock(a, "or_tr_first");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/first", 1, NULL, NULL);
+    put_data(a, "data/first");
+    sc_store_set_fault_hook(sc_table_store(a), drop_commit_hints, NULL);
+    sc_commit_result r;
+    FAILS(SC_EUNKNOWN, tu_commit(&r, a, "A", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0));
+    sc_store_set_fault_hook(sc_table_store(a), NULL, NULL);
+    sc_table_free(a);
+    clock_ms += 2 * 86400 * 1000LL; /* older than the default limit of a day */
+    sc_table *u = tu_reopen("or_tr_first");
+    use_clock(u, "or_tr_first");
+    cr_assert_eq(tu_latest(u), 0, "no version is decided yet");
+    OK(sc_table_remove_orphans(NULL, u, NULL));
+    cr_assert(data_present(u, "data/first"), "the data file of the undecided claim was deleted");
+    /* The next writer publishes A's claim first, then commits its own on top. */
+    OK(tu_commit_one(&r, u, "B", 1));
+    cr_assert_eq(r.snapshot_id, 2);
+    sc_file_list *files;
+    cr_assert_eq(sc_table_files(&files, u, 1), 0, "snapshot 1 (A's claim): %s", sc_error_message());
+    cr_assert_eq(files->count, 1);
+    sc_file_list_free(files);
+    cr_assert_eq(sc_table_fsck(u, NULL, NULL), 0, "fsck: %s", sc_error_message());
+    sc_table_free(u);
+}
