@@ -734,3 +734,110 @@ Test(expire, a_claim_of_an_expired_id_is_not_reported_as_committed) {
     sc_table_free(a);
     sc_table_free(t);
 }
+
+/* ---- an undecided tracker claim ---- */
+
+static int drop_commit_hints(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx;
+    (void)call;
+    size_t n = strlen(key);
+    return (op == SC_OP_PUT || op == SC_OP_PUT_IF_ABSENT) && n >= 11 && strcmp(key + n - 11, "COMMIT-HINT") == 0 ? SC_EIO : 0;
+}
+
+/*
+ * Version 1 of a tracker table: its writer's commit file is publishable but its COMMIT-HINT
+ * never landed, so no version is decided (latest 0). Any later writer publishes that claim,
+ * so remove-orphans must keep what it names however old it is.
+ */
+Test(orphans, keeps_what_an_undecided_first_tracker_claim_names) {
+    clock_ms = 1000000;
+    sc_table *a = tu_mem_table_with("or_tr_first", (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
+    use_clock(a, "or_tr_first");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/first", 1, NULL, NULL);
+    put_data(a, "data/first");
+    sc_store_set_fault_hook(sc_table_store(a), drop_commit_hints, NULL);
+    sc_commit_result r;
+    FAILS(SC_EUNKNOWN, tu_commit(&r, a, "A", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0));
+    sc_store_set_fault_hook(sc_table_store(a), NULL, NULL);
+    sc_table_free(a);
+    clock_ms += 2 * 86400 * 1000LL; /* older than the default limit of a day */
+    sc_table *u = tu_reopen("or_tr_first");
+    use_clock(u, "or_tr_first");
+    cr_assert_eq(tu_latest(u), 0, "no version is decided yet");
+    OK(sc_table_remove_orphans(NULL, u, NULL));
+    cr_assert(data_present(u, "data/first"), "the data file of the undecided claim was deleted");
+    /* The next writer publishes A's claim first, then commits its own on top. */
+    OK(tu_commit_one(&r, u, "B", 1));
+    cr_assert_eq(r.snapshot_id, 2);
+    sc_file_list *files;
+    cr_assert_eq(sc_table_files(&files, u, 1), 0, "snapshot 1 (A's claim): %s", sc_error_message());
+    cr_assert_eq(files->count, 1);
+    sc_file_list_free(files);
+    cr_assert_eq(sc_table_fsck(u, NULL, NULL), 0, "fsck: %s", sc_error_message());
+    sc_table_free(u);
+}
+
+/*
+ * Two writers stall before their claims: one read 2 and claims 3, the other read 3 and
+ * claims 4. Meanwhile 4..8 are committed and 1..6 expire. The claim of 4 lands on the
+ * freed key; right after it, the other writer's claim of 3 lands too. A present snapshot 3
+ * says nothing about 4: the claim of 4 must be retried, not acknowledged below EARLIEST
+ * (its LATEST hint would then point below EARLIEST and the next commit land at 5).
+ */
+static uint8_t *g_prev_doc;
+static size_t g_prev_len;
+static int g_phase;
+static int two_stalls(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx;
+    (void)call;
+    if (g_phase == 0 && (op == SC_OP_PUT_IF_ABSENT || op == SC_OP_PUT) && strncmp(key, "snapshot/snapshot-", 18) == 0) {
+        g_phase = 1;
+        OK(sc_store_get(sc_table_store(g_world), &g_prev_doc, &g_prev_len, NULL, "snapshot/snapshot-3"));
+        chain(g_world, 4, 5); /* 4..8 */
+        clock_ms += 10000;
+        sc_expire_options o = opts(2, INT32_MAX, 0, 50);
+        OK(sc_table_expire(NULL, g_world, &o));
+        cr_assert_eq(earliest(g_world), 7);
+    } else if (g_phase == 1) { /* the first request after the claim of 4 */
+        g_phase = 2;
+        OK(sc_store_put(sc_table_store(g_world), NULL, "snapshot/snapshot-3", g_prev_doc, g_prev_len));
+    }
+    return 0;
+}
+
+Test(expire, a_claim_below_earliest_is_retried_though_another_leftover_lies_under_it) {
+    sc_table *t = table("ex_stall2");
+    chain(t, 1, 3);
+    sc_table *w = tu_reopen("ex_stall2");
+    sc_env env;
+    sc_env_init(&env);
+    env.now_ms = now_fn;
+    env.monotonic_ms = now_fn;
+    OK(sc_table_set_env(w, &env));
+    sc_file_entry late = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
+    put_data(w, "data/late");
+    g_world = t;
+    g_phase = 0;
+    g_prev_doc = NULL;
+    sc_store_set_fault_hook(sc_table_store(w), two_stalls, NULL);
+    sc_commit_result r;
+    cr_assert_eq(tu_commit(&r, w, "late", 1, SC_KIND_APPEND, 0, &late, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(w), NULL, NULL);
+    cr_assert_eq(g_phase, 2);
+    cr_assert_eq(r.snapshot_id, 9, "acknowledged at %" PRIu64 " (the claim of 4 lies below EARLIEST 7)", r.snapshot_id);
+    sc_table *f = tu_reopen("ex_stall2");
+    cr_assert_eq(tu_latest(f), 9);
+    sc_snapshot_info *info;
+    OK(sc_table_snapshot_info(&info, f, 9));
+    cr_assert_str_eq(info->commit_user, "late");
+    sc_snapshot_info_free(info);
+    sc_file_entry next = tu_file("p", 0, 0, 0, "data/next", 1, NULL, NULL);
+    put_data(f, "data/next");
+    OK(tu_commit(&r, f, "next", 1, SC_KIND_APPEND, 0, &next, 1, NULL, 0));
+    cr_assert_eq(r.snapshot_id, 10);
+    check_retained(f);
+    free(g_prev_doc);
+    sc_table_free(f);
+    sc_table_free(w);
+    sc_table_free(t);
+}

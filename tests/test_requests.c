@@ -26,8 +26,8 @@ static void append(sc_commit_result *r, sc_table *t, const char *user, int64_t i
  * A long-lived handle appending one file on top of its own snapshot N: the delta manifest and
  * list are written before the base is known; discovery is GET LATEST + HEAD N+1 + HEAD N (its
  * own snapshot's bytes are on the handle, the lists and manifests it wrote are in its cache);
- * the window holds the base list and the claim; after it, HEAD N again (the claim did not
- * land on an id expiration had freed: claimed_below_history) and LATEST: 9 in all.
+ * the window holds the base list and the claim; after it, GET EARLIEST (the claim did not
+ * land on an id expiration had freed: check_in_history) and LATEST: 9 in all.
  */
 static void expect_uncontended(sc_table *t, const char *what) {
     sc_commit_result r;
@@ -42,8 +42,8 @@ static void expect_uncontended(sc_table *t, const char *what) {
                 (unsigned long long)s->ops[SC_OP_HEAD], (unsigned long long)s->ops[SC_OP_PUT],
                 (unsigned long long)s->ops[SC_OP_PUT_IF_ABSENT], (unsigned long long)s->ops[SC_OP_LIST],
                 (unsigned long long)s->ops[SC_OP_DELETE], (unsigned long long)total_ops(w));
-    cr_assert_eq(s->ops[SC_OP_GET], 1, "%s: GET LATEST only", what);
-    cr_assert_eq(s->ops[SC_OP_HEAD], 3, "%s: HEAD N+1 and HEAD N, and HEAD N after the claim", what);
+    cr_assert_eq(s->ops[SC_OP_GET], 2, "%s: GET LATEST, and GET EARLIEST after the claim", what);
+    cr_assert_eq(s->ops[SC_OP_HEAD], 2, "%s: HEAD N+1 and HEAD N", what);
     cr_assert_eq(s->ops[SC_OP_LIST], 0, "%s", what);
     cr_assert_eq(s->ops[SC_OP_PUT], 4, "%s: delta manifest, delta list, base list, LATEST", what);
     cr_assert_eq(s->ops[SC_OP_PUT_IF_ABSENT], 1, "%s: the claim", what);
@@ -156,16 +156,16 @@ Test(requests, lost_claim_reads_only_the_winners_delta) {
     cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-4"), 1);
     cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-5"), 1);
     cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/snapshot-3"), 1, "the winner's snapshot, read directly");
-    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/"), 1, "no other snapshot");
-    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-3"), 1, "after the claim of 4: 3 still exists");
-    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-"), 3, "nothing at or below N probed");
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/snapshot-"), 1, "no other snapshot");
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/EARLIEST"), 1, "after the claim of 4: not below EARLIEST");
+    cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-"), 2, "nothing at or below N probed");
     cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/manifest-list-"), 1, "the winner's delta list");
     cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/"), 1, "not its delta manifest: the index rules our file out");
     cr_assert_eq(seen_count(&c, SC_OP_DELETE, "manifest/manifest-list-"), 1, "the lost attempt's base list");
     cr_assert_eq(seen_count(&c, SC_OP_PUT, "manifest/"), 1, "the delta was written once, before the first base");
     cr_assert_eq(seen_count(&c, SC_OP_PUT_IF_ABSENT, "snapshot/snapshot-4"), 1);
-    cr_assert_eq(c.count, 9, "after the lost claim: 6 to retry, the DELETE of its base list, after the claim the HEAD "
-                             "of 3 (not expired below it) and LATEST");
+    cr_assert_eq(c.count, 9, "after the lost claim: 6 to retry, the DELETE of its base list, after the claim the GET "
+                             "of EARLIEST (not expired below it) and LATEST");
     /* The window of the attempt that won: the winner's delta list, the base list, the claim. */
     cr_assert_eq(total_ops(&r.window_stats), 3, "window: %llu requests", (unsigned long long)total_ops(&r.window_stats));
     cr_assert_eq(tu_file_count(t), 4);

@@ -786,29 +786,18 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
  * elsewhere (or a later one), another incarnation of the committer committed it while
  * this one waited: SC_ECOMMITTED, as the replay check says. Otherwise the claim counts as lost and is
  * retried on the latest with a new delta (the leftover below EARLIEST names the old one,
- * which the next expiration may delete). Checked for the file strategies after a long
- * window (a stalled writer), a lost claim or an unknown outcome, so that a quick
- * uncontended commit sends no extra request; expire refuses head and tracker tables.
+ * which the next expiration may delete). Checked after every won claim of the file
+ * strategies (one GET of EARLIEST); expire refuses head and tracker tables.
  */
 static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
     if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) return STEP_WON;
     int64_t window = sc_env_monotonic_ms(&t->env) - a->base_looked;
-    int rc = 0;
-    if (a->landed > 1) {
-        char key[64];
-        sc_object_info info;
-        sc_snapshot_key(key, a->landed - 1);
-        rc = sc_store_head(t->store, &info, key);
-        if (rc == 0) return STEP_WON;
-        if (rc == SC_ENOTFOUND) {
-            sc_error_clear();
-            rc = 0;
-        }
-    }
+    /* Not a HEAD of N-1: a present N-1 may itself be another stalled writer's leftover,
+     * landed on a freed key below EARLIEST just before this check. */
     uint64_t earliest = 0, latest = 0;
-    if (!rc) rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
+    int rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
     if (!rc && earliest <= a->landed) return STEP_WON;
     sc_snapshot s;
     sc_watermark w;

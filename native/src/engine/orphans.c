@@ -110,6 +110,13 @@ static int keep_undecided(void *ctx, uint64_t id, const uint8_t *doc, size_t len
     return rc ? sc_error_wrap(rc, "remove-orphans: the undecided claim of snapshot %" PRIu64, id) : 0;
 }
 
+/* Every undecided claim above `latest` (strategy.h `undecided`), when the strategy has them. */
+static int keep_undecided_claims(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, uint64_t latest) {
+    if (!t->strategy->undecided) return 0;
+    undecided_ctx u = {.keep = keep, .skipped = out_skipped, .t = t};
+    return t->strategy->undecided(t, latest, keep_undecided, &u);
+}
+
 /*
  * Everything a snapshot from the first present one to the latest references. Data
  * files: every file live in each snapshot below EARLIEST and in EARLIEST, then what
@@ -121,7 +128,9 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
     uint64_t latest = 0, first = 0, retained = 0;
     int rc = t->strategy->latest(t, &latest);
     if (!rc && latest) rc = t->strategy->earliest(t, &first);
-    if (rc || !latest) return rc;
+    if (rc) return rc;
+    /* No version decided yet: the first one may still be published from an undecided claim. */
+    if (!latest) return keep_undecided_claims(keep, out_skipped, t, 0);
     retained = first;
     if (latest < retained)
         return sc_error_set(SC_ECORRUPT, "remove-orphans: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
@@ -173,10 +182,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
         have_live = 1;
         progress(o, "reading", id - first + 1, latest - first + 1);
     }
-    if (!rc && t->strategy->undecided) {
-        undecided_ctx u = {.keep = keep, .skipped = out_skipped, .t = t};
-        rc = t->strategy->undecided(t, latest, keep_undecided, &u);
-    }
+    if (!rc) rc = keep_undecided_claims(keep, out_skipped, t, latest);
     return rc;
 }
 
