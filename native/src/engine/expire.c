@@ -148,6 +148,25 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
     return rc;
 }
 
+/* Reads of the latest after one found below EARLIEST, before that is taken as damage. */
+#define RANGE_REREADS 3
+
+int sc_upkeep_read_range(uint64_t *out_latest, uint64_t *out_earliest, sc_table *t, const char *what) {
+    uint64_t latest = 0, earliest = 0;
+    int rc = t->strategy->latest(t, &latest);
+    if (!rc && latest) rc = t->strategy->earliest(t, &earliest);
+    for (int i = 0; !rc && latest && latest < earliest && i < RANGE_REREADS; i++)
+        rc = t->strategy->latest(t, &latest); /* commits landed meanwhile: EARLIEST only follows them */
+    *out_latest = rc ? 0 : latest;
+    *out_earliest = rc ? 0 : earliest;
+    if (rc) return rc;
+    if (latest && latest < earliest)
+        return sc_error_set(SC_ECORRUPT, "%s: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
+                                         " (snapshot/LATEST names a leftover below EARLIEST?)",
+                            what, latest, earliest);
+    return 0;
+}
+
 int sc_upkeep_refuse_unprotected(sc_table *t, const char *what) {
     static const char *const prefixes[] = {"tag/", "branch/", "consumer/"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
@@ -493,16 +512,10 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
         rc = sc_error_set(SC_EUNSUPPORTED, "expire: not implemented for %s tables (their authority records keep every "
                                            "version)", sc_strategy_name(t->strategy->kind));
     if (!rc) rc = sc_upkeep_refuse_unprotected(t, "expire");
-    if (!rc) rc = t->strategy->latest(t, &p.latest);
-    if (!rc && p.latest) rc = t->strategy->earliest(t, &p.earliest);
+    /* Below EARLIEST the keep sets would be empty: sc_upkeep_read_range refuses it, nothing deleted. */
+    if (!rc) rc = sc_upkeep_read_range(&p.latest, &p.earliest, t, "expire");
     if (!rc && p.latest) rc = sc_snapshot_ids_list(&p.ids, &p.id_count, t);
     if (rc || !p.latest) goto done;
-    if (p.latest < p.earliest) { /* the keep sets would be empty: delete nothing */
-        rc = sc_error_set(SC_ECORRUPT, "expire: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
-                                       " (snapshot/LATEST names a leftover below EARLIEST?); nothing deleted",
-                          p.latest, p.earliest);
-        goto done;
-    }
     r.latest = p.latest;
     r.earliest_before = r.earliest_after = p.earliest;
     p.lowest = p.id_count ? p.ids[0] : p.earliest;

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error_internal.h"
 #include "engine/state.h"
@@ -32,8 +33,15 @@ static int earliest_moved(sc_table *t, uint64_t earliest, int code) {
     return rc == 0 && now > earliest;
 }
 
+static int key_order(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* 1 when `key` is in the listing (its keys sorted bytewise). */
+static int listed_has(const sc_list_page *listed, const char *key) {
+    return bsearch(&key, listed->keys, listed->count, sizeof *listed->keys, key_order) != NULL;
+}
+
 /* The files of `records` (ADD entries, or every entry of a live set) must be in `listed`. */
-static int check_records(sc_data_check_result *r, sc_table *t, const sc_keyset *listed, const sc_entry_vec *records,
+static int check_records(sc_data_check_result *r, sc_table *t, const sc_list_page *listed, const sc_entry_vec *records,
                          uint64_t id, int live_set) {
     int rc = 0;
     sc_keyset keys = {0};
@@ -44,7 +52,7 @@ static int check_records(sc_data_check_result *r, sc_table *t, const sc_keyset *
         rc = sc_upkeep_data_keys(&keys, &r->skipped, t, &e->file);
         for (size_t k = first; !rc && k < keys.count; k++) {
             r->files_checked++;
-            if (!sc_keyset_has(listed, keys.items[k].key))
+            if (!listed_has(listed, keys.items[k].key))
                 rc = sc_error_set(SC_ECORRUPT, "%s: named by snapshot %" PRIu64 " (%s) but missing from storage",
                                   keys.items[k].key, id, live_set ? "a live file of the earliest retained snapshot"
                                                                     : "added by it");
@@ -57,21 +65,23 @@ static int check_records(sc_data_check_result *r, sc_table *t, const sc_keyset *
 static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_upkeep_progress_fn progress, void *ctx) {
     *out = PASS_DONE;
     uint64_t latest = 0, earliest = 0;
-    int rc = t->strategy->latest(t, &latest);
-    if (!rc && latest) rc = t->strategy->earliest(t, &earliest);
-    if (rc) return sc_error_wrap(rc, "fsck data: finding the retained snapshots");
+    int rc = sc_upkeep_read_range(&latest, &earliest, t, "fsck data");
+    if (rc) return sc_error_has_message() ? rc : sc_error_wrap(rc, "fsck data: finding the retained snapshots");
     r->earliest = earliest;
     r->latest = latest;
     if (!latest) return 0;
-    /* Listed after the latest was found: every file a snapshot up to it names was written before. */
-    sc_list_page all = {0};
-    sc_keyset listed = {0};
-    rc = sc_store_list_all(t->store, &all, "");
+    /* Listed after the latest was found: every file a snapshot up to it names was written before.
+     * The listing is looked up in place (no copy of its keys): stores list in bytewise order,
+     * sorted again only if one did not. */
+    sc_list_page listed = {0};
+    rc = sc_store_list_all(t->store, &listed, "");
     if (rc) rc = sc_error_wrap(rc, "fsck data: listing the table");
-    for (size_t i = 0; !rc && i < all.count; i++) rc = sc_keyset_add(&listed, all.keys[i], 0);
-    r->objects_listed = all.count;
-    sc_list_page_free(&all);
-    if (!rc) sc_keyset_seal(&listed);
+    r->objects_listed = listed.count;
+    for (size_t i = 1; !rc && i < listed.count; i++)
+        if (strcmp(listed.keys[i - 1], listed.keys[i]) > 0) {
+            qsort(listed.keys, listed.count, sizeof *listed.keys, key_order);
+            break;
+        }
     for (uint64_t id = earliest; !rc && id <= latest; id++) {
         sc_snapshot s;
         rc = sc_table_read_snapshot(&s, NULL, t, id);
@@ -90,7 +100,7 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
         }
         if (progress) progress(ctx, "data files", id - earliest + 1, latest - earliest + 1);
     }
-    sc_keyset_free(&listed);
+    sc_list_page_free(&listed);
     return rc;
 }
 

@@ -126,16 +126,11 @@ static int keep_undecided_claims(sc_keyset *keep, uint64_t *out_skipped, sc_tabl
  */
 static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const sc_orphans_options *o) {
     uint64_t latest = 0, first = 0, retained = 0;
-    int rc = t->strategy->latest(t, &latest);
-    if (!rc && latest) rc = t->strategy->earliest(t, &first);
+    int rc = sc_upkeep_read_range(&latest, &first, t, "remove-orphans");
     if (rc) return rc;
     /* No version decided yet: the first one may still be published from an undecided claim. */
     if (!latest) return keep_undecided_claims(keep, out_skipped, t, 0);
     retained = first;
-    if (latest < retained)
-        return sc_error_set(SC_ECORRUPT, "remove-orphans: the latest snapshot found, %" PRIu64 ", is below EARLIEST %" PRIu64
-                                         " (snapshot/LATEST names a leftover below EARLIEST?); nothing deleted",
-                            latest, retained);
     int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
     if (file_chain) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
         uint64_t *ids = NULL;

@@ -57,6 +57,16 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
  */
 int sc_upkeep_refuse_unprotected(sc_table *t, const char *what);
 
+/*
+ * The latest snapshot id, then EARLIEST, for an upkeep run (expire,
+ * remove-orphans, fsck --data). Read in that order, commits and an
+ * expiration between the two reads can put EARLIEST above the latest read:
+ * then the latest is read again (a few times). *out_latest 0: no snapshot.
+ * SC_ECORRUPT, prefixed by `what`, when the latest stays below EARLIEST
+ * (snapshot/LATEST naming a leftover below it).
+ */
+int sc_upkeep_read_range(uint64_t *out_latest, uint64_t *out_earliest, sc_table *t, const char *what);
+
 /* snapshot/EARLIEST as stored: *out 0 when absent or damaged, *out_present whether it
  * exists, *out_info its version (for a conditional update). The last two may be NULL. */
 int sc_upkeep_read_earliest(uint64_t *out, int *out_present, sc_object_info *out_info, sc_table *t);

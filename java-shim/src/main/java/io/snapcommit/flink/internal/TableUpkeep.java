@@ -267,7 +267,14 @@ final class TableUpkeep {
         } catch (IOException | RuntimeException e) {
             long ms = (System.nanoTime() - started) / 1_000_000;
             sink.compactionFailed(ms);
-            if (e instanceof UnknownOutcomeException) {
+            if (e instanceof AppendCompactor.MisplacedRowsException) {
+                // The table's rows do not fit its own layout (rows of another bucket): every round
+                // would rewrite the same files and throw them away again.
+                synchronized (this) {
+                    compactOff = true;
+                }
+                LOG.warn("small-file compaction of {} is off for this job: {}", location, e.getMessage());
+            } else if (e instanceof UnknownOutcomeException) {
                 LOG.warn("compaction commit of {} (user {}, identifier {}) has an unknown outcome: its files are "
                          + "left in place (orphan removal takes them if it was not published); the job goes on: {}",
                          location, compaction.user, id, e.getMessage());

@@ -27,6 +27,7 @@ import io.snapcommit.jni.AlreadyCommittedException;
 import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.CommitResult;
 import io.snapcommit.jni.ConflictException;
+import io.snapcommit.jni.RetriesExhaustedException;
 import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.NativeChanges;
 import io.snapcommit.jni.NativeStore;
@@ -353,8 +354,9 @@ public final class AppendCompactor {
      * {@link Prepared#baseSnapshot}. A conflict or an already committed identifier deletes the
      * outputs again and is reported, not thrown.
      *
-     * @throws io.snapcommit.jni.SnapcommitException any other failure of the commit (the outputs are
-     *     left: after an unknown outcome they may be live)
+     * @throws io.snapcommit.jni.SnapcommitException any other failure of the commit: after
+     *     RetriesExhaustedException (nothing committed) the outputs are deleted, otherwise they are
+     *     left (after an unknown outcome they may be live)
      */
     public Result commit(NativeTable table, Prepared p, String user, long identifier) {
         CommitResult r;
@@ -368,6 +370,10 @@ public final class AppendCompactor {
         } catch (AlreadyCommittedException e) {
             deleteQuietly(p.paths, e);
             return new Result(Outcome.ALREADY_COMMITTED, p.baseSnapshot, 0, p, null);
+        } catch (RetriesExhaustedException e) {
+            // Every claim was lost (the count or the budget ran out): nothing names the outputs.
+            deleteQuietly(p.paths, e);
+            throw e;
         }
         return new Result(Outcome.COMPACTED, p.baseSnapshot, r.snapshotId(), p, null);
     }
@@ -426,10 +432,22 @@ public final class AppendCompactor {
         return out;
     }
 
+    /**
+     * The inputs hold rows Paimon would put in another partition or bucket: permanent for these
+     * files, so a caller running rounds repeatedly should stop compacting this table.
+     */
+    public static final class MisplacedRowsException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        MisplacedRowsException(String message) {
+            super(message);
+        }
+    }
+
     private void put(Task t, PaimonDataWriter.Written w, List<PaimonDataWriter.Written> out, List<String> paths) {
         // A row Paimon would route elsewhere (a file in the wrong bucket) must not be moved by a compaction.
         if (!Arrays.equals(w.entry.partition(), t.partition) || w.entry.bucket() != t.bucket)
-            throw new IllegalStateException("compaction of bucket " + t.bucket + " produced rows of bucket "
+            throw new MisplacedRowsException("compaction of bucket " + t.bucket + " produced rows of bucket "
                                             + w.entry.bucket() + " or another partition: the inputs are not "
                                             + "where Paimon would put their rows; not compacted");
         store.putObject(w.path, w.bytes, 0, w.bytes.length);
