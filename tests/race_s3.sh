@@ -39,11 +39,11 @@ assert r["result"]=="SC_OK" and s["list"]==0 and s["put_if_absent"]==1, r
 # a fresh process (protocols.md §8): 13 requests. The delta manifest and list are written before the
 # latest snapshot is read; then snapshot 1 and its two lists are read (the touched-files conflict
 # check needs no manifest for a new file), the base list is written and the claim made; after it,
-# one HEAD of snapshot 1 (the claim did not land below an expired history). The two list reads are
+# one GET of snapshot/EARLIEST (the claim did not land below an expired history). The two list reads are
 # inside the claim window (a long-lived handle has them cached: 9 in all, 2 in the window;
 # test_requests counts that on this server).
 total = sum(v for k, v in s.items() if not k.startswith("bytes"))
-assert total == 13 and s["get"] == 4 and s["head"] == 4 and s["put"] == 4, r
+assert total == 13 and s["get"] == 5 and s["head"] == 3 and s["put"] == 4, r
 assert w == {"get": 2, "head": 0, "put": 1, "put_if_absent": 1, "put_if_match": 0, "list": 0, "delete": 0}, r
 print("S3 uncontended append (conditional, fresh process):", total, "requests,", sum(w.values()), "in the claim window:", s)' "$stats"
 
