@@ -52,6 +52,7 @@
 /* Tasks the schedules without upkeep actors could use (the scheduler had 8 slots): keeping
  * the rest free keeps every seed's schedule as it was (the ghost count depends on free slots). */
 #define LEGACY_TASKS 8
+#define MAX_MISSES 4
 #define OBS_EXPIRED 1 /* a reader's failure on a snapshot expired under it (outside the window) */
 
 /* Upkeep actors (--upkeep). */
@@ -101,10 +102,12 @@ typedef struct actor {
     int upkeep;         /* UPKEEP_EXPIRER or UPKEEP_ORPHANS: an upkeep actor, not a client */
     int64_t commit_started; /* virtual time its current commit began (data file write included) */
     int attempt;        /* its current commit attempt (W.attempts, 1-based), 0 = none */
-    /* The last key its store handle found absent (get/head -> SC_ENOTFOUND) since the last
-     * miss_reset: the object a violation reported right after names (the orphan rule). */
-    char miss_key[256];
-    uint64_t miss_seq;
+    /* The last keys its store handle found absent (get/head -> SC_ENOTFOUND) since the last
+     * miss_reset, newest last: a violation reported right after names one of them (the
+     * orphan rule). More than one, because a failing call may still probe on its way out. */
+    char miss_keys[MAX_MISSES][256];
+    uint64_t miss_seqs[MAX_MISSES];
+    int nmisses; /* since the reset (the ring keeps the last MAX_MISSES) */
 } actor;
 
 typedef struct ack {
@@ -173,10 +176,11 @@ typedef struct key_event {
     int attempt; /* EV_WRITE: the writing commit attempt, 0 = none (outside any commit) */
 } key_event;
 
-/* A missing object a broken-table violation named (the reporter's last miss). */
+/* The missing objects a broken-table violation may name (the reporter's last misses). */
 typedef struct culprit {
-    char key[256];
-    uint64_t seq;
+    char keys[MAX_MISSES][256];
+    uint64_t seqs[MAX_MISSES];
+    int n;
 } culprit;
 #define MAX_CULPRITS 16
 
@@ -244,7 +248,7 @@ static actor *reporter(void) {
     return W.checking ? &W.checker : NULL;
 }
 
-static void miss_reset(actor *a) { a->miss_key[0] = '\0'; }
+static void miss_reset(actor *a) { a->nmisses = 0; }
 
 static void violate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violate(const char *fmt, ...) {
@@ -253,12 +257,16 @@ static void violate(const char *fmt, ...) {
     } else {
         /* A broken table: remember the object it lacks (the orphan rule judges it at the end). */
         const actor *a = reporter();
-        if (!a || !a->miss_key[0] || W.nculprits == MAX_CULPRITS) {
+        if (!a || !a->nmisses || W.nculprits == MAX_CULPRITS) {
             W.unexplained++;
         } else {
             culprit *c = &W.culprits[W.nculprits++];
-            snprintf(c->key, sizeof c->key, "%s", a->miss_key);
-            c->seq = a->miss_seq;
+            c->n = a->nmisses < MAX_MISSES ? a->nmisses : MAX_MISSES;
+            for (int i = 0; i < c->n; i++) { /* newest first */
+                int at = (a->nmisses - 1 - i) % MAX_MISSES;
+                snprintf(c->keys[i], sizeof c->keys[i], "%s", a->miss_keys[at]);
+                c->seqs[i] = a->miss_seqs[at];
+            }
         }
     }
     if (W.violated++) return; /* the first one tells the story */
@@ -335,32 +343,48 @@ static void free_records(void) {
 
 /*
  * The orphan rule for one missing object: 1 when the orphan remover deleted it (the last
- * thing that happened to the key before it was found missing) and the commit attempt that
- * wrote the deleted version lasted at least older-than, or wrote a reused name (README).
- * `why` gets the reason either way.
+ * thing that happened to the key before it was found missing) and a commit attempt that
+ * wrote it before lasted at least older-than, or wrote a reused name (README). Any such
+ * writer counts, not only the last: incarnations of one job write the same data file name,
+ * and the one that publishes it may be the long one. `why` gets the reason either way.
  */
-static int orphan_excuses(const culprit *c, char *why, size_t whylen) {
+static int object_excused(const char *key, uint64_t seq, char *why, size_t whylen) {
     size_t del = SIZE_MAX;
-    for (size_t i = 0; i < W.nevents && W.events[i].seq < c->seq; i++)
-        if (strcmp(W.events[i].key, c->key) == 0) del = i;
+    for (size_t i = 0; i < W.nevents && W.events[i].seq < seq; i++)
+        if (strcmp(W.events[i].key, key) == 0) del = i;
     if (del == SIZE_MAX || W.events[del].what != EV_DEL_ORPHANS) {
-        snprintf(why, whylen, "%s was not deleted by the orphan remover (%s)", c->key,
+        snprintf(why, whylen, "%s was not deleted by the orphan remover (%s)", key,
                  del == SIZE_MAX ? "never written or deleted" : W.events[del].what == EV_WRITE ? "still written" : "deleted by another actor");
         return 0;
     }
-    size_t wr = SIZE_MAX;
-    for (size_t i = 0; i < del; i++)
-        if (W.events[i].what == EV_WRITE && strcmp(W.events[i].key, c->key) == 0) wr = i;
-    int a = wr == SIZE_MAX ? 0 : W.events[wr].attempt;
-    if (a <= 0) {
-        snprintf(why, whylen, "%s, deleted by the orphan remover, was not written by a commit", c->key);
+    int best = 0, writers = 0;
+    for (size_t i = 0; i < del; i++) {
+        const key_event *e = &W.events[i];
+        if (e->what != EV_WRITE || e->attempt <= 0 || strcmp(e->key, key) != 0) continue;
+        const attempt *a = &W.attempts[e->attempt], *b = best ? &W.attempts[best] : NULL;
+        writers++;
+        if (!b || a->reused > b->reused || (a->reused == b->reused && a->ended - a->started > b->ended - b->started))
+            best = e->attempt;
+    }
+    if (!best) {
+        snprintf(why, whylen, "%s, deleted by the orphan remover, was not written by a commit", key);
         return 0;
     }
-    const attempt *at = &W.attempts[a];
+    const attempt *at = &W.attempts[best];
     int64_t lasted = at->ended - at->started;
-    snprintf(why, whylen, "%s, deleted by the orphan remover, was written by a commit that lasted %" PRId64
-             " ms (older-than %" PRId64 " ms%s)", c->key, lasted, W.orphan_ms, at->reused ? ", a reused name" : "");
+    snprintf(why, whylen, "%s, deleted by the orphan remover, was written by %s commit that lasted %" PRId64
+             " ms (older-than %" PRId64 " ms%s)", key, writers > 1 ? "several commits, the longest a" : "a",
+             lasted, W.orphan_ms, at->reused ? ", a reused name" : "");
     return at->reused || lasted >= W.orphan_ms;
+}
+
+/* A violation is excused when one of the objects its reporter last found missing is; `why`
+ * tells about that one, or else about the newest. */
+static int orphan_excuses(const culprit *c, char *why, size_t whylen) {
+    for (int i = c->n - 1; i >= 0; i--)
+        if (object_excused(c->keys[i], c->seqs[i], why, whylen)) return 1;
+    if (c->n) (void)object_excused(c->keys[0], c->seqs[0], why, whylen); /* not excused: the newest tells */
+    return 0;
 }
 
 /* ---- fault hook: the yield point before every store operation ---- */
@@ -494,8 +518,10 @@ typedef struct sim_backend {
 /* A read found `key` absent: the owner's last miss (what a violation it reports names). */
 static int note_miss(sim_backend *b, const char *key, int rc) {
     if (rc == SC_ENOTFOUND) {
-        snprintf(b->owner->miss_key, sizeof b->owner->miss_key, "%s", key);
-        b->owner->miss_seq = ++W.seq;
+        actor *a = b->owner;
+        int at = a->nmisses++ % MAX_MISSES;
+        snprintf(a->miss_keys[at], sizeof a->miss_keys[at], "%s", key);
+        a->miss_seqs[at] = ++W.seq;
     }
     return rc;
 }
