@@ -273,6 +273,37 @@ Test(discovery, gap_right_above_lagging_hint) {
     sc_table_free(t);
 }
 
+/* A stalled claim that landed on an expired id leaves its snapshot below EARLIEST, and its
+ * committer may still write LATEST = that id: the ids above it up to EARLIEST are expired, not
+ * lost. Discovery lists again from EARLIEST; a gap above EARLIEST is still damage. */
+Test(discovery, hint_at_a_leftover_below_earliest) {
+    sc_table *t = mem_table("disc-leftover", SC_STRATEGY_CONDITIONAL);
+    fill(t, 6);
+    put_text(t, "snapshot/EARLIEST", "5");
+    del_snapshot(t, 1);
+    del_snapshot(t, 2);
+    del_snapshot(t, 4);
+    put_text(t, "snapshot/LATEST", "3");
+    uint64_t id;
+    cr_assert_eq(sc_table_latest_id(&id, t), 0, "%s", sc_error_message());
+    cr_assert_eq(id, 6);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(try_commit(t, "data/new"), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 7);
+    sc_table_free(t);
+    /* The same leftover with snapshot 6 lost above EARLIEST = 5: still refused. */
+    t = mem_table("disc-leftover-gap", SC_STRATEGY_CONDITIONAL);
+    fill(t, 7);
+    put_text(t, "snapshot/EARLIEST", "5");
+    del_snapshot(t, 1);
+    del_snapshot(t, 2);
+    del_snapshot(t, 4);
+    del_snapshot(t, 6);
+    put_text(t, "snapshot/LATEST", "3");
+    all_refuse(t, "snapshot 6 is missing", 6);
+    sc_table_free(t);
+}
+
 /* The documented residual (protocols.md failure table): two or more lost right above a lagging
  * hint look like the end of history to a commit's O(1) discovery; fsck lists and finds them. */
 Test(discovery, two_missing_above_lagging_hint_found_by_fsck) {

@@ -426,7 +426,10 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         /* The list may have raced a claim (a directory read does not promise to
          * show entries added while it runs): a missing id that now exists is a
          * reason to list again; one that is still absent is damage. */
-        if (first != start && hint && !use_earliest) { /* the hint may lag behind an expiration */
+        /* The hint may lag behind an expiration: its snapshot gone, or still there as a
+         * leftover below EARLIEST (a stalled claim that landed on an expired id, whose
+         * committer then wrote the hint) with the expired ids above it missing. */
+        if ((first != start || gap) && hint && !use_earliest) {
             use_earliest = 1;
             continue;
         }
