@@ -537,6 +537,7 @@ typedef struct attempt_state {
     sc_buf doc;         /* the snapshot document N+1 that the claim publishes */
     /* How it ended. */
     uint64_t landed; /* STEP_WON: our snapshot */
+    int expired_since; /* ours, but already expired (check_in_history): no hint may name it */
     int reconciled;  /* ... found by reconciling an earlier unknown claim */
     int rc;          /* STEP_FAILED: the error */
 } attempt_state;
@@ -812,7 +813,10 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
         return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " was claimed after a %" PRId64
                                                        " ms wait; checking that it is not below EARLIEST failed",
                                           a->landed, window));
-    if (found && w.identifier == req->identifier && w.snapshot_id == a->landed) return STEP_WON; /* expired since */
+    if (found && w.identifier == req->identifier && w.snapshot_id == a->landed) { /* in history, expired since */
+        a->expired_since = 1;
+        return STEP_WON;
+    }
     if (found && sc_replay_committed(&w, req->identifier)) {
         /* Ours may have been in history and expired, another snapshot built on it: what we
          * wrote may be named there, so none of it is deleted. */
@@ -983,7 +987,8 @@ static int finish(commit_state *cs, const attempt_state *a, sc_commit_result *re
     const sc_commit_request *req = cs->req;
     res->snapshot_id = a->landed;
     yield_to_losers(t, a);
-    t->strategy->after_commit(t, a->landed);
+    /* A LATEST hint naming a snapshot below EARLIEST would send discovery to a leftover. */
+    if (!a->expired_since) t->strategy->after_commit(t, a->landed);
     sc_table_note_history(t, a->landed); /* tells a lost history from a new table */
     if (a->reconciled)
         sc_log(SC_LOG_INFO, "reconciled: snapshot %" PRIu64 " is ours (user %s, identifier %" PRId64 ")", a->landed,
