@@ -642,8 +642,13 @@ static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_r
  */
 static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int rc, uint64_t since) {
     *out_earliest = 0;
-    return (rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && t->strategy->earliest(t, out_earliest) == 0 &&
-           *out_earliest > since + 1;
+    if (rc != SC_ENOTFOUND && rc != SC_ECORRUPT) return 0;
+    /* Reading EARLIEST may clear or replace the pending error: keep why the check failed. */
+    char message[1024];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    int passed = t->strategy->earliest(t, out_earliest) == 0 && *out_earliest > since + 1;
+    sc_error_set(rc, "%s", message);
+    return passed;
 }
 
 /*
