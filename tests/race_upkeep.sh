@@ -95,8 +95,10 @@ reader() {
 import json, os, random, subprocess, sys
 sc, table, local, work = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 env = dict(os.environ, SNAPCOMMIT_LOG="off")
+last_err = [""]
 def run(*args):
     r = subprocess.run([sc, *args], capture_output=True, text=True, env=env)
+    last_err[0] = r.stderr.strip()[-300:]
     return r.returncode, r.stdout
 def earliest():
     rc, out = run("log", table, "--json")
@@ -108,7 +110,7 @@ rng = random.Random(7)
 while not os.path.exists(os.path.join(work, "stop")):
     rc, out = run("log", table, "--json")
     if rc != 0:
-        bad.append(f"log failed: {rc}"); continue
+        bad.append(f"log failed: {rc}: {last_err[0]}"); continue
     ids = [s["id"] for s in json.loads(out)]
     if not ids: continue
     n = max(ids) - rng.randrange(2)  # latest or latest-1: inside the window of --retain-min 2

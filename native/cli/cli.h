@@ -43,6 +43,8 @@ int cli_read_input(char **out, size_t *out_len, const char *command, const char 
                    const char *what, const char *limit_text);
 /* Map a library code to an exit code, printing the detailed message to stderr. */
 int cli_fail(const char *command, int rc);
+/* cli_fail with the message given (saved before calls that may replace the library's). */
+int cli_fail_with(const char *command, int rc, const char *message);
 /* Print "snapcommit CMD: message" and the command's usage hint; returns EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The message for an unknown option or a missing value, naming the flag (never its value). */

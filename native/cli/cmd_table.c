@@ -129,6 +129,7 @@ int cmd_log(int argc, char **argv) {
     sc_table *t;
     if ((rc = cli_open_table(&t, "log", location)) != 0) return rc;
     uint64_t first = 0, last = 0;
+    char failed[1024] = ""; /* why a snapshot could not be read, kept across the EARLIEST look */
     rc = sc_table_earliest_id(&first, t);
     if (!rc) rc = sc_table_latest_id(&last, t);
     json_t *arr = json_array();
@@ -136,7 +137,20 @@ int cmd_log(int argc, char **argv) {
         printf("%-8s %-9s %-24s %12s %-20s %12s %8s\n", "ID", "KIND", "USER", "IDENTIFIER", "TIME (UTC)", "RECORDS", "FILES");
     for (uint64_t id = first; !rc && first && id <= last; id++) {
         sc_snapshot_info *s;
-        if ((rc = sc_table_snapshot_info(&s, t, id)) != 0) break;
+        if ((rc = sc_table_snapshot_info(&s, t, id)) != 0) {
+            /* An expiration running meanwhile moved EARLIEST past `id` and deleted it: go on
+             * from where history starts now. A snapshot missing above EARLIEST is damage. */
+            uint64_t now_first = 0;
+            snprintf(failed, sizeof failed, "%s", sc_error_message());
+            if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && sc_table_earliest_id(&now_first, t) == 0 && now_first > id) {
+                sc_error_clear();
+                failed[0] = '\0';
+                rc = 0;
+                id = now_first - 1;
+                continue;
+            }
+            break;
+        }
         if (as_json) {
             json_array_append_new(arr, json_pack("{s:I, s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:o}",
                 "id", (json_int_t)s->id, "commitUser", s->commit_user, "commitIdentifier", (json_int_t)s->commit_identifier,
@@ -164,6 +178,7 @@ int cmd_log(int argc, char **argv) {
     }
     json_decref(arr);
     sc_table_free(t);
+    if (rc && failed[0]) return cli_fail_with("log", rc, failed);
     return rc ? cli_fail("log", rc) : EXIT_OK;
 }
 

@@ -91,9 +91,11 @@ int cli_input_error(const char *command, const char *code_name, const char *fmt,
     return EXIT_USAGE;
 }
 
-int cli_fail(const char *command, int rc) {
+int cli_fail(const char *command, int rc) { return cli_fail_with(command, rc, sc_error_message()); }
+
+int cli_fail_with(const char *command, int rc, const char *message) {
     fprintf(stderr, "snapcommit %s: ", command);
-    put_message(stderr, sc_error_message());
+    put_message(stderr, message);
     fprintf(stderr, " (%s)\n", sc_error_name(rc));
     switch (rc) {
     case SC_EINVAL: return EXIT_USAGE;
