@@ -4,7 +4,8 @@
 # they are not running, then runs `mvn verify` (connector unit tests + MiniCluster
 # integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
 # Then tests/java_packaging.sh (the build fails without the JNI library; `mvn install` publishes an
-# artifact a separate consumer pom resolves offline) once per line, each counted as one test.
+# artifact a separate consumer pom resolves offline) and tests/java_deploy_lib.sh (a lib/ from the
+# documented jar list runs an ORC write) once per line, each counted as one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -122,12 +123,16 @@ done
 # The connector build must refuse to package a jar without libsnapcommit_jni.so, and `mvn install`
 # must publish an artifact a consumer resolves (tests/java_packaging.sh: offline, -DskipTests; ~/.m2
 # holds every plugin after the runs above).
+# Then deploying into a lib/ from the jar list of docs/flink.md alone must run an ORC write
+# (tests/java_deploy_lib.sh, on the jars the Maven run above built).
 for profile in $profiles; do
-  if tests/java_packaging.sh "$profile"; then
-    total_pass=$((total_pass + 1))
-  else
-    total_fail=$((total_fail + 1)); status=1
-  fi
+  for t in tests/java_packaging.sh tests/java_deploy_lib.sh; do
+    if "$t" "$profile"; then
+      total_pass=$((total_pass + 1))
+    else
+      total_fail=$((total_fail + 1)); status=1
+    fi
+  done
 done
 # Again at the end, where a CI log's tail keeps them.
 if [ -n "$all_digests" ]; then echo "failing tests:"; printf '%s' "$all_digests"; fi

@@ -191,5 +191,19 @@ class SqlSinkITCase extends ITBase {
         e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO badstrategy VALUES (1)").await());
         assertTrue(messages(e).contains("commit.strategy"), messages(e));
         assertNotNull(root(e));
+
+        t.executeSql("CREATE TABLE emptyuid (id INT) WITH ('connector' = 'snapcommit', 'path' = '" + table("eu")
+                     + "', 'sink.uid-prefix' = ' ')");
+        e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO emptyuid VALUES (1)").await());
+        assertTrue(messages(e).contains("sink.uid-prefix is empty"), messages(e));
+    }
+
+    /** Planning reads a local table (docs/flink.md, Storage for local paths): a path that cannot be one fails there. */
+    @Test
+    void planningReadsALocalTable() {
+        StreamTableEnvironment t = tableEnv("200 ms");
+        t.executeSql("CREATE TABLE notadir (id INT) WITH ('connector' = 'snapcommit', 'path' = '/etc/passwd/x')");
+        Throwable e = assertThrows(ValidationException.class, () -> t.executeSql("EXPLAIN INSERT INTO notadir VALUES (1)"));
+        assertTrue(messages(e).contains("cannot read the schema of table /etc/passwd/x"), messages(e));
     }
 }

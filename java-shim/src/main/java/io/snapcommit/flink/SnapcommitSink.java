@@ -130,8 +130,12 @@ public final class SnapcommitSink {
         return end;
     }
 
-    /** A uid prefix derived from the location, stable across runs of the same job. */
-    static String defaultUidPrefix(String location) {
+    /**
+     * The default uid prefix (DataStream sink and table sink alike): derived from the location as
+     * configured, so it is stable across runs and table renames; a location spelled differently
+     * (/data/t vs file:///data/t) gives another prefix.
+     */
+    public static String defaultUidPrefix(String location) {
         return "snapcommit-" + Integer.toHexString(location.hashCode());
     }
 

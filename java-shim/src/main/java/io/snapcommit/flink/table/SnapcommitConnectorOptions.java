@@ -48,6 +48,13 @@ public final class SnapcommitConnectorOptions {
         .withDescription("A writer rolls a data file once it reaches this size (as Paimon's writer measures it); "
                          + "files are also closed at every checkpoint.");
 
+    public static final ConfigOption<String> UID_PREFIX = ConfigOptions.key("sink.uid-prefix").stringType()
+        .noDefaultValue()
+        .withDescription("Prefix of the sink's operator uids (<prefix>-writer, <prefix>-committer, <prefix>-end), "
+                         + "which savepoints map state by. Unset: the uid the planner generates when it generates "
+                         + "uids (a compiled plan, table.exec.uid.generation = ALWAYS), else one derived from "
+                         + "'path' as written, so renaming the table in the DDL keeps the state.");
+
     // Snapshot expiration after commits (Paimon's names and defaults). Sink options: not stored in the
     // schema; each one given here overrides the table's own option of that name, the others come
     // from the table's schema, else Paimon's default.

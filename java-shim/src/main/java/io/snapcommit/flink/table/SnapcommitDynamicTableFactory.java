@@ -60,6 +60,7 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(COMMIT_MAX_RETRY_WAIT);
         o.add(COMMIT_TIMEOUT);
         o.add(TARGET_FILE_SIZE);
+        o.add(UID_PREFIX);
         o.add(SNAPSHOT_NUM_RETAINED_MIN);
         o.add(SNAPSHOT_NUM_RETAINED_MAX);
         o.add(SNAPSHOT_TIME_RETAINED);
@@ -145,8 +146,12 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         } catch (IllegalArgumentException e) {
             throw new ValidationException("Invalid options for snapcommit table " + table + ": " + e.getMessage(), e);
         }
+        String uidPrefix = options.getOptional(UID_PREFIX).map(String::trim).orElse(null);
+        if (uidPrefix != null && uidPrefix.isEmpty())
+            throw new ValidationException("Invalid options for snapcommit table " + table + ": "
+                                          + UID_PREFIX.key() + " is empty (leave it unset for the default)");
         return new SnapcommitDynamicTableSink(config, spec, rowType,
                                               options.getOptional(FactoryUtil.SINK_PARALLELISM).orElse(null),
-                                              context.getObjectIdentifier().getObjectName());
+                                              context.getObjectIdentifier().getObjectName(), uidPrefix);
     }
 }

@@ -1,6 +1,7 @@
 package io.snapcommit.flink.table;
 
 import java.util.Map;
+import java.util.Optional;
 
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
@@ -24,14 +25,27 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
     private final RowType rowType;
     private final Integer parallelism;
     private final String tableName;
+    private final String uidPrefix; // sink.uid-prefix, null when unset
 
     SnapcommitDynamicTableSink(SinkConfig config, PaimonTableSpec spec, RowType rowType, Integer parallelism,
-                               String tableName) {
+                               String tableName, String uidPrefix) {
         this.config = config;
         this.spec = spec;
         this.rowType = rowType;
         this.parallelism = parallelism;
         this.tableName = tableName;
+        this.uidPrefix = uidPrefix;
+    }
+
+    /**
+     * The prefix of the sink's operator uids, which a savepoint maps state by: the pinned one
+     * (sink.uid-prefix), else the planner's when it generates uids (a compiled plan, or
+     * table.exec.uid.generation = ALWAYS), else one derived from the table's location. Never the
+     * table's name: renaming the table in the DDL must not orphan the committer's state.
+     */
+    static String uidPrefix(String pinned, Optional<String> generated, String location) {
+        if (pinned != null) return pinned;
+        return generated.orElseGet(() -> SnapcommitSink.defaultUidPrefix(location));
     }
 
     @Override
@@ -41,7 +55,7 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        return new Provider(config, spec, rowType, parallelism, tableName);
+        return new Provider(config, spec, rowType, parallelism, tableName, uidPrefix);
     }
 
     /** A class, not a lambda: DataStreamSinkProvider has no single abstract method in Flink 1.20. */
@@ -51,18 +65,21 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
         private final RowType rowType;
         private final Integer parallelism;
         private final String tableName;
+        private final String uidPrefix;
 
-        Provider(SinkConfig config, PaimonTableSpec spec, RowType rowType, Integer parallelism, String tableName) {
+        Provider(SinkConfig config, PaimonTableSpec spec, RowType rowType, Integer parallelism, String tableName,
+                 String uidPrefix) {
             this.config = config;
             this.spec = spec;
             this.rowType = rowType;
             this.parallelism = parallelism;
             this.tableName = tableName;
+            this.uidPrefix = uidPrefix;
         }
 
         @Override
         public DataStreamSink<?> consumeDataStream(ProviderContext context, DataStream<RowData> input) {
-            String uid = context.generateUid("snapcommit").orElse("snapcommit-" + tableName);
+            String uid = uidPrefix(uidPrefix, context.generateUid("snapcommit"), config.location());
             try {
                 return SnapcommitSink.attach(input, config, spec, rowType, uid, parallelism == null ? -1 : parallelism);
             } catch (IllegalArgumentException e) {
@@ -79,7 +96,7 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
 
     @Override
     public DynamicTableSink copy() {
-        return new SnapcommitDynamicTableSink(config, spec, rowType, parallelism, tableName);
+        return new SnapcommitDynamicTableSink(config, spec, rowType, parallelism, tableName, uidPrefix);
     }
 
     @Override
