@@ -1,4 +1,4 @@
-/* The commit engine: replays rejected, the four conflicts, lost claims, unknown outcomes (the replay rule itself: test_replay.c). */
+/* The commit engine: replays rejected, lost claims, unknown outcomes (the replay rule itself: test_replay.c; the conflict rules: test_conflict.c). */
 #include "sc_test_util.h"
 
 #include "base/backoff.h"
@@ -94,96 +94,6 @@ Test(commit, undecodable_partition_or_key_is_einval) {
     cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_EINVAL, "%s", sc_error_message());
     cr_assert(strstr(sc_error_message(), "max_key"), "%s", sc_error_message());
     cr_assert_eq(tu_latest(t), 0);
-    sc_table_free(t);
-}
-
-/* Two compactions of the same files: the second fails, naming file, base and user. */
-Test(conflict, deleting_a_file_twice) {
-    sc_table *t = tu_mem_table("c-del");
-    sc_file_entry l0[] = {tu_file("dt=1", 0, 1, 0, "data/l0-a", 5, "a", "m"), tu_file("dt=1", 0, 1, 0, "data/l0-b", 5, "c", "z")};
-    cr_assert_eq(tu_commit(NULL, t, "writer", 1, SC_KIND_APPEND, 0, l0, 2, NULL, 0), 0);
-    sc_file_entry out1 = tu_file("dt=1", 0, 1, 5, "data/c1", 10, "a", "z");
-    sc_file_entry out2 = tu_file("dt=1", 0, 1, 5, "data/c2", 10, "a", "z");
-    sc_commit_result r;
-    cr_assert_eq(tu_commit(&r, t, "compact-1", 1, SC_KIND_COMPACT, 0, &out1, 1, l0, 2), 0, "%s", sc_error_message());
-    cr_assert_eq(tu_commit(&r, t, "compact-2", 1, SC_KIND_COMPACT, 0, &out2, 1, l0, 2), SC_ECONFLICT);
-    const char *m = sc_error_message();
-    cr_assert(strstr(m, "File deletion conflict"), "%s", m);
-    cr_assert(strstr(m, tu_name("data/l0-a")), "%s", m);
-    cr_assert(strstr(m, "snapshot 2"), "%s", m);
-    cr_assert(strstr(m, "compact-1"), "%s", m);
-    cr_assert_eq(r.attempts, 0, "a conflict is never retried (no claim attempted)");
-    cr_assert_eq(tu_latest(t), 2);
-    sc_table_free(t);
-}
-
-Test(conflict, adding_a_live_file) {
-    sc_table *t = tu_mem_table("c-add");
-    sc_file_entry f = tu_file("dt=1", 0, 0, 0, "data/f1", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
-    cr_assert_eq(tu_commit(NULL, t, "a", 2, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "File addition conflict"), "%s", sc_error_message());
-    cr_assert(strstr(sc_error_message(), tu_name("data/f1")), "%s", sc_error_message());
-    /* Moving a file between levels (delete + add of the same file) is not a re-add. */
-    sc_file_entry up = tu_file("dt=1", 0, 0, 1, "data/f1", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "a", 3, SC_KIND_COMPACT, 0, &up, 1, &f, 1), 0, "%s", sc_error_message());
-    sc_table_free(t);
-}
-
-Test(conflict, lsm_overlap_at_the_same_level) {
-    sc_table *t = tu_mem_table("c-lsm");
-    sc_file_entry a = tu_file("p", 0, TU_BUCKETS, 1, "data/a", 1, "a", "k");
-    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_COMPACT, 0, &a, 1, NULL, 0), 0);
-    sc_file_entry disjoint = tu_file("p", 0, TU_BUCKETS, 1, "data/b", 1, "l", "z");
-    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_COMPACT, 0, &disjoint, 1, NULL, 0), 0, "%s", sc_error_message());
-    sc_file_entry level0 = tu_file("p", 0, TU_BUCKETS, 0, "data/c", 1, "a", "z");
-    cr_assert_eq(tu_commit(NULL, t, "u", 3, SC_KIND_APPEND, 0, &level0, 1, NULL, 0), 0, "level 0 may overlap");
-    sc_file_entry other_bucket = tu_file("p", 1, TU_BUCKETS, 1, "data/d", 1, "a", "z");
-    cr_assert_eq(tu_commit(NULL, t, "u", 4, SC_KIND_COMPACT, 0, &other_bucket, 1, NULL, 0), 0);
-    sc_file_entry touching = tu_file("p", 0, TU_BUCKETS, 1, "data/e", 1, "k", "k"); /* a.max == b.min */
-    cr_assert_eq(tu_commit(NULL, t, "u", 5, SC_KIND_COMPACT, 0, &touching, 1, NULL, 0), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "LSM conflict"), "%s", sc_error_message());
-    cr_assert(strstr(sc_error_message(), tu_name("data/e")), "%s", sc_error_message());
-    /* Replacing the overlapped file in the same commit is fine. */
-    cr_assert_eq(tu_commit(NULL, t, "u", 6, SC_KIND_COMPACT, 0, &touching, 1, &a, 1), 0, "%s", sc_error_message());
-    sc_table_free(t);
-}
-
-Test(conflict, bucket_count_change_needs_overwrite) {
-    sc_table *t = tu_mem_table("c-bucket");
-    sc_file_entry f4 = tu_file("dt=1", 0, 4, 0, "data/f4", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f4, 1, NULL, 0), 0);
-    sc_file_entry f8 = tu_file("dt=1", 1, 8, 0, "data/f8", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_APPEND, 0, &f8, 1, NULL, 0), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "Bucket count conflict"), "%s", sc_error_message());
-    sc_file_entry other_part = tu_file("dt=2", 1, 8, 0, "data/g8", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 3, SC_KIND_APPEND, 0, &other_part, 1, NULL, 0), 0);
-    /* OVERWRITE replaces the partition's files and may change its bucket count. */
-    cr_assert_eq(tu_commit(NULL, t, "u", 4, SC_KIND_OVERWRITE, 0, &f8, 1, NULL, 0), 0, "%s", sc_error_message());
-    sc_file_list *l;
-    cr_assert_eq(sc_table_files(&l, t, 0), 0);
-    cr_assert_eq(l->count, 2);
-    for (size_t i = 0; i < l->count; i++) cr_assert_neq(strcmp(l->entries[i].file, tu_name("data/f4")), 0);
-    sc_file_list_free(l);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
-    sc_table_free(t);
-}
-
-/* With a base snapshot, only the snapshots committed since are read. */
-Test(conflict, base_snapshot_checks_only_what_changed_since) {
-    sc_table *t = tu_mem_table("c-base");
-    sc_file_entry l0 = tu_file("p", 0, 1, 0, "data/l0", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "w", 1, SC_KIND_APPEND, 0, &l0, 1, NULL, 0), 0);
-    sc_file_entry c1 = tu_file("p", 0, 1, 1, "data/c1", 1, "a", "b");
-    cr_assert_eq(tu_commit(NULL, t, "c1", 1, SC_KIND_COMPACT, 1, &c1, 1, &l0, 1), 0, "%s", sc_error_message());
-    sc_file_entry c2 = tu_file("p", 0, 1, 1, "data/c2", 1, "x", "y");
-    sc_commit_result r;
-    cr_assert_eq(tu_commit(&r, t, "c2", 1, SC_KIND_COMPACT, 1, &c2, 1, &l0, 1), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "already deleted by snapshot 2"), "%s", sc_error_message());
-    /* An intervening overlapping file at the same level is caught as well. */
-    sc_file_entry c3 = tu_file("p", 0, 1, 1, "data/c3", 1, "b", "c");
-    cr_assert_eq(tu_commit(&r, t, "c3", 1, SC_KIND_COMPACT, 1, &c3, 1, NULL, 0), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "LSM conflict"), "%s", sc_error_message());
     sc_table_free(t);
 }
 
@@ -421,30 +331,6 @@ Test(commit, manifest_lists_are_merged_when_long) {
     sc_table_free(t);
 }
 
-/* The first commit and a trusted base must not bypass validation. */
-Test(conflict, empty_table_is_checked_too) {
-    sc_table *t = tu_mem_table("c-empty");
-    sc_file_entry f = tu_file("p", 0, 1, 0, "data/ghost", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_COMPACT, 0, NULL, 0, &f, 1), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "the table is empty"), "%s", sc_error_message());
-    sc_file_entry twice[] = {f, f};
-    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, twice, 2, NULL, 0), SC_EINVAL);
-    cr_assert_eq(tu_latest(t), 0);
-    sc_table_free(t);
-}
-
-Test(conflict, base_snapshot_does_not_skip_validation) {
-    sc_table *t = tu_mem_table("c-base-trust");
-    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
-    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_APPEND, 1, &f, 1, NULL, 0), SC_ECONFLICT, "re-add with base = latest");
-    sc_file_entry ghost = tu_file("p", 0, 1, 0, "data/ghost", 1, NULL, NULL);
-    cr_assert_eq(tu_commit(NULL, t, "u", 2, SC_KIND_COMPACT, 1, NULL, 0, &ghost, 1), SC_ECONFLICT);
-    cr_assert_eq(tu_latest(t), 1);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
-    sc_table_free(t);
-}
-
 Test(commit, deletes_are_recorded_as_stored_not_as_given) {
     sc_table *t = tu_mem_table("c-del-rows");
     sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 10, NULL, NULL);
@@ -560,44 +446,6 @@ Test(claim, unknown_outcome_at_timeout_names_the_undecided_snapshot) {
     cr_assert(strstr(m, "snapshot 1") && (strstr(m, "unknown") || strstr(m, "reconcil")),
               "SC_EUNKNOWN returned with a message that does not say the claim of snapshot 1 is undecided: %s", m);
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
-    sc_table_free(t);
-}
-
-/* Before our first claim, another writer moves data/y up two levels in two commits. */
-static int two_level_moves(void *ctx, sc_store_op op, const char *key, uint64_t call) {
-    int *fired = ctx;
-    (void)call;
-    if (op != SC_OP_PUT_IF_ABSENT || strncmp(key, "snapshot/snapshot-", 18) != 0 || (*fired)++) return 0;
-    sc_table *other = tu_reopen("c-moved-twice");
-    sc_file_entry y0 = tu_file("p", 0, 1, 0, "data/y", 1, "a", "c");
-    sc_file_entry y1 = tu_file("p", 0, 1, 1, "data/y", 1, "a", "c");
-    sc_file_entry y2 = tu_file("p", 0, 1, 2, "data/y", 1, "a", "c");
-    cr_assert_eq(tu_commit(NULL, other, "mover", 1, SC_KIND_COMPACT, 0, &y1, 1, &y0, 1), 0, "%s", sc_error_message());
-    cr_assert_eq(tu_commit(NULL, other, "mover", 2, SC_KIND_COMPACT, 0, &y2, 1, &y1, 1), 0, "%s", sc_error_message());
-    sc_table_free(other);
-    return 0;
-}
-
-/*
- * The incremental conflict check after a lost claim counts, per file identity (partition, bucket,
- * name; not level), only the file's last ADD record since our base. Here data/y went level
- * 0 -> 1 -> 2 in two snapshots: level 1 is empty at the latest snapshot, so our level-1 file is no
- * LSM conflict, as the full check agrees. (Bucket counts follow the same rule.)
- */
-Test(conflict, file_moved_twice_since_a_lost_claim_counts_only_its_last_level) {
-    sc_table *t = tu_mem_table("c-moved-twice");
-    sc_file_entry y0 = tu_file("p", 0, 1, 0, "data/y", 1, "a", "c");
-    cr_assert_eq(tu_commit(NULL, t, "w", 1, SC_KIND_APPEND, 0, &y0, 1, NULL, 0), 0, "%s", sc_error_message());
-    int fired = 0;
-    sc_store_set_fault_hook(sc_table_store(t), two_level_moves, &fired);
-    sc_file_entry z1 = tu_file("p", 0, 1, 1, "data/z", 1, "b", "b");
-    sc_commit_result r;
-    int rc = tu_commit(&r, t, "me", 1, SC_KIND_COMPACT, 0, &z1, 1, NULL, 0);
-    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
-    cr_assert_eq(fired, 2, "one lost claim (the mover committed twice meanwhile), then the retry");
-    cr_assert_eq(rc, 0, "level 1 holds nothing but data/z at snapshot 3, yet: %s: %s", sc_error_name(rc),
-                 sc_error_message());
-    cr_assert_eq(r.snapshot_id, 4);
     sc_table_free(t);
 }
 

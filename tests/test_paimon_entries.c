@@ -1,7 +1,7 @@
 /*
  * What the switch to Paimon's format brought into the engine: entries checked
- * and completed against the table's schema (engine/entries.c), keys compared
- * in Paimon's typed order (engine/conflict.c), manifests skipped by their
+ * and completed against the table's schema (engine/entries.c; keys compared in
+ * Paimon's typed order by the conflict rules: test_conflict.c), manifests skipped by their
  * partition statistics (engine/state.c), the change-set JSON of a table and the
  * spec/path/key helpers (engine/table.c), and a table Paimon wrote adopted and
  * committed onto.
@@ -101,60 +101,6 @@ static int commit_json(sc_table *t, const char *user, int64_t ident, sc_commit_k
     int rc = commit_changes(NULL, t, user, ident, kind, c);
     sc_changes_free(c);
     return rc;
-}
-
-/* ---- typed keys ---- */
-
-/* A level-1 file of INT_PK in bucket b with keys [lo, hi], as change-set JSON. */
-static const char *int_file(int bucket, const char *file, int lo, int hi) {
-    char *json = (char *)tu_pool(160);
-    snprintf(json, 160,
-             "{\"add\":[{\"partition\":\"\",\"bucket\":%d,\"level\":1,\"file\":\"%s\",\"rows\":2,\"size\":9,"
-             "\"minKey\":%d,\"maxKey\":[%d]}]}",
-             bucket, file, lo, hi);
-    return json;
-}
-
-/*
- * INT keys are compared as Paimon compares them (signed), not as their
- * little-endian bytes: -1 is ff ff ff ff and 1 is 01 00 00 00.
- */
-Test(typed_keys, int_key_overlap_at_level_1_is_found_where_bytes_would_miss_it) {
-    sc_table *t = schema_table("pe-int-overlap", INT_PK);
-    /* [-1, 1] is a valid range only in the typed order (bytewise its min is above its max). */
-    cr_assert_eq(commit_json(t, "u", 1, SC_KIND_COMPACT, int_file(0, "a", -1, 1)), 0, "%s", sc_error_message());
-    /* [0, 0] lies inside [-1, 1]. Bytewise 00 00 00 00 sorts before ff ff ff ff and ends
-     * below it, so a byte comparison would let this file in next to "a". */
-    cr_assert_eq(commit_json(t, "u", 2, SC_KIND_COMPACT, int_file(0, "b", 0, 0)), SC_ECONFLICT);
-    const char *m = sc_error_message();
-    cr_assert(strstr(m, "LSM conflict"), "%s", m);
-    cr_assert(strstr(m, "a (partition \"\", bucket 0, level 1) [[-1]..[1]]"), "%s", m);
-    cr_assert(strstr(m, "b (partition \"\", bucket 0, level 1) [[0]..[0]]"), "%s", m);
-    /* The same file at level 0 may overlap (Paimon's level 0 holds overlapping runs). */
-    cr_assert_eq(commit_json(t, "u", 3, SC_KIND_APPEND,
-                             "{\"add\":[{\"partition\":\"\",\"bucket\":0,\"level\":0,\"file\":\"b\",\"rows\":1,\"size\":9,"
-                             "\"minKey\":0,\"maxKey\":0}]}"),
-                 0, "%s", sc_error_message());
-    cr_assert_eq(tu_latest(t), 2);
-    sc_table_free(t);
-}
-
-Test(typed_keys, int_key_ranges_apart_in_typed_order_do_not_conflict) {
-    sc_table *t = schema_table("pe-int-apart", INT_PK);
-    /* [1, 255] then [256, 300]: disjoint as numbers. As bytes, 256 (00 01 00 00) sorts before
-     * 1 (01 00 00 00) and 300 (2c 01 00 00) is above 1, so bytes would call this an overlap. */
-    cr_assert_eq(commit_json(t, "u", 1, SC_KIND_COMPACT, int_file(1, "c", 1, 255)), 0, "%s", sc_error_message());
-    cr_assert_eq(commit_json(t, "u", 2, SC_KIND_COMPACT, int_file(1, "d", 256, 300)), 0, "%s", sc_error_message());
-    /* Negative ranges below them too: [-300, -256] and [-255, 0]. */
-    cr_assert_eq(commit_json(t, "u", 3, SC_KIND_COMPACT, int_file(1, "e", -300, -256)), 0, "%s", sc_error_message());
-    cr_assert_eq(commit_json(t, "u", 4, SC_KIND_COMPACT, int_file(1, "f", -255, 0)), 0, "%s", sc_error_message());
-    /* And touching ranges (max == min) are an overlap, as in Paimon (compare >= 0). */
-    cr_assert_eq(commit_json(t, "u", 5, SC_KIND_COMPACT, int_file(1, "g", 300, 400)), SC_ECONFLICT);
-    cr_assert(strstr(sc_error_message(), "d (partition \"\", bucket 1, level 1) [[256]..[300]]"), "%s",
-              sc_error_message());
-    cr_assert_eq(tu_file_count(t), 4);
-    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
-    sc_table_free(t);
 }
 
 /* ---- entries refused ---- */

@@ -1,4 +1,4 @@
-/* The tracker strategy (seed 000): claims, races, stalls, helping, fallback, lost responses, cleanup. */
+/* The tracker strategy (seed 000): claims, races, stalls, helping, fallback, lost responses. */
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -22,13 +22,30 @@ static sc_table *tracker_table(const char *name) {
     return tu_mem_table_with(name, (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
 }
 
+/* Open the table at location with the tracker TTL ttl_ms, through the store's configuration
+ * (as a deployment sets it); 0 keeps the default. The library's code, as sc_table_open_location. */
+static int open_with_ttl(sc_table **out, const char *location, int64_t ttl_ms) {
+    sc_store_config cfg;
+    sc_store_config_init(&cfg);
+    cfg.tracker_ttl_ms = ttl_ms;
+    return sc_table_open_location_with_config(out, location, &cfg);
+}
+
 /* Another handle on mem://name; ttl 0 keeps the configured TTL. */
 static sc_table *open_handle(const char *name, int64_t ttl) {
     char loc[256];
     snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_table *t = tu_open(loc, (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
-    if (ttl) cr_assert_eq(sc_tracker_set_ttl(t, ttl), 0);
+    sc_table *t;
+    cr_assert_eq(open_with_ttl(&t, loc, ttl), 0, "%s: %s", loc, sc_error_message());
+    tu_fast_retries(t, 1000, 20);
+    if (ttl) cr_assert_eq(sc_tracker_ttl_ms(t), ttl);
     return t;
+}
+
+/* A fresh tracker table on mem://name, opened with the short TTL of the tests that wait for staleness. */
+static sc_table *short_ttl_table(const char *name) {
+    sc_table_free(tracker_table(name));
+    return open_handle(name, TEST_TTL_MS);
 }
 
 /* Every snapshot 1..latest read back: ids contiguous, (user, identifier) exactly once, == expected. */
@@ -147,7 +164,7 @@ static int jitter(void *p, sc_store_op op, const char *key, uint64_t call) {
 static void *race_body(void *arg) {
     racer *w = arg;
     sc_table *t;
-    if (sc_table_open_location(&t, "mem://tr-race") != 0) {
+    if (open_with_ttl(&t, "mem://tr-race", TEST_TTL_MS) != 0) {
         snprintf(w->error, sizeof w->error, "open: %s", sc_error_message());
         w->failures++;
         return NULL;
@@ -155,7 +172,6 @@ static void *race_body(void *arg) {
     unsigned seed = (unsigned)w->index * 7919u;
     sc_store_set_fault_hook(sc_table_store(t), jitter, &seed);
     tu_fast_retries(t, 100000, 20);
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
     char user[16];
     snprintf(user, sizeof user, "w%d", w->index);
     for (int i = 1; i <= RACE_COMMITS; i++) {
@@ -280,8 +296,7 @@ static void *other_body(void *p) {
 
 /* A commits and stalls at `at` for 3 TTLs; B commits meanwhile. Both land exactly once. */
 static void stall_scenario(const char *store, step at) {
-    sc_table *t = tracker_table(store);
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
+    sc_table *t = short_ttl_table(store);
     sc_commit_result r;
     cr_assert_eq(tu_commit_one(&r, t, "setup", 1), 0, "%s", sc_error_message());
     sem_t go;
@@ -351,8 +366,7 @@ Test(tracker, helps_a_complete_pair_left_by_a_dead_writer) {
 }
 
 Test(tracker, reader_falls_back_one_version_and_expires_a_dead_attempt) {
-    sc_table *t = tracker_table("tr-fallback");
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
+    sc_table *t = short_ttl_table("tr-fallback");
     for (int i = 1; i <= 2; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0);
     /* A writer started version 3 and died after its PRE_COMMIT. */
     sc_store *s;
@@ -428,42 +442,6 @@ static void fault_scenario(const char *store, int verdict) {
 
 Test(tracker, lost_responses_at_each_step) { fault_scenario("tr-lose", SC_FAULT_LOSE_RESPONSE); }
 Test(tracker, failures_at_each_step) { fault_scenario("tr-fail", SC_EIO); }
-
-/* ---- cleanup ---- */
-
-Test(tracker, cleanup_archives_without_breaking_readers) {
-    sc_table *t = tracker_table("tr-clean");
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
-    for (int i = 1; i <= 4; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0);
-    /* Leave an expired sub-version behind in version 5: a dead attempt, then a commit. */
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, "mem://tr-clean"), 0);
-    char key[128];
-    snprintf(key, sizeof key, "tracker/%020llu", (unsigned long long)(UINT64_MAX - 5));
-    cr_assert_eq(sc_store_put(s, NULL, key, (const uint8_t *)"5\n", 2), 0);
-    cr_assert_eq(sc_store_put(s, NULL, "commit/00000000000000000005/00000000000000000001/PRE_COMMIT-0b5e7e5e-0000-4000-8000-000000000001",
-                              (const uint8_t *)"x", 1), 0);
-    sc_store_free(s);
-    for (int i = 5; i <= 10; i++) cr_assert_eq(tu_commit_one(NULL, t, "job", i), 0, "%s", sc_error_message());
-    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/", "EXPIRED-HINT"), 1);
-    uint64_t archived;
-    cr_assert_eq(sc_tracker_cleanup(t, 2, &archived), 0, "%s", sc_error_message());
-    cr_assert_eq(archived, 8);
-    cr_assert_eq(tu_count_keys("tr-clean", "tracker/", NULL), 2);
-    cr_assert_eq(tu_count_keys("tr-clean", "archive/", NULL), 8);
-    /* The dead attempt is gone, its EXPIRED-HINT stays, so the directory never looks free again. */
-    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/00000000000000000001/", NULL), 1);
-    cr_assert_eq(tu_count_keys("tr-clean", "commit/00000000000000000005/sub-tracker/", NULL), 0);
-    sc_table *u = open_handle("tr-clean", TEST_TTL_MS);
-    check_history(u, 10);
-    /* A client that stalled since version 5 was current finds nothing to win there. */
-    cr_assert_eq(sc_strategy_tracker.claim(u, 5, (const uint8_t *)"{}", 2), SC_EEXISTS);
-    cr_assert_eq(tu_commit_one(NULL, u, "job", 11), 0, "%s", sc_error_message());
-    check_history(u, 11);
-    cr_assert_eq(sc_tracker_cleanup(u, 2, &archived), 0);
-    sc_table_free(u);
-    sc_table_free(t);
-}
 
 /* ====================================================================== */
 /* Seed 000 as written, as a step machine (one store request per step), so
@@ -768,8 +746,7 @@ static int ours_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
 }
 
 Test(tracker, seed_schedule_against_ours_loses_nothing) {
-    sc_table *t = tracker_table("tr-ours");
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
+    sc_table *t = short_ttl_table("tr-ours");
     cr_assert_eq(tu_commit_one(NULL, t, "setup", 1), 0);
     ours_ctx c = {0};
     sc_store_set_fault_hook(sc_table_store(t), ours_hook, &c);
@@ -834,7 +811,6 @@ static void *plain_racer(void *arg) {
         return NULL;
     }
     tu_fast_retries(t, 100000, 20);
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
     char user[16];
     snprintf(user, sizeof user, "p%d", w->index);
     for (int i = 1; i <= 10; i++) {
@@ -852,6 +828,11 @@ static void *plain_racer(void *arg) {
 }
 
 Test(tracker, put_get_list_only_store) {
+    /* The racers below wrap their own store (no configuration to carry a TTL): the
+     * environment's default gives them the short one. Set before any thread starts. */
+    char ttl[32];
+    snprintf(ttl, sizeof ttl, "%d", TEST_TTL_MS);
+    cr_assert_eq(setenv("SNAPCOMMIT_TRACKER_TTL_MS", ttl, 1), 0);
     sc_mem_store_reset("tr-plain");
     sc_store *s = plain_store("tr-plain");
     cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), SC_EUNSUPPORTED, "table creation itself needs a conditional create");
@@ -974,12 +955,11 @@ typedef struct chaos_racer {
 static void *chaos_body(void *arg) {
     chaos_racer *w = arg;
     sc_table *t = NULL;
-    if (sc_table_open_location(&t, "mem://tr-chaos") != 0) {
+    if (open_with_ttl(&t, "mem://tr-chaos", TEST_TTL_MS) != 0) {
         w->errors++;
         return NULL;
     }
     tu_fast_retries(t, 100000, 20);
-    sc_tracker_set_ttl(t, TEST_TTL_MS);
     w->ctx.seed = (unsigned)w->index * 104729u;
     sc_store_set_fault_hook(sc_table_store(t), chaos_hook, &w->ctx);
     char user[16];

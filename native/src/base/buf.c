@@ -54,18 +54,6 @@ int sc_buf_printf(sc_buf *b, const char *fmt, ...) {
     return 0;
 }
 
-int sc_buf_append_varint(sc_buf *b, uint64_t v) {
-    uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        uint8_t byte = v & 0x7f;
-        v >>= 7;
-        if (v) byte |= 0x80;
-        tmp[n++] = byte;
-    } while (v);
-    return sc_buf_append(b, tmp, n);
-}
-
 int sc_buf_append_u32be(sc_buf *b, uint32_t v) {
     uint8_t t[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
     return sc_buf_append(b, t, 4);
@@ -74,11 +62,6 @@ int sc_buf_append_u32be(sc_buf *b, uint32_t v) {
 int sc_buf_append_u64be(sc_buf *b, uint64_t v) {
     int rc = sc_buf_append_u32be(b, (uint32_t)(v >> 32));
     return rc ? rc : sc_buf_append_u32be(b, (uint32_t)v);
-}
-
-int sc_buf_append_lenbytes(sc_buf *b, const uint8_t *data, size_t len) {
-    int rc = sc_buf_append_varint(b, len);
-    return rc ? rc : sc_buf_append(b, data, len);
 }
 
 const char *sc_buf_cstr(sc_buf *b) {

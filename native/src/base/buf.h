@@ -19,12 +19,8 @@ int sc_buf_append(sc_buf *b, const void *data, size_t len);
 int sc_buf_append_byte(sc_buf *b, uint8_t byte);
 int sc_buf_append_str(sc_buf *b, const char *s);
 int sc_buf_printf(sc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Unsigned LEB128. */
-int sc_buf_append_varint(sc_buf *b, uint64_t v);
 int sc_buf_append_u32be(sc_buf *b, uint32_t v);
 int sc_buf_append_u64be(sc_buf *b, uint64_t v);
-/* Varint length followed by the bytes. */
-int sc_buf_append_lenbytes(sc_buf *b, const uint8_t *data, size_t len);
 /* NUL-terminate without counting it in len; returns data as a C string. */
 const char *sc_buf_cstr(sc_buf *b);
 void sc_buf_free(sc_buf *b);

@@ -1,6 +1,6 @@
 /*
- * Conflict detection (internal): the four real conflicts of BRIEF §4, never
- * retried. The first check costs what the commit touches: the manifests its
+ * Conflict detection (internal): the four real conflicts of docs/protocols.md
+ * §4, never retried. The first check costs what the commit touches: the manifests its
  * files may be in (through the file indexes of the manifest list), else the
  * live files of its partitions; once a commit has been validated against
  * snapshot M, only the delta manifests of the snapshots committed after M.

@@ -27,7 +27,8 @@
 
 /* ---- key sets ---- */
 
-int sc_keyset_add(sc_keyset *s, const char *key, uint64_t size) {
+/* Copy `key` into the set. SC_ENOMEM. */
+static int keyset_add(sc_keyset *s, const char *key, uint64_t size) {
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
         sc_keyset_item *items = cap > SIZE_MAX / sizeof *items ? NULL : realloc(s->items, cap * sizeof *items);
@@ -77,7 +78,7 @@ void sc_keyset_free(sc_keyset *s) {
 static int add_manifest_key(sc_keyset *set, const char *name, uint64_t size) {
     char key[SC_MANIFEST_PATH_MAX + 16];
     sc_manifest_key(key, sizeof key, name);
-    return sc_keyset_add(set, key, size);
+    return keyset_add(set, key, size);
 }
 
 int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const sc_snapshot *s) {
@@ -99,7 +100,7 @@ int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const
     }
     char keys[SC_REPLAY_MAX_OBJECTS][SC_WATERMARK_ARCHIVE_KEY_MAX];
     size_t n = sc_replay_snapshot_objects(keys, SC_REPLAY_MAX_OBJECTS, use);
-    for (size_t i = 0; !rc && i < n; i++) rc = sc_keyset_add(into, keys[i], 0);
+    for (size_t i = 0; !rc && i < n; i++) rc = keyset_add(into, keys[i], 0);
     if (use == &completed) sc_snapshot_clear(&completed);
     return rc;
 }
@@ -126,7 +127,7 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
     char *path = NULL;
     int rc = sc_table_file_path(&path, t, f);
     if (rc) return rc;
-    rc = sc_keyset_add(out, path, f->size > 0 ? (uint64_t)f->size : 0);
+    rc = keyset_add(out, path, f->size > 0 ? (uint64_t)f->size : 0);
     size_t dir = strlen(path) - strlen(f->file); /* the path ends with the file name */
     for (size_t i = 0; !rc && i < f->extra_file_count; i++) {
         const char *extra = f->extra_files[i];
@@ -141,7 +142,7 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
             break;
         }
         snprintf(key, n, "%.*s%s", (int)dir, path, extra);
-        rc = sc_keyset_add(out, key, 0);
+        rc = keyset_add(out, key, 0);
         free(key);
     }
     free(path);

@@ -1,6 +1,6 @@
 /*
- * The replay rule, the heart of exactly-once (BRIEF §4, Paimon's
- * filterCommitted), in one place:
+ * The replay rule, the heart of exactly-once (docs/protocols.md §3 step 3,
+ * Paimon's filterCommitted), in one place:
  *
  *   identifiers strictly increase per commit user; the latest snapshot's
  *   watermark of a user is the highest identifier that user committed; an

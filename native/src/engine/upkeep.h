@@ -19,11 +19,9 @@ typedef struct sc_keyset_item {
 typedef struct sc_keyset {
     sc_keyset_item *items;
     size_t count, cap;
-    int sealed; /* sorted and de-duplicated; sc_keyset_add unseals */
+    int sealed; /* sorted and de-duplicated; adding a key unseals */
 } sc_keyset;
 
-/* Copy `key` into the set. SC_ENOMEM. */
-int sc_keyset_add(sc_keyset *s, const char *key, uint64_t size);
 /* Sort and drop duplicates (the first size of a key is kept). */
 void sc_keyset_seal(sc_keyset *s);
 /* 1 when the sealed set holds key. */

@@ -1,6 +1,6 @@
 /*
  * The head record (internal): the fixed-size pointer the `head` strategy
- * swaps by compare-and-swap (BRIEF §7, adapted from seed 003). Exactly 256
+ * swaps by compare-and-swap (adapted from seed 003). Exactly 256
  * bytes, big-endian, no variable fields; see docs/head-record.md.
  *
  *   off  len  field

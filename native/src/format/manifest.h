@@ -43,7 +43,7 @@ void sc_entry_vec_free(sc_entry_vec *v);
  * Check what holds for any entry whatever the table's schema: non-negative
  * bucket, level, rows and size; total_buckets -1 (bucket-unaware), 0 (the
  * table's setting) or > 0; bucket < total_buckets when that is > 0; a file
- * NAME (sc_file_name_validate); keys both present or both absent; min_seq <=
+ * NAME (no "/", not "." or "..", at most SC_MANIFEST_PATH_MAX bytes); keys both present or both absent; min_seq <=
  * max_seq; byte fields with data. What depends on the schema (partition and
  * key rows, key order) is engine/entries.c's. SC_EINVAL naming the field.
  */
@@ -56,15 +56,6 @@ void sc_bytes_describe(char *out, size_t cap, sc_bytes b);
 /* Longest file or manifest name, in bytes: far above real names, and it keeps
  * a decoded name small enough to check on the stack. */
 #define SC_MANIFEST_PATH_MAX 1024
-
-/*
- * Check a file name (a data file under <partition>/bucket-<b>/, a manifest
- * under manifest/): non-NULL, non-empty, at most SC_MANIFEST_PATH_MAX bytes,
- * no "/" and not "." or "..": the directory follows from the partition and
- * bucket, so a name with one would be a second spelling of a path.
- * SC_EINVAL with a message naming `field`.
- */
-int sc_file_name_validate(const char *field, const char *name);
 
 /* The canonical serialized BinaryRow of no fields (4-byte arity 0, 8-byte header):
  * the partition of an unpartitioned table and the key of a table without one. */

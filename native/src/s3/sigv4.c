@@ -255,9 +255,10 @@ int sc_sigv4_signing_key(uint8_t out[SC_SIGV4_KEY_LEN], const char *secret, cons
     return rc;
 }
 
-int sc_sigv4_signature(char out[SC_SIGV4_SIGNATURE_HEX_LEN + 1],
-                       const uint8_t key[SC_SIGV4_KEY_LEN], const char *string_to_sign,
-                       size_t len) {
+/* Lowercase hex HMAC-SHA256 of the string to sign under key, into out (65 bytes).
+ * SC_EIO on failure. */
+static int signature_hex(char out[SC_SIGV4_SIGNATURE_HEX_LEN + 1], const uint8_t key[SC_SIGV4_KEY_LEN],
+                         const char *string_to_sign, size_t len) {
     uint8_t mac[SC_SIGV4_KEY_LEN];
     int rc = hmac(mac, key, SC_SIGV4_KEY_LEN, string_to_sign, len);
     if (rc) return rc;
@@ -284,7 +285,7 @@ int sc_sigv4_authorization(sc_buf *out, const sc_sigv4_request *req,
         date[8] = '\0';
         rc = sc_sigv4_signing_key(key, cred->secret_access_key, date, region, service);
     }
-    if (!rc) rc = sc_sigv4_signature(sig, key, (const char *)sts.data, sts.len);
+    if (!rc) rc = signature_hex(sig, key, (const char *)sts.data, sts.len);
     if (!rc)
         rc = sc_buf_printf(out,
                            "AWS4-HMAC-SHA256 Credential=%s/%s/%s/%s/aws4_request,SignedHeaders=%s,"

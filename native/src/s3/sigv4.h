@@ -98,12 +98,6 @@ int sc_sigv4_string_to_sign(sc_buf *out, const char *amz_date, const char *regio
 int sc_sigv4_signing_key(uint8_t out[SC_SIGV4_KEY_LEN], const char *secret, const char *date,
                          const char *region, const char *service);
 
-/* Lowercase hex HMAC-SHA256 of the string to sign under key, into out (65 bytes).
- * SC_EIO on failure. */
-int sc_sigv4_signature(char out[SC_SIGV4_SIGNATURE_HEX_LEN + 1],
-                       const uint8_t key[SC_SIGV4_KEY_LEN], const char *string_to_sign,
-                       size_t len);
-
 /*
  * The Authorization header value for `req`, signed as of amz_date, into
  * *out (cleared first):

@@ -1,5 +1,5 @@
 /*
- * The `head` strategy (BRIEF §2, §7): snapshot N is an immutable,
+ * The `head` strategy (docs/head-record.md): snapshot N is an immutable,
  * content-addressed object head/snapshot-<sha256 hex> (the same sealed JSON
  * as the other strategies), and the table's single mutable key head/CURRENT
  * holds a fixed 256-byte head record (head_record.h) naming it. Publishing

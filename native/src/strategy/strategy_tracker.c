@@ -7,7 +7,6 @@
  * 20 digits, so that ascending LIST order is descending x and the first key
  * of the first page is the newest):
  *   tracker/<inv(v)>                         version v was started ("v\n")
- *   archive/<v>                              tracker entry moved by cleanup
  *   commit/<v>/sub-tracker/<inv(s)>          sub-version s >= 2 was started
  *   commit/<v>/<s>/PRE_COMMIT-<uuid>         intent of attempt <uuid>
  *   commit/<v>/<s>/COMMIT-<uuid>             commit file = the snapshot document
@@ -43,7 +42,6 @@
 #include "base/env_internal.h"
 
 #define TRACKER_PREFIX "tracker/"
-#define ARCHIVE_PREFIX "archive/"
 #define COMMIT_PREFIX "commit/"
 #define CLOCK_KEY "tracker-clock"
 #define HINT_NAME "COMMIT-HINT"
@@ -97,7 +95,7 @@ static void tracker_close(void *p) {
     free(st);
 }
 
-/* The TTL is settled once, when the handle opens (sc_tracker_set_ttl may change it later). */
+/* The TTL is settled once, when the handle opens: the store's configuration, else its default. */
 static int tracker_open(sc_table *t, void **out_state) {
     tracker_state *st = calloc(1, sizeof *st);
     *out_state = st;
@@ -122,15 +120,6 @@ int64_t sc_tracker_ttl_ms(sc_table *t) {
     if (!t || t->strategy != &sc_strategy_tracker) return 0;
     tracker_state *st = state_of(t);
     return st ? st->ttl_ms : 0;
-}
-
-int sc_tracker_set_ttl(sc_table *t, int64_t ttl_ms) {
-    if (!t || t->strategy != &sc_strategy_tracker) return sc_error_set(SC_EINVAL, "not a tracker table");
-    if (ttl_ms <= 1) return sc_error_set(SC_EINVAL, "tracker TTL must be > 1 ms");
-    tracker_state *st = state_of(t);
-    st->ttl_ms = ttl_ms;
-    st->fence_ms = ttl_ms / 2;
-    return 0;
 }
 
 /* Remember a put's storage mtime as the "now" anchor. */
@@ -917,88 +906,3 @@ const sc_strategy sc_strategy_tracker = {
     .close = tracker_close,
     .undecided = tracker_undecided,
 };
-
-/* ---- cleanup ---- */
-
-static int delete_quiet(sc_table *t, const char *key) {
-    int rc = sc_store_delete(t->store, key);
-    if (rc == SC_ENOTFOUND) {
-        sc_error_clear();
-        rc = 0;
-    }
-    return rc;
-}
-
-/* Clean one decided version: keep its hint, the winning pair and every EXPIRED-HINT. */
-static int clean_version(sc_table *t, const decided *d) {
-    char vprefix[KEY_CAP];
-    version_prefix(vprefix, d->v);
-    size_t vlen = strlen(vprefix);
-    sc_list_page page;
-    int rc = sc_store_list_all(t->store, &page, vprefix);
-    if (rc) return rc;
-    /* Sub-versions whose directory holds an EXPIRED-HINT. */
-    for (size_t i = 0; !rc && i < page.count; i++) {
-        const char *rest = page.keys[i] + vlen;
-        if (strncmp(rest, SUBTRACKER_NAME, strlen(SUBTRACKER_NAME)) == 0) {
-            rc = delete_quiet(t, page.keys[i]);
-            continue;
-        }
-        uint64_t s;
-        if (strlen(rest) < 22 || rest[20] != '/' || parse20(&s, rest, 0) != 0) continue; /* COMMIT-HINT */
-        const char *name = rest + 21;
-        if (s == d->sub) {
-            /* The winner's directory: its pair stays; anything else there is a loser's PRE_COMMIT. */
-            int winner = (strncmp(name, PRE_NAME, strlen(PRE_NAME)) == 0 && strcmp(name + strlen(PRE_NAME), d->uuid) == 0) ||
-                         (strncmp(name, FILE_NAME, strlen(FILE_NAME)) == 0 && strcmp(name + strlen(FILE_NAME), d->uuid) == 0);
-            if (!winner && strncmp(name, PRE_NAME, strlen(PRE_NAME)) == 0) rc = delete_quiet(t, page.keys[i]);
-            continue;
-        }
-        if (strcmp(name, EXPIRED_NAME) == 0) continue;
-        /* Only inside a directory we know is expired. */
-        char expired[KEY_CAP];
-        in_sub(expired, d->v, s, EXPIRED_NAME, NULL);
-        int dead = 0;
-        for (size_t j = 0; j < page.count; j++)
-            if (strcmp(page.keys[j], expired) == 0) dead = 1;
-        if (dead) rc = delete_quiet(t, page.keys[i]);
-    }
-    sc_list_page_free(&page);
-    return rc;
-}
-
-int sc_tracker_cleanup(sc_table *t, uint64_t keep, uint64_t *out_archived) {
-    if (out_archived) *out_archived = 0;
-    if (!t || t->strategy != &sc_strategy_tracker) return sc_error_set(SC_EINVAL, "not a tracker table");
-    tracker_state *st = state_of(t);
-    if (keep < 2) keep = 2;
-    uint64_t latest;
-    int rc = tracker_latest(t, &latest);
-    if (rc || latest <= keep) return rc;
-    uint64_t limit = latest - keep; /* clean versions 1..limit, all decided */
-    sc_list_page page;
-    if ((rc = sc_store_list_all(t->store, &page, TRACKER_PREFIX)) != 0) return rc;
-    for (size_t i = 0; !rc && i < page.count; i++) {
-        uint64_t v;
-        if (parse_inverted(&v, page.keys[i], strlen(TRACKER_PREFIX)) != 0 || v > limit) continue;
-        decided *d;
-        rc = load_hint(st, t, v, &d);
-        if (rc == SC_ENOTFOUND) { /* cannot be: every version below the latest is decided */
-            sc_log(SC_LOG_WARN, "tracker: cleanup skipped version %" PRIu64 ": no " HINT_NAME, v);
-            sc_error_clear();
-            rc = 0;
-            continue;
-        }
-        decided copy = *d;
-        copy.doc = NULL;
-        if (!rc) rc = clean_version(t, &copy);
-        char key[KEY_CAP], text[32];
-        snprintf(key, sizeof key, ARCHIVE_PREFIX "%020" PRIu64, v);
-        int n = snprintf(text, sizeof text, "%" PRIu64 "\n", v);
-        if (!rc) rc = sc_store_put(t->store, NULL, key, (const uint8_t *)text, (size_t)n);
-        if (!rc) rc = delete_quiet(t, page.keys[i]);
-        if (!rc && out_archived) (*out_archived)++;
-    }
-    sc_list_page_free(&page);
-    return rc;
-}

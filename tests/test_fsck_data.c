@@ -1,0 +1,240 @@
+/*
+ * fsck's data pass (engine/fsck_data.c, sc_table_check_data_files): every
+ * data file and extra file a retained snapshot names is in storage. A missing
+ * one is SC_ECORRUPT naming its key and the snapshot; files of expired
+ * snapshots and objects nothing names are not its business; an expiration
+ * moving EARLIEST under a pass starts it again, three times at most.
+ */
+#include "sc_test_util.h"
+#include "sc_test_assert.h"
+
+#include <inttypes.h>
+
+#include "snapcommit/upkeep.h"
+
+/* The store key of a TU_SCHEMA file in partition "p", bucket 0. */
+static char *key_of(sc_table *t, const char *file) {
+    sc_file_entry e = tu_file("p", 0, 0, 0, file, 1, NULL, NULL);
+    char *path;
+    OK(sc_table_file_path(&path, t, &e));
+    return path;
+}
+
+static void put_data(sc_table *t, const char *file) {
+    char *k = key_of(t, file);
+    OK(sc_store_put(sc_table_store(t), NULL, k, TEXT("0123456789")));
+    free(k);
+}
+
+static void drop_data(sc_table *t, const char *file) {
+    char *k = key_of(t, file);
+    OK(sc_store_delete(sc_table_store(t), k));
+    free(k);
+}
+
+/*
+ * Snapshot 1 adds data/keep (never deleted) and data/f1; snapshot i > 1 adds data/f<i> and,
+ * as a compaction, deletes data/f<i-1>. Every file is written to the store first.
+ */
+static sc_table *chain_table(const char *name, int n) {
+    sc_table *t = tu_mem_table(name);
+    put_data(t, "data/keep");
+    sc_file_entry keep = tu_file("p", 0, 0, 0, "data/keep", 1, NULL, NULL);
+    for (int i = 1; i <= n; i++) {
+        char add[32], del[32];
+        snprintf(add, sizeof add, "data/f%d", i);
+        snprintf(del, sizeof del, "data/f%d", i - 1);
+        put_data(t, add);
+        sc_file_entry adds[2] = {tu_file("p", 0, 0, 0, add, 1, NULL, NULL), keep};
+        sc_file_entry d = tu_file("p", 0, 0, 0, del, 1, NULL, NULL);
+        int rc = tu_commit(NULL, t, "job", i, i > 1 ? SC_KIND_COMPACT : SC_KIND_APPEND, 0, adds, i > 1 ? 1 : 2, &d,
+                           i > 1);
+        cr_assert_eq(rc, 0, "commit %d: %s", i, sc_error_message());
+    }
+    return t;
+}
+
+/* Expire through another handle so that exactly `keep` snapshots remain. */
+static void expire_to(const char *name, uint64_t keep) {
+    sc_table *other = tu_reopen(name);
+    sc_expire_options o;
+    sc_expire_options_init(&o);
+    o.retain_min = 1;
+    o.retain_max = keep;
+    o.older_than_ms = 3600 * 1000; /* the snapshots are seconds old: only retain_max expires them */
+    o.limit = 1000;
+    OK(sc_table_expire(NULL, other, &o));
+    sc_table_free(other);
+}
+
+typedef struct progress_log {
+    uint64_t calls, last_done, last_total;
+} progress_log;
+
+static void on_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    progress_log *p = ctx;
+    cr_assert_str_eq(phase, "data files");
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+}
+
+Test(fsck_data, an_empty_table_passes_with_nothing_checked) {
+    sc_table *t = tu_mem_table("fd-empty");
+    sc_data_check_result r;
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_eq(r.earliest, 0);
+    cr_assert_eq(r.latest, 0);
+    cr_assert_eq(r.files_checked, 0);
+    sc_table_free(t);
+}
+
+/* Earliest's live files (keep, f1) and each later snapshot's added file: all present. */
+Test(fsck_data, present_files_pass_and_are_counted) {
+    sc_table *t = chain_table("fd-present", 4);
+    sc_data_check_result r;
+    progress_log p = {0};
+    OK(sc_table_check_data_files(&r, t, on_progress, &p));
+    cr_assert_eq(r.earliest, 1);
+    cr_assert_eq(r.latest, 4);
+    cr_assert_eq(r.files_checked, 5, "keep and f1 (snapshot 1), f2..f4: %" PRIu64, r.files_checked);
+    cr_assert_eq(r.skipped, 0);
+    cr_assert_eq(r.rechecks, 0);
+    cr_assert_geq(r.objects_listed, 6, "at least the five data files and a snapshot");
+    cr_assert_eq(p.calls, 4, "one progress report per snapshot");
+    cr_assert_eq(p.last_done, 4);
+    cr_assert_eq(p.last_total, 4);
+    sc_table_free(t);
+}
+
+/* A file a later snapshot added is missing: named with its key and that snapshot. */
+Test(fsck_data, a_missing_added_file_is_named_with_its_snapshot) {
+    sc_table *t = chain_table("fd-missing", 4);
+    drop_data(t, "data/f3");
+    char *k = key_of(t, "data/f3");
+    char want[256];
+    snprintf(want, sizeof want, "%s: named by snapshot 3 (added by it) but missing from storage", k);
+    free(k);
+    sc_data_check_result r;
+    CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL), want);
+    /* The metadata pass does not look at data files. */
+    OK(sc_table_fsck(t, NULL, NULL));
+    sc_table_free(t);
+}
+
+/* A file deleted by a later retained snapshot is still named by the one that added it. */
+Test(fsck_data, a_missing_file_a_retained_snapshot_deleted_later_is_still_reported) {
+    sc_table *t = chain_table("fd-deleted-later", 4);
+    drop_data(t, "data/f2"); /* added by 2, deleted by 3: snapshot 2 is retained */
+    sc_data_check_result r;
+    CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL), "named by snapshot 2 (added by it)");
+    sc_table_free(t);
+}
+
+/*
+ * After an expiration, EARLIEST's live set names files that expired snapshots added (data/keep,
+ * from snapshot 1); the files only expired snapshots named are gone and are not reported.
+ */
+Test(fsck_data, expired_snapshots_files_are_not_checked_but_their_live_files_are) {
+    sc_table *t = chain_table("fd-expired", 5);
+    expire_to("fd-expired", 2);
+    sc_data_check_result r;
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_eq(r.earliest, 4);
+    cr_assert_eq(r.latest, 5);
+    cr_assert_eq(r.files_checked, 3, "keep and f4 (snapshot 4), f5: %" PRIu64, r.files_checked);
+    /* data/f1..f3 are gone (expired with their snapshots) and nobody asks for them. */
+    char *k = key_of(t, "data/f1");
+    sc_object_info info;
+    FAILS(SC_ENOTFOUND, sc_store_head(sc_table_store(t), &info, k));
+    free(k);
+    drop_data(t, "data/keep");
+    CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL),
+            "named by snapshot 4 (a live file of the earliest retained snapshot) but missing");
+    sc_table_free(t);
+}
+
+/* Objects nothing names (a stray data file, an unknown key) are remove-orphans' business. */
+Test(fsck_data, extra_objects_in_storage_are_ignored) {
+    sc_table *t = chain_table("fd-extra", 2);
+    sc_data_check_result before, after;
+    OK(sc_table_check_data_files(&before, t, NULL, NULL));
+    put_data(t, "data/stray");
+    OK(sc_store_put(sc_table_store(t), NULL, "elsewhere/unknown", TEXT("x")));
+    OK(sc_table_check_data_files(&after, t, NULL, NULL));
+    cr_assert_eq(after.objects_listed, before.objects_listed + 2);
+    cr_assert_eq(after.files_checked, before.files_checked);
+    sc_table_free(t);
+}
+
+/* Extra files (an index next to the data file) are checked too; external paths are skipped. */
+Test(fsck_data, extra_files_are_checked_and_external_paths_skipped) {
+    sc_table *t = tu_mem_table("fd-extra-files");
+    put_data(t, "data/main");
+    put_data(t, "data/main.index");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/main", 1, NULL, NULL);
+    const char *extras[] = {tu_name("data/main.index")};
+    f.extra_files = extras;
+    f.extra_file_count = 1;
+    sc_file_entry ext = tu_file("p", 0, 0, 0, "data/far", 1, NULL, NULL);
+    ext.external_path = "s3://other-bucket/far";
+    sc_file_entry adds[] = {f, ext};
+    cr_assert_eq(tu_commit(NULL, t, "job", 1, SC_KIND_APPEND, 0, adds, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_data_check_result r;
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_eq(r.files_checked, 2, "the file and its extra file: %" PRIu64, r.files_checked);
+    cr_assert_eq(r.skipped, 1, "the external file");
+    drop_data(t, "data/main.index");
+    CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL), "main.index: named by snapshot 1");
+    sc_table_free(t);
+}
+
+/* A hook on the checking handle: when its pass lists the table, another handle expires. */
+typedef struct expire_in_listing {
+    const char *name;
+    int left;      /* expirations still to run */
+    uint64_t keep; /* retained by the next one (then one fewer) */
+} expire_in_listing;
+
+static int expire_when_listing(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    expire_in_listing *c = p;
+    if (op != SC_OP_LIST || (key && *key) || c->left <= 0) return 0;
+    c->left--;
+    expire_to(c->name, c->keep--);
+    return 0;
+}
+
+/* EARLIEST moves while the pass runs: what it then finds missing was expired, so it looks again. */
+Test(fsck_data, an_expiration_moving_earliest_meanwhile_starts_the_pass_again) {
+    sc_table *t = chain_table("fd-moving", 6);
+    expire_in_listing c = {"fd-moving", 1, 3};
+    sc_store_set_fault_hook(sc_table_store(t), expire_when_listing, &c);
+    sc_data_check_result r;
+    int rc = sc_table_check_data_files(&r, t, NULL, NULL);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(rc, 0, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert_eq(c.left, 0, "the expiration ran inside the pass");
+    cr_assert_eq(r.rechecks, 1);
+    cr_assert_eq(r.earliest, 4, "the second pass starts at the new EARLIEST");
+    cr_assert_eq(r.latest, 6);
+    sc_table_free(t);
+}
+
+/* Expirations under every pass: after three passes it gives up with SC_ETRANSIENT, reporting nothing missing. */
+Test(fsck_data, expirations_under_every_pass_are_etransient) {
+    sc_table *t = chain_table("fd-churn", 8);
+    expire_in_listing c = {"fd-churn", 3, 6};
+    sc_store_set_fault_hook(sc_table_store(t), expire_when_listing, &c);
+    sc_data_check_result r;
+    int rc = sc_table_check_data_files(&r, t, NULL, NULL);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_eq(rc, SC_ETRANSIENT, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert(strstr(sc_error_message(), "expirations moved EARLIEST during 3 passes; run it again"), "%s",
+              sc_error_message());
+    cr_assert_eq(r.rechecks, 2);
+    /* Once they stop, it passes. */
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_eq(r.earliest, 5);
+    sc_table_free(t);
+}
