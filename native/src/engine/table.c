@@ -301,9 +301,11 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
                             key, recorded, id);
     }
     if (!out->foreign && strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
+        char other[sizeof out->table_uuid]; /* named after the snapshot is cleared */
+        memcpy(other, out->table_uuid, sizeof other);
         sc_snapshot_clear(out);
-        return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s)", key,
-                            out->table_uuid, t->meta.table_uuid);
+        return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s, named by %s)", key, other,
+                            t->meta.table_uuid, SC_TABLE_META_KEY);
     }
     return 0;
 }
