@@ -41,31 +41,117 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     return 0;
 }
 
-/* Write schema/schema-0, or adopt the one a Paimon table already has (no schema given). */
+/* How often init re-sends a create whose answer was lost and that read back absent. */
+#define INIT_CREATE_TRIES 3
+
+/*
+ * Create `key` holding data/len where nothing is: 0 when it holds our bytes,
+ * SC_EEXISTS when it holds other bytes. A lost answer (SC_EUNKNOWN: the
+ * create may or may not have landed) is settled as a commit settles its
+ * claim, by reading the object back: our bytes are ours, other bytes are
+ * another writer's, nothing there means the request did not land and it is
+ * sent again. A refused create is read back too, because the refusal may be
+ * of our own earlier request that landed late.
+ */
+static int create_reconciled(sc_store *store, const char *key, const uint8_t *data, size_t len) {
+    for (int attempt = 0; attempt < INIT_CREATE_TRIES; attempt++) {
+        int rc = sc_store_put_if_absent(store, NULL, key, data, len);
+        if (rc == 0) return 0;
+        if (rc != SC_EEXISTS && rc != SC_EUNKNOWN) return sc_error_wrap(rc, "creating %s", key);
+        int lost = rc == SC_EUNKNOWN;
+        uint8_t *have = NULL;
+        size_t have_len = 0;
+        /* Ours are at most `len` bytes: anything larger is another writer's, refused unread. */
+        rc = sc_store_get_bounded(store, &have, &have_len, NULL, key, len);
+        if (rc == SC_ENOTFOUND) {
+            sc_error_clear();
+            continue; /* nothing there: our request did not land (or the object went again) */
+        }
+        if (rc == SC_ELIMIT || rc == SC_ECORRUPT) {
+            sc_error_clear();
+            return SC_EEXISTS;
+        }
+        if (rc) return sc_error_wrap(lost ? SC_EUNKNOWN : rc, "creating %s: reading it back after %s", key,
+                                     lost ? "the answer was lost" : "the create was refused");
+        int same = have_len == len && memcmp(have, data, len) == 0;
+        free(have);
+        if (same) {
+            if (lost) sc_log(SC_LOG_INFO, "the answer to creating %s was lost; it holds our bytes: created", key);
+            return 0;
+        }
+        return SC_EEXISTS;
+    }
+    return sc_error_set(SC_EUNKNOWN, "creating %s: the answer was lost %d times and it is still not there", key,
+                        INIT_CREATE_TRIES);
+}
+
+/*
+ * 1 when the table here is what an init of `schema` that stopped after
+ * schema/schema-0 leaves (the same schema, apart from its time, in
+ * schema-0, no later schema, no snapshot): then a retried init completes it.
+ * 0 for anything else, which is a table of its own.
+ */
+static int half_made_by_init(sc_store *store, const sc_table_schema *schema) {
+    char key[64];
+    sc_schema_key(key, 0);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sc_table_schema have;
+    if (sc_store_get_bounded(store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES) != 0) return 0;
+    int rc = sc_schema_decode(&have, data, len, key);
+    free(data);
+    if (rc) return 0;
+    sc_table_schema ours = *schema; /* a shallow copy, only encoded */
+    ours.time_millis = have.time_millis;
+    sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT;
+    int same = sc_schema_encode(&a, &ours) == 0 && sc_schema_encode(&b, &have) == 0 && a.len == b.len &&
+               memcmp(a.data, b.data, a.len) == 0;
+    sc_buf_free(&a);
+    sc_buf_free(&b);
+    sc_schema_clear(&have);
+    static const char *const later[] = {"schema/schema-1", "snapshot/"};
+    for (size_t i = 0; same && i < sizeof later / sizeof *later; i++) {
+        sc_list_page page = {0};
+        same = sc_store_list(store, &page, later[i], NULL, 1) == 0 && page.count == 0;
+        sc_list_page_free(&page);
+    }
+    return same;
+}
+
+/*
+ * Write schema/schema-0, or adopt the one a Paimon table already has (no
+ * schema given), or find the one a failed init of this schema left (then
+ * this init completes that table).
+ */
 static int write_schema(sc_store *store, const sc_table_schema *schema) {
     char key[64];
     sc_schema_key(key, 0);
     sc_object_info info;
     int have = sc_store_head(store, &info, key) == 0;
     sc_error_clear();
-    if (have && schema)
-        return sc_error_set(SC_ETABLEEXISTS,
-                            "a table already exists here (%s is present); open it, or init without a schema to adopt it", key);
-    if (have) {
+    if (have && !schema) {
         sc_log(SC_LOG_INFO, "adopting the Paimon table at this location (%s exists)", key);
         return 0;
     }
     sc_table_schema empty;
-    int rc = schema ? 0 : sc_schema_empty(&empty);
+    int rc = have || schema ? 0 : sc_schema_empty(&empty);
     sc_buf text = SC_BUF_INIT;
-    if (!rc) rc = sc_schema_encode(&text, schema ? schema : &empty);
+    if (!rc && !have) rc = sc_schema_encode(&text, schema ? schema : &empty);
     if (!schema) sc_schema_clear(&empty);
-    /* put-if-absent: two inits cannot both write it, and an existing table is never touched */
-    if (!rc) rc = sc_store_put_if_absent(store, NULL, key, text.data, text.len);
+    /* A conditional create: two inits cannot both write it, and an existing table is never touched. */
+    if (!rc) rc = have ? SC_EEXISTS : create_reconciled(store, key, text.data, text.len);
     sc_buf_free(&text);
-    if (rc == SC_EEXISTS) return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", key);
-    if (rc) return sc_error_wrap(rc, "creating %s", key);
-    return 0;
+    if (rc != SC_EEXISTS) return rc;
+    sc_error_clear();
+    if (schema && half_made_by_init(store, schema)) {
+        sc_log(SC_LOG_INFO, "%s holds this schema and no table was made with it yet (an init that stopped "
+                            "early): completing that table", key);
+        return 0;
+    }
+    if (schema)
+        return sc_error_set(SC_ETABLEEXISTS,
+                            "a table already exists here (%s is present); open it, or init without a schema to adopt it", key);
+    return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", key);
 }
 
 static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_table_schema *schema) {
@@ -96,14 +182,14 @@ static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_tab
     sc_buf buf = SC_BUF_INIT;
     rc = sc_table_meta_encode(&buf, &meta);
     /* Conditional create: two concurrent inits cannot both succeed, and an
-     * existing table is never touched. */
-    if (!rc) rc = sc_store_put_if_absent(store, NULL, SC_TABLE_META_KEY, buf.data, buf.len);
+     * existing table is never touched. Its bytes hold a fresh UUID, so bytes
+     * read back after a lost answer are ours only if our request landed. */
+    if (!rc) rc = create_reconciled(store, SC_TABLE_META_KEY, buf.data, buf.len);
     sc_buf_free(&buf);
     if (rc == SC_EEXISTS)
         return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)",
                             SC_TABLE_META_KEY);
-    if (rc) return sc_error_wrap(rc, "creating %s", SC_TABLE_META_KEY);
-    return 0;
+    return rc;
 }
 
 int sc_table_raise_format(sc_table *t, int version) {
