@@ -10,6 +10,7 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "engine/table.h"
 #include "format/changes.h"
 #include "format/binary_row.h"
 #include "format/partition.h"
@@ -130,6 +131,13 @@ static int write_schema(sc_store *store, const sc_table_schema *schema) {
     int have = sc_store_head(store, &info, key) == 0;
     sc_error_clear();
     if (have && !schema) {
+        /* A table snapcommit committed to that lost its table.json is not adopted a second time. */
+        int lost = sc_store_head(store, &info, SC_HISTORY_MARKER_KEY) == 0;
+        sc_error_clear();
+        if (lost)
+            return sc_error_set(SC_ECORRUPT, "%s exists: snapcommit committed to this table, whose %s was lost or "
+                                             "deleted; restore it (see docs/operations.md) instead of adopting the "
+                                             "table again", SC_HISTORY_MARKER_KEY, SC_TABLE_META_KEY);
         sc_log(SC_LOG_INFO, "adopting the Paimon table at this location (%s exists)", key);
         return 0;
     }
@@ -287,26 +295,85 @@ int sc_table_create_with_schema(sc_store *store, sc_strategy_kind strategy, cons
     return rc;
 }
 
-int sc_table_open(sc_table **out, sc_store *store) {
+/*
+ * No metadata/table.json here. A schema/schema-0 makes it a Paimon table that
+ * snapcommit has not adopted (1 in *out_paimon); without one there is no table.
+ */
+static int no_table_json(int *out_paimon, sc_store *store) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", sc_error_message());
+    char key[64];
+    sc_schema_key(key, 0);
+    sc_object_info info;
+    int rc = sc_store_head(store, &info, key);
+    *out_paimon = rc == 0;
+    if (rc == SC_ENOTFOUND || rc == 0) sc_error_clear();
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+    if (rc) return sc_error_wrap(rc, "%s is missing; checking for a Paimon table (%s)", SC_TABLE_META_KEY, key);
+    /* snapcommit writes the history marker after its first commit: with it, table.json
+     * was lost, and adopting the table again would give it a second identity. */
+    rc = sc_store_head(store, &info, SC_HISTORY_MARKER_KEY);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "%s is missing; checking %s", SC_TABLE_META_KEY, SC_HISTORY_MARKER_KEY);
+    *out_paimon = 0;
+    return sc_error_set(SC_ECORRUPT, "%s is missing, but %s shows that snapcommit committed to this table: its "
+                                     "table.json was lost or deleted (restore it, see docs/operations.md; do not "
+                                     "init it again)", SC_TABLE_META_KEY, SC_HISTORY_MARKER_KEY);
+}
+
+int sc_table_adoption_error(const char *location) {
+    return sc_error_set(SC_ENOTABLE,
+                        "this is a Paimon table that snapcommit has not adopted (%s without %s); commands that only "
+                        "read work on it as it is, but to write run 'snapcommit init %s' (no --schema) to adopt it "
+                        "first: that writes %s and changes nothing else",
+                        "schema/schema-0", SC_TABLE_META_KEY, location ? location : "TABLE", SC_TABLE_META_KEY);
+}
+
+int sc_table_check_adopted(sc_table *t) {
+    return t->unadopted ? sc_table_adoption_error(NULL) : 0;
+}
+
+/* The handle of a Paimon table without metadata/table.json: read-only (t->unadopted). */
+static int unadopted_meta(sc_table *t) {
+    t->unadopted = 1;
+    t->meta.format_version = 0;
+    t->meta.table_uuid[0] = '\0';
+    t->meta.strategy = SC_STRATEGY_AUTO; /* none chosen yet */
+    /* Discovery through snapshot/ (the hints, then a listing), as Paimon's readers find
+     * snapshots; its claim is never reached: every write checks t->unadopted first. */
+    t->strategy = &sc_strategy_rename;
+    return 0;
+}
+
+static int table_open(sc_table **out, sc_store *store, unsigned flags, const char *location) {
     *out = NULL;
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    if (flags & ~(unsigned)SC_OPEN_READ_UNADOPTED) return sc_error_set(SC_EINVAL, "unknown open flags %#x", flags);
     uint8_t *data = NULL;
     size_t len = 0;
+    int paimon = 0;
     int rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", sc_error_message());
-        return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+        if ((rc = no_table_json(&paimon, store)) != 0) return rc;
+        if (!(flags & SC_OPEN_READ_UNADOPTED)) return sc_table_adoption_error(location);
+    } else if (rc) {
+        return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
     }
-    if (rc) return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
     sc_table *t = calloc(1, sizeof *t);
     if (!t) {
         free(data);
         return sc_error_set(SC_ENOMEM, "out of memory");
     }
-    rc = sc_table_meta_decode(&t->meta, data, len);
-    free(data);
-    if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
+    if (paimon) {
+        rc = unadopted_meta(t);
+    } else {
+        rc = sc_table_meta_decode(&t->meta, data, len);
+        free(data);
+        if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
+    }
     if (rc) {
         free(t);
         return rc;
@@ -330,17 +397,28 @@ int sc_table_open(sc_table **out, sc_store *store) {
     return 0;
 }
 
+int sc_table_open(sc_table **out, sc_store *store) { return table_open(out, store, 0, NULL); }
+
+int sc_table_open_with_flags(sc_table **out, sc_store *store, unsigned flags) {
+    return table_open(out, store, flags, NULL);
+}
+
 int sc_table_open_location(sc_table **out, const char *location) {
-    return sc_table_open_location_with_config(out, location, NULL);
+    return sc_table_open_location_with_flags(out, location, NULL, 0);
 }
 
 int sc_table_open_location_with_config(sc_table **out, const char *location,
                                        const sc_store_config *config) {
+    return sc_table_open_location_with_flags(out, location, config, 0);
+}
+
+int sc_table_open_location_with_flags(sc_table **out, const char *location, const sc_store_config *config,
+                                      unsigned flags) {
     *out = NULL;
     sc_store *store;
     int rc = sc_store_open_with_config(&store, location, config);
     if (rc) return rc;
-    rc = sc_table_open(out, store);
+    rc = table_open(out, store, flags, location);
     if (rc) {
         sc_store_free(store);
         return rc;
@@ -385,6 +463,14 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
         sc_snapshot_clear(out);
         return sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is %" PRIu64 ", not %" PRIu64 " (a snapshot copied or moved under another name)",
                             key, recorded, id);
+    }
+    if (!out->foreign && t->unadopted) {
+        /* One of ours in a table without table.json: that file was lost, not never written. */
+        char other[sizeof out->table_uuid];
+        memcpy(other, out->table_uuid, sizeof other);
+        sc_snapshot_clear(out);
+        return sc_error_set(SC_ECORRUPT, "%s: written by snapcommit for table %s, but %s is missing (lost or deleted: "
+                                         "restore it, see docs/operations.md)", key, other, SC_TABLE_META_KEY);
     }
     if (!out->foreign && strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
         char other[sizeof out->table_uuid]; /* named after the snapshot is cleared */
