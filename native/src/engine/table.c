@@ -110,12 +110,14 @@ static int half_made_by_init(sc_store *store, const sc_table_schema *schema) {
     sc_buf_free(&a);
     sc_buf_free(&b);
     sc_schema_clear(&have);
-    static const char *const later[] = {"schema/schema-1", "snapshot/"};
-    for (size_t i = 0; same && i < sizeof later / sizeof *later; i++) {
+    /* Nothing after it: schema-0 is the only schema file and snapshot/ is empty. */
+    static const struct { const char *prefix; size_t count; } only[] = {{"schema/schema-", 1}, {"snapshot/", 0}};
+    for (size_t i = 0; same && i < sizeof only / sizeof *only; i++) {
         sc_list_page page = {0};
-        same = sc_store_list(store, &page, later[i], NULL, 1) == 0 && page.count == 0;
+        same = sc_store_list(store, &page, only[i].prefix, NULL, 2) == 0 && page.count == only[i].count;
         sc_list_page_free(&page);
     }
+    sc_error_clear();
     return same;
 }
 
@@ -141,16 +143,18 @@ static int write_schema(sc_store *store, const sc_table_schema *schema) {
         sc_log(SC_LOG_INFO, "adopting the Paimon table at this location (%s exists)", key);
         return 0;
     }
-    sc_table_schema empty;
-    int rc = have || schema ? 0 : sc_schema_empty(&empty);
-    sc_buf text = SC_BUF_INIT;
-    if (!rc && !have) rc = sc_schema_encode(&text, schema ? schema : &empty);
-    if (!schema) sc_schema_clear(&empty);
-    /* A conditional create: two inits cannot both write it, and an existing table is never touched. */
-    if (!rc) rc = have ? SC_EEXISTS : create_reconciled(store, key, text.data, text.len);
-    sc_buf_free(&text);
-    if (rc != SC_EEXISTS) return rc;
-    sc_error_clear();
+    if (!have) {
+        sc_table_schema empty;
+        int rc = schema ? 0 : sc_schema_empty(&empty);
+        sc_buf text = SC_BUF_INIT;
+        if (!rc) rc = sc_schema_encode(&text, schema ? schema : &empty);
+        if (!schema) sc_schema_clear(&empty);
+        /* A conditional create: two inits cannot both write it, and an existing table is never touched. */
+        if (!rc) rc = create_reconciled(store, key, text.data, text.len);
+        sc_buf_free(&text);
+        if (rc != SC_EEXISTS) return rc;
+        sc_error_clear();
+    }
     if (schema && half_made_by_init(store, schema)) {
         sc_log(SC_LOG_INFO, "%s holds this schema and no table was made with it yet (an init that stopped "
                             "early): completing that table", key);
