@@ -89,7 +89,8 @@ static int create_reconciled(sc_store *store, const char *key, const uint8_t *da
 /*
  * 1 when the table here is what an init of `schema` that stopped after
  * schema/schema-0 leaves (the same schema, apart from its time, in
- * schema-0, no later schema, no snapshot): then a retried init completes it.
+ * schema-0, no later schema, no table.json, no snapshot): then a retried
+ * init completes it.
  * 0 for anything else, which is a table of its own.
  */
 static int half_made_by_init(sc_store *store, const sc_table_schema *schema) {
@@ -110,8 +111,9 @@ static int half_made_by_init(sc_store *store, const sc_table_schema *schema) {
     sc_buf_free(&a);
     sc_buf_free(&b);
     sc_schema_clear(&have);
-    /* Nothing after it: schema-0 is the only schema file and snapshot/ is empty. */
-    static const struct { const char *prefix; size_t count; } only[] = {{"schema/schema-", 1}, {"snapshot/", 0}};
+    /* Nothing after it: schema-0 is the only schema file, no table.json, no snapshot. */
+    static const struct { const char *prefix; size_t count; } only[] = {
+        {"schema/schema-", 1}, {SC_TABLE_META_KEY, 0}, {"snapshot/", 0}};
     for (size_t i = 0; same && i < sizeof only / sizeof *only; i++) {
         sc_list_page page = {0};
         same = sc_store_list(store, &page, only[i].prefix, NULL, 2) == 0 && page.count == only[i].count;
