@@ -226,6 +226,28 @@ run "resealed snapshot naming a missing manifest list: fsck" 1 "manifest-list-00
 t=$(fresh recount); reseal "$t/snapshot/$(S 4)" 'snap["totalRecordCount"] = 41'
 run "resealed snapshot with a wrong totalRecordCount: fsck" 1 "totalRecordCount" "$sc" fsck "$t"
 
+# metadata/table.json rewritten and resealed (as the rebuild recipe of docs/operations.md does)
+# with another table's UUID: the message names both UUIDs, the snapshot's and table.json's.
+reseal_meta() { # dir table-uuid
+  python3 - "$1/metadata/table.json" "$2" <<'PY'
+import hashlib, json, sys
+path, uuid = sys.argv[1], sys.argv[2]
+meta = json.loads(open(path, 'rb').read())
+del meta['checksum']
+meta['tableUuid'] = uuid
+body = json.dumps(meta, separators=(',', ':')).encode()
+seal = hashlib.sha256(body).hexdigest().encode()
+open(path, 'wb').write(body[:-1] + b',"checksum":"' + seal + b'"}')
+PY
+}
+own=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tableUuid"])' "$base/metadata/table.json")
+other=11111111-2222-4333-8444-555555555555
+t=$(fresh metauuid); reseal_meta "$t" "$other"
+all_refuse "table.json resealed with another UUID" "$t" "belongs to table $own, not this table ($other, named by metadata/table.json)"
+# The same recipe with the right UUID gives back a working table.
+t=$(fresh metasame); reseal_meta "$t" "$own"
+run "table.json resealed with its own UUID: fsck" 0 "" "$sc" fsck "$t"
+
 # A healthy table still works end to end.
 run "healthy: fsck" 0 "" "$sc" fsck "$base"
 run "healthy: log" 0 "" "$sc" log "$base"

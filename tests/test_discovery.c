@@ -570,3 +570,44 @@ Test(discovery_posix, read_open_creates_nothing, .init = posix_setup, .fini = po
     cr_assert_eq(stat(loc, &st), 0);
     sc_store_free(s);
 }
+
+/* A Paimon table snapcommit has not adopted (schema-0, no table.json): an ordinary open refuses it
+ * naming adoption; SC_OPEN_READ_UNADOPTED reads it and the handle refuses every write. */
+Test(discovery, unadopted_paimon_table_opens_for_reading_only) {
+    const char *name = "disc-unadopted";
+    sc_mem_store_reset(name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, "mem://disc-unadopted"), 0);
+    cr_assert_eq(tu_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_store_delete(s, "metadata/table.json"), 0); /* what Paimon's own writer leaves */
+    sc_table *t = NULL;
+    cr_assert_eq(sc_table_open(&t, s), SC_ENOTABLE);
+    cr_assert(strstr(sc_error_message(), "snapcommit has not adopted"), "%s", sc_error_message());
+    cr_assert_eq(sc_table_open_with_flags(&t, s, 0x2u), SC_EINVAL, "an unknown flag");
+    cr_assert_eq(sc_table_open_with_flags(&t, s, SC_OPEN_READ_UNADOPTED), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_strategy(t), SC_STRATEGY_AUTO);
+    cr_assert_str_eq(sc_table_uuid(t), "");
+    cr_assert_eq(tu_latest(t), 0);
+    sc_store_stats before;
+    sc_store_stats_get(&before, s);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_file_entry f = tu_file("p", 0, 1, 0, "data/f", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_ENOTABLE);
+    cr_assert(strstr(sc_error_message(), "snapcommit has not adopted"), "%s", sc_error_message());
+    cr_assert_eq(sc_table_expire(NULL, t, NULL), SC_ENOTABLE, "%s", sc_error_message());
+    cr_assert_eq(sc_table_remove_orphans(NULL, t, NULL), SC_ENOTABLE, "%s", sc_error_message());
+    sc_store_stats after;
+    sc_store_stats_get(&after, s);
+    for (int op = 0; op < SC_OP_COUNT; op++)
+        if (op == SC_OP_PUT || op == SC_OP_PUT_IF_ABSENT || op == SC_OP_PUT_IF_MATCH || op == SC_OP_DELETE)
+            cr_assert_eq(after.ops[op], before.ops[op], "the handle wrote (%s)", sc_store_op_name((sc_store_op)op));
+    sc_table_free(t);
+    /* Adopted (init without a schema), the same table opens as any other. */
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_table_open(&t, s), 0, "%s", sc_error_message());
+    cr_assert_neq(sc_table_strategy(t), SC_STRATEGY_AUTO);
+    cr_assert_eq(tu_commit(NULL, t, "u", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    sc_store_free(s);
+    sc_mem_store_reset(name);
+}

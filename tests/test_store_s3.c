@@ -409,6 +409,31 @@ Test(s3, two_stores_two_credentials_moto, .init = moto_init, .fini = fixture_fin
     sc_store_free(good);
 }
 
+/* Conditional creates of init whose answers are lost (a timeout after S3 applied them): init
+ * reads schema-0 and table.json back, finds its own bytes and completes the table. */
+static int lose_init_creates(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    int *lost = ctx;
+    (void)call;
+    int bit = op != SC_OP_PUT_IF_ABSENT ? 0 : strcmp(key, "schema/schema-0") == 0 ? 1
+                                            : strcmp(key, "metadata/table.json") == 0 ? 2 : 0;
+    if (!bit || (*lost & bit)) return 0;
+    *lost |= bit;
+    return SC_FAULT_LOSE_RESPONSE;
+}
+
+S3_CASE(init_settles_lost_answers) {
+    static const char schema[] = "{\"fields\":[{\"name\":\"id\",\"type\":\"INT\"}],\"partitionKeys\":[],\"primaryKeys\":[]}";
+    int lost = 0;
+    sc_store_set_fault_hook(s, lose_init_creates, &lost);
+    OK(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, strlen(schema)));
+    sc_store_set_fault_hook(s, NULL, NULL);
+    cr_assert_eq(lost, 3, "both answers were lost");
+    sc_table *t = NULL;
+    OK(sc_table_open(&t, s));
+    OK(sc_table_fsck(t, NULL, NULL));
+    sc_table_free(t);
+}
+
 Test(s3, init_refuses_a_missing_bucket_moto, .init = moto_init, .fini = fixture_fini) {
     fixture_ready();
     sc_store *nob = open_s3("s3://no-such-bucket-h8/t");

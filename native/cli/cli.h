@@ -53,6 +53,9 @@ int cli_option_error(const char *command, int opt, const struct option *longopts
 int cli_parse_u64(const char *text, unsigned long long *out);
 /* Open the table at a location, reporting failures. Returns an exit code (0 ok). */
 int cli_open_table(sc_table **out, const char *command, const char *location);
+/* As cli_open_table, for commands that only read: a Paimon table snapcommit has not adopted
+ * opens too, and is read as it is (nothing is written to it). */
+int cli_open_table_to_read(sc_table **out, const char *command, const char *location);
 
 int cmd_init(int argc, char **argv);
 int cmd_commit(int argc, char **argv);

@@ -127,7 +127,7 @@ int cmd_log(int argc, char **argv) {
     int rc = parse(argc, argv, "log", help, opts, json_option, &as_json, &location);
     if (rc >= 0) return rc;
     sc_table *t;
-    if ((rc = cli_open_table(&t, "log", location)) != 0) return rc;
+    if ((rc = cli_open_table_to_read(&t, "log", location)) != 0) return rc;
     uint64_t first = 0, last = 0;
     char failed[1024] = ""; /* why a snapshot could not be read, kept across the EARLIEST look */
     rc = sc_table_earliest_id(&first, t);
@@ -221,7 +221,7 @@ int cmd_files(int argc, char **argv) {
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
     if (rc >= 0) return rc;
     sc_table *t;
-    if ((rc = cli_open_table(&t, "files", location)) != 0) return rc;
+    if ((rc = cli_open_table_to_read(&t, "files", location)) != 0) return rc;
     sc_file_list *list;
     rc = sc_table_files(&list, t, o.snapshot);
     if (rc) {
@@ -301,7 +301,7 @@ int cmd_last_committed(int argc, char **argv) {
     if (rc >= 0) return rc;
     if (!user || !*user) return cli_usage_error("last-committed", "--user is required");
     sc_table *t;
-    if ((rc = cli_open_table(&t, "last-committed", location)) != 0) return rc;
+    if ((rc = cli_open_table_to_read(&t, "last-committed", location)) != 0) return rc;
     int64_t ident;
     int found;
     rc = sc_table_last_committed(&ident, &found, t, user);
@@ -347,7 +347,7 @@ int cmd_fsck(int argc, char **argv) {
     int rc = parse(argc, argv, "fsck", help, opts, fsck_option, &data_pass, &location);
     if (rc >= 0) return rc;
     sc_table *t;
-    if ((rc = cli_open_table(&t, "fsck", location)) != 0) return rc;
+    if ((rc = cli_open_table_to_read(&t, "fsck", location)) != 0) return rc;
     rc = sc_table_fsck(t, isatty(2) ? fsck_progress : NULL, NULL);
     sc_data_check_result data = {0};
     if (!rc && data_pass) rc = sc_table_check_data_files(&data, t, isatty(2) ? fsck_data_progress : NULL, NULL);

@@ -144,6 +144,11 @@ int cli_open_table(sc_table **out, const char *command, const char *location) {
     return rc ? cli_fail(command, rc) : 0;
 }
 
+int cli_open_table_to_read(sc_table **out, const char *command, const char *location) {
+    int rc = sc_table_open_location_with_flags(out, location, NULL, SC_OPEN_READ_UNADOPTED);
+    return rc ? cli_fail(command, rc) : 0;
+}
+
 static sc_log_level min_level = SC_LOG_WARN;
 
 static void log_to_stderr(void *ctx, sc_log_level level, const char *message) {

@@ -88,10 +88,27 @@ SC_API int sc_table_schema_json(char **out, size_t *out_len, sc_table *table);
 
 /*
  * Open the table in `store`. The store is borrowed and must outlive the
- * handle. Errors: SC_ENOTABLE, SC_ECORRUPT (damaged table metadata),
- * SC_EUNSUPPORTED (format version or strategy this build/store cannot use).
+ * handle. Errors: SC_ENOTABLE (no metadata/table.json: no table, or a Paimon
+ * table snapcommit has not adopted yet, which the message says),
+ * SC_ECORRUPT (damaged table metadata), SC_EUNSUPPORTED (format version or
+ * strategy this build/store cannot use).
  */
 SC_API int sc_table_open(sc_table **out, sc_store *store);
+
+/*
+ * Flags of the *_with_flags opens (0 = as sc_table_open).
+ * SC_OPEN_READ_UNADOPTED: also open a Paimon table that snapcommit has not
+ * adopted (schema/schema-0 but no metadata/table.json), for reading only:
+ * its snapshots are found through snapshot/ as Paimon's readers find them,
+ * and nothing is written. sc_table_commit, sc_table_expire and
+ * sc_table_remove_orphans on such a handle fail with SC_ENOTABLE (adopt the
+ * table first: sc_table_create without a schema). sc_table_strategy() is
+ * SC_STRATEGY_AUTO (none chosen) and sc_table_uuid() "". A table that is
+ * adopted opens as without the flag.
+ */
+#define SC_OPEN_READ_UNADOPTED 0x1u
+/* As sc_table_open, with `flags` (SC_OPEN_*; an unknown bit is SC_EINVAL). */
+SC_API int sc_table_open_with_flags(sc_table **out, sc_store *store, unsigned flags);
 
 /*
  * As sc_table_open, but opens the store at `location` (sc_store_open): the
@@ -107,6 +124,9 @@ SC_API int sc_table_open_location(sc_table **out, const char *location);
  */
 SC_API int sc_table_open_location_with_config(sc_table **out, const char *location,
                                               const sc_store_config *config);
+/* As sc_table_open_location_with_config, with `flags` (SC_OPEN_*). */
+SC_API int sc_table_open_location_with_flags(sc_table **out, const char *location,
+                                             const sc_store_config *config, unsigned flags);
 
 /*
  * Parse a change set for `table`: {"add":[ENTRY...],"delete":[ENTRY...]}, each

@@ -22,6 +22,7 @@
 #include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "engine/table.h"
 #include "engine/upkeep.h"
 #include "format/file_index.h"
 #include "format/partition.h"
@@ -1067,7 +1068,8 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     sc_commit_result *res = out ? out : &local;
     memset(res, 0, sizeof *res);
     if (!t) return sc_error_set(SC_EINVAL, "NULL table");
-    int rc = validate_request(req);
+    int rc = sc_table_check_adopted(t);
+    if (!rc) rc = validate_request(req);
     if (rc) return rc;
     sc_error_clear();
     commit_state cs = {0};

@@ -22,6 +22,7 @@
 #include "base/log.h"
 #include "engine/replay.h"
 #include "engine/state.h"
+#include "engine/table.h"
 #include "engine/upkeep.h"
 #include "snapcommit/upkeep.h"
 
@@ -506,6 +507,7 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
     expire_plan p = {0};
     int rc = 0;
     if (!t) return sc_error_set(SC_EINVAL, "expire: NULL table");
+    if (sc_table_check_adopted(t) != 0) return sc_error_wrap(SC_ENOTABLE, "expire");
     if (opt_in) o = *opt_in;
     else rc = sc_expire_options_from_table(&o, t);
     if (!rc) rc = check_options(&o);

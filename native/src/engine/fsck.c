@@ -201,7 +201,8 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     } else if ((rc = fsck_file_chain(t, &earliest, &latest)) != 0) {
         return rc;
     }
-    if (latest && (rc = sc_table_fsck_history(t)) != 0) return rc;
+    /* A table not adopted is read as it is: its marker is written once it is adopted. */
+    if (latest && !t->unadopted && (rc = sc_table_fsck_history(t)) != 0) return rc;
 
     uint8_t prev_hash[SC_SHA256_LEN];
     /* The watermark archive is carried unchanged from snapshot to snapshot: check each once. */

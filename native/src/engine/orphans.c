@@ -16,6 +16,7 @@
 #include "base/error_internal.h"
 #include "base/log.h"
 #include "engine/state.h"
+#include "engine/table.h"
 #include "engine/upkeep.h"
 #include "snapcommit/upkeep.h"
 
@@ -185,6 +186,7 @@ int sc_table_remove_orphans(sc_orphans_result *out, sc_table *t, const sc_orphan
     sc_orphans_result r = {0};
     sc_orphans_options o;
     if (!t) return sc_error_set(SC_EINVAL, "remove-orphans: NULL table");
+    if (sc_table_check_adopted(t) != 0) return sc_error_wrap(SC_ENOTABLE, "remove-orphans");
     if (opt_in) o = *opt_in;
     else sc_orphans_options_init(&o);
     if (o.older_than_ms < 0) return sc_error_set(SC_EINVAL, "remove-orphans: older-than must not be negative");

@@ -10,6 +10,7 @@
 #include "base/cache.h"
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "engine/table.h"
 #include "format/changes.h"
 #include "format/binary_row.h"
 #include "format/partition.h"
@@ -41,31 +42,130 @@ static int strategy_for(const sc_strategy **out, sc_strategy_kind kind, uint32_t
     return 0;
 }
 
-/* Write schema/schema-0, or adopt the one a Paimon table already has (no schema given). */
+/* How often init re-sends a create whose answer was lost and that read back absent. */
+#define INIT_CREATE_TRIES 3
+
+/*
+ * Create `key` holding data/len where nothing is: 0 when it holds our bytes,
+ * SC_EEXISTS when it holds other bytes. A lost answer (SC_EUNKNOWN: the
+ * create may or may not have landed) is settled as a commit settles its
+ * claim, by reading the object back: our bytes are ours, other bytes are
+ * another writer's, nothing there means the request did not land and it is
+ * sent again. A refused create is read back too, because the refusal may be
+ * of our own earlier request that landed late.
+ */
+static int create_reconciled(sc_store *store, const char *key, const uint8_t *data, size_t len) {
+    for (int attempt = 0; attempt < INIT_CREATE_TRIES; attempt++) {
+        int rc = sc_store_put_if_absent(store, NULL, key, data, len);
+        if (rc == 0) return 0;
+        if (rc != SC_EEXISTS && rc != SC_EUNKNOWN) return sc_error_wrap(rc, "creating %s", key);
+        int lost = rc == SC_EUNKNOWN;
+        uint8_t *have = NULL;
+        size_t have_len = 0;
+        /* Ours are at most `len` bytes: anything larger is another writer's, refused unread. */
+        rc = sc_store_get_bounded(store, &have, &have_len, NULL, key, len);
+        if (rc == SC_ENOTFOUND) {
+            sc_error_clear();
+            continue; /* nothing there: our request did not land (or the object went again) */
+        }
+        if (rc == SC_ELIMIT || rc == SC_ECORRUPT) {
+            sc_error_clear();
+            return SC_EEXISTS;
+        }
+        if (rc) return sc_error_wrap(lost ? SC_EUNKNOWN : rc, "creating %s: reading it back after %s", key,
+                                     lost ? "the answer was lost" : "the create was refused");
+        int same = have_len == len && memcmp(have, data, len) == 0;
+        free(have);
+        if (same) {
+            if (lost) sc_log(SC_LOG_INFO, "the answer to creating %s was lost; it holds our bytes: created", key);
+            return 0;
+        }
+        return SC_EEXISTS;
+    }
+    return sc_error_set(SC_EUNKNOWN, "creating %s: the answer was lost %d times and it is still not there", key,
+                        INIT_CREATE_TRIES);
+}
+
+/*
+ * 1 when the table here is what an init of `schema` that stopped after
+ * schema/schema-0 leaves (the same schema, apart from its time, in
+ * schema-0, no later schema, no table.json, no snapshot): then a retried
+ * init completes it.
+ * 0 for anything else, which is a table of its own.
+ */
+static int half_made_by_init(sc_store *store, const sc_table_schema *schema) {
+    char key[64];
+    sc_schema_key(key, 0);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    sc_table_schema have;
+    if (sc_store_get_bounded(store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES) != 0) return 0;
+    int rc = sc_schema_decode(&have, data, len, key);
+    free(data);
+    if (rc) return 0;
+    sc_table_schema ours = *schema; /* a shallow copy, only encoded */
+    ours.time_millis = have.time_millis;
+    sc_buf a = SC_BUF_INIT, b = SC_BUF_INIT;
+    int same = sc_schema_encode(&a, &ours) == 0 && sc_schema_encode(&b, &have) == 0 && a.len == b.len &&
+               memcmp(a.data, b.data, a.len) == 0;
+    sc_buf_free(&a);
+    sc_buf_free(&b);
+    sc_schema_clear(&have);
+    /* Nothing after it: schema-0 is the only schema file, no table.json, no snapshot. */
+    static const struct { const char *prefix; size_t count; } only[] = {
+        {"schema/schema-", 1}, {SC_TABLE_META_KEY, 0}, {"snapshot/", 0}};
+    for (size_t i = 0; same && i < sizeof only / sizeof *only; i++) {
+        sc_list_page page = {0};
+        same = sc_store_list(store, &page, only[i].prefix, NULL, 2) == 0 && page.count == only[i].count;
+        sc_list_page_free(&page);
+    }
+    sc_error_clear();
+    return same;
+}
+
+/*
+ * Write schema/schema-0, or adopt the one a Paimon table already has (no
+ * schema given), or find the one a failed init of this schema left (then
+ * this init completes that table).
+ */
 static int write_schema(sc_store *store, const sc_table_schema *schema) {
     char key[64];
     sc_schema_key(key, 0);
     sc_object_info info;
     int have = sc_store_head(store, &info, key) == 0;
     sc_error_clear();
-    if (have && schema)
-        return sc_error_set(SC_ETABLEEXISTS,
-                            "a table already exists here (%s is present); open it, or init without a schema to adopt it", key);
-    if (have) {
+    if (have && !schema) {
+        /* A table snapcommit committed to that lost its table.json is not adopted a second time. */
+        int lost = sc_store_head(store, &info, SC_HISTORY_MARKER_KEY) == 0;
+        sc_error_clear();
+        if (lost)
+            return sc_error_set(SC_ECORRUPT, "%s exists: snapcommit committed to this table, whose %s was lost or "
+                                             "deleted; restore it (see docs/operations.md) instead of adopting the "
+                                             "table again", SC_HISTORY_MARKER_KEY, SC_TABLE_META_KEY);
         sc_log(SC_LOG_INFO, "adopting the Paimon table at this location (%s exists)", key);
         return 0;
     }
-    sc_table_schema empty;
-    int rc = schema ? 0 : sc_schema_empty(&empty);
-    sc_buf text = SC_BUF_INIT;
-    if (!rc) rc = sc_schema_encode(&text, schema ? schema : &empty);
-    if (!schema) sc_schema_clear(&empty);
-    /* put-if-absent: two inits cannot both write it, and an existing table is never touched */
-    if (!rc) rc = sc_store_put_if_absent(store, NULL, key, text.data, text.len);
-    sc_buf_free(&text);
-    if (rc == SC_EEXISTS) return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", key);
-    if (rc) return sc_error_wrap(rc, "creating %s", key);
-    return 0;
+    if (!have) {
+        sc_table_schema empty;
+        int rc = schema ? 0 : sc_schema_empty(&empty);
+        sc_buf text = SC_BUF_INIT;
+        if (!rc) rc = sc_schema_encode(&text, schema ? schema : &empty);
+        if (!schema) sc_schema_clear(&empty);
+        /* A conditional create: two inits cannot both write it, and an existing table is never touched. */
+        if (!rc) rc = create_reconciled(store, key, text.data, text.len);
+        sc_buf_free(&text);
+        if (rc != SC_EEXISTS) return rc;
+        sc_error_clear();
+    }
+    if (schema && half_made_by_init(store, schema)) {
+        sc_log(SC_LOG_INFO, "%s holds this schema and no table was made with it yet (an init that stopped "
+                            "early): completing that table", key);
+        return 0;
+    }
+    if (schema)
+        return sc_error_set(SC_ETABLEEXISTS,
+                            "a table already exists here (%s is present); open it, or init without a schema to adopt it", key);
+    return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)", key);
 }
 
 static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_table_schema *schema) {
@@ -96,14 +196,14 @@ static int table_create(sc_store *store, sc_strategy_kind strategy, const sc_tab
     sc_buf buf = SC_BUF_INIT;
     rc = sc_table_meta_encode(&buf, &meta);
     /* Conditional create: two concurrent inits cannot both succeed, and an
-     * existing table is never touched. */
-    if (!rc) rc = sc_store_put_if_absent(store, NULL, SC_TABLE_META_KEY, buf.data, buf.len);
+     * existing table is never touched. Its bytes hold a fresh UUID, so bytes
+     * read back after a lost answer are ours only if our request landed. */
+    if (!rc) rc = create_reconciled(store, SC_TABLE_META_KEY, buf.data, buf.len);
     sc_buf_free(&buf);
     if (rc == SC_EEXISTS)
         return sc_error_set(SC_ETABLEEXISTS, "a table already exists here (%s is present)",
                             SC_TABLE_META_KEY);
-    if (rc) return sc_error_wrap(rc, "creating %s", SC_TABLE_META_KEY);
-    return 0;
+    return rc;
 }
 
 int sc_table_raise_format(sc_table *t, int version) {
@@ -201,26 +301,85 @@ int sc_table_create_with_schema(sc_store *store, sc_strategy_kind strategy, cons
     return rc;
 }
 
-int sc_table_open(sc_table **out, sc_store *store) {
+/*
+ * No metadata/table.json here. A schema/schema-0 makes it a Paimon table that
+ * snapcommit has not adopted (1 in *out_paimon); without one there is no table.
+ */
+static int no_table_json(int *out_paimon, sc_store *store) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", sc_error_message());
+    char key[64];
+    sc_schema_key(key, 0);
+    sc_object_info info;
+    int rc = sc_store_head(store, &info, key);
+    *out_paimon = rc == 0;
+    if (rc == SC_ENOTFOUND || rc == 0) sc_error_clear();
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+    if (rc) return sc_error_wrap(rc, "%s is missing; checking for a Paimon table (%s)", SC_TABLE_META_KEY, key);
+    /* snapcommit writes the history marker after its first commit: with it, table.json
+     * was lost, and adopting the table again would give it a second identity. */
+    rc = sc_store_head(store, &info, SC_HISTORY_MARKER_KEY);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "%s is missing; checking %s", SC_TABLE_META_KEY, SC_HISTORY_MARKER_KEY);
+    *out_paimon = 0;
+    return sc_error_set(SC_ECORRUPT, "%s is missing, but %s shows that snapcommit committed to this table: its "
+                                     "table.json was lost or deleted (restore it, see docs/operations.md; do not "
+                                     "init it again)", SC_TABLE_META_KEY, SC_HISTORY_MARKER_KEY);
+}
+
+int sc_table_adoption_error(const char *location) {
+    return sc_error_set(SC_ENOTABLE,
+                        "this is a Paimon table that snapcommit has not adopted (%s without %s); commands that only "
+                        "read work on it as it is, but to write run 'snapcommit init %s' (no --schema) to adopt it "
+                        "first: that writes %s and changes nothing else",
+                        "schema/schema-0", SC_TABLE_META_KEY, location ? location : "TABLE", SC_TABLE_META_KEY);
+}
+
+int sc_table_check_adopted(sc_table *t) {
+    return t->unadopted ? sc_table_adoption_error(NULL) : 0;
+}
+
+/* The handle of a Paimon table without metadata/table.json: read-only (t->unadopted). */
+static int unadopted_meta(sc_table *t) {
+    t->unadopted = 1;
+    t->meta.format_version = 0;
+    t->meta.table_uuid[0] = '\0';
+    t->meta.strategy = SC_STRATEGY_AUTO; /* none chosen yet */
+    /* Discovery through snapshot/ (the hints, then a listing), as Paimon's readers find
+     * snapshots; its claim is never reached: every write checks t->unadopted first. */
+    t->strategy = &sc_strategy_rename;
+    return 0;
+}
+
+static int table_open(sc_table **out, sc_store *store, unsigned flags, const char *location) {
     *out = NULL;
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
+    if (flags & ~(unsigned)SC_OPEN_READ_UNADOPTED) return sc_error_set(SC_EINVAL, "unknown open flags %#x", flags);
     uint8_t *data = NULL;
     size_t len = 0;
+    int paimon = 0;
     int rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
     if (rc == SC_ENOTFOUND) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", sc_error_message());
-        return sc_error_set(SC_ENOTABLE, "no table here (%s); create one with 'snapcommit init'", why);
+        if ((rc = no_table_json(&paimon, store)) != 0) return rc;
+        if (!(flags & SC_OPEN_READ_UNADOPTED)) return sc_table_adoption_error(location);
+    } else if (rc) {
+        return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
     }
-    if (rc) return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
     sc_table *t = calloc(1, sizeof *t);
     if (!t) {
         free(data);
         return sc_error_set(SC_ENOMEM, "out of memory");
     }
-    rc = sc_table_meta_decode(&t->meta, data, len);
-    free(data);
-    if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
+    if (paimon) {
+        rc = unadopted_meta(t);
+    } else {
+        rc = sc_table_meta_decode(&t->meta, data, len);
+        free(data);
+        if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
+    }
     if (rc) {
         free(t);
         return rc;
@@ -244,17 +403,28 @@ int sc_table_open(sc_table **out, sc_store *store) {
     return 0;
 }
 
+int sc_table_open(sc_table **out, sc_store *store) { return table_open(out, store, 0, NULL); }
+
+int sc_table_open_with_flags(sc_table **out, sc_store *store, unsigned flags) {
+    return table_open(out, store, flags, NULL);
+}
+
 int sc_table_open_location(sc_table **out, const char *location) {
-    return sc_table_open_location_with_config(out, location, NULL);
+    return sc_table_open_location_with_flags(out, location, NULL, 0);
 }
 
 int sc_table_open_location_with_config(sc_table **out, const char *location,
                                        const sc_store_config *config) {
+    return sc_table_open_location_with_flags(out, location, config, 0);
+}
+
+int sc_table_open_location_with_flags(sc_table **out, const char *location, const sc_store_config *config,
+                                      unsigned flags) {
     *out = NULL;
     sc_store *store;
     int rc = sc_store_open_with_config(&store, location, config);
     if (rc) return rc;
-    rc = sc_table_open(out, store);
+    rc = table_open(out, store, flags, location);
     if (rc) {
         sc_store_free(store);
         return rc;
@@ -300,10 +470,20 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
         return sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is %" PRIu64 ", not %" PRIu64 " (a snapshot copied or moved under another name)",
                             key, recorded, id);
     }
-    if (!out->foreign && strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
+    if (!out->foreign && t->unadopted) {
+        /* One of ours in a table without table.json: that file was lost, not never written. */
+        char other[sizeof out->table_uuid];
+        memcpy(other, out->table_uuid, sizeof other);
         sc_snapshot_clear(out);
-        return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s)", key,
-                            out->table_uuid, t->meta.table_uuid);
+        return sc_error_set(SC_ECORRUPT, "%s: written by snapcommit for table %s, but %s is missing (lost or deleted: "
+                                         "restore it, see docs/operations.md)", key, other, SC_TABLE_META_KEY);
+    }
+    if (!out->foreign && strcmp(out->table_uuid, t->meta.table_uuid) != 0) {
+        char other[sizeof out->table_uuid]; /* named after the snapshot is cleared */
+        memcpy(other, out->table_uuid, sizeof other);
+        sc_snapshot_clear(out);
+        return sc_error_set(SC_ECORRUPT, "%s: belongs to table %s, not this table (%s, named by %s)", key, other,
+                            t->meta.table_uuid, SC_TABLE_META_KEY);
     }
     return 0;
 }

@@ -29,6 +29,9 @@ struct sc_table {
     /* Snapshot-file strategies: the last discovery met a snapshot/LATEST that
      * does not parse. Reads go on without it; a claim refuses (strategy_file.c). */
     int latest_hint_damaged;
+    /* A Paimon table without metadata/table.json, opened with
+     * SC_OPEN_READ_UNADOPTED: read only (every write refuses it, engine/table.h). */
+    int unadopted;
     /* metadata/history is known to exist (written or seen by this handle). */
     int history_marked;
     /* Inline watermark bound of the snapshots this handle writes (engine/replay.c);

@@ -47,9 +47,9 @@ static int holds(probe *p, const char *key, const char *want) {
 
 static int put_value(probe *p, int k, const char *value, char etag[SC_ETAG_MAX]) {
     sc_object_info info;
+    p->written[k] = 1; /* before the write: a failed one may still have landed (its answer lost) */
     int rc = sc_store_put(p->store, &info, p->keys[k], (const uint8_t *)value, strlen(value));
     if (rc) return sc_error_wrap(rc, "probe: writing %s", p->keys[k]);
-    p->written[k] = 1;
     if (!info.etag[0] && sc_store_head(p->store, &info, p->keys[k]) != 0)
         return sc_error_wrap(SC_EIO, "probe: stat of %s", p->keys[k]);
     memcpy(etag, info.etag, SC_ETAG_MAX);
@@ -59,11 +59,12 @@ static int put_value(probe *p, int k, const char *value, char etag[SC_ETAG_MAX])
 /* put_if_absent: 1 honoured, 0 not, < 0 store error. */
 static int probe_create(probe *p) {
     const char *key = p->keys[KEY_CREATE];
+    /* Set before the create: whatever is there afterwards goes (a failed create may have
+     * landed, its answer lost). */
+    p->written[KEY_CREATE] = 1;
     int rc = sc_store_put_if_absent(p->store, NULL, key, (const uint8_t *)"first", 5);
-    if (rc == 0) p->written[KEY_CREATE] = 1;
     if (rc == SC_EEXISTS) {
         sc_log(SC_LOG_WARN, "store probe: put_if_absent of the fresh key %s reported it present", key);
-        p->written[KEY_CREATE] = 1; /* whatever is there goes */
         return 0;
     }
     if (rc) return sc_error_wrap(rc, "probe: creating %s", key);
