@@ -71,13 +71,16 @@ static int same_partitioning(const sc_table_schema *a, const sc_table_schema *b)
 static int check_claimed_schema(sc_table *t, const sc_snapshot *s, int64_t *checked) {
     const sc_table_schema *cur = &t->schema;
     if (s->schema_id == *checked) return 0;
-    if (s->schema_id < 0 || s->schema_id > cur->id)
-        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": schemaId %" PRId64 " names no schema of the table (the newest is schema/schema-%" PRId64 ")",
-                            s->id, s->schema_id, cur->id);
+    if (s->schema_id < 0)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": schemaId %" PRId64 " names no schema of the table", s->id, s->schema_id);
     if (s->schema_id != cur->id) {
+        /* A schema above the handle's may have been added since it opened (an ALTER by Paimon). */
         sc_table_schema old;
         int rc = sc_table_read_schema(&old, t, s->schema_id);
-        if (rc) return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "snapshot %" PRIu64 " claims schema %" PRId64, s->id, s->schema_id);
+        if (rc == SC_ENOTFOUND)
+            return sc_error_wrap(SC_ECORRUPT, "snapshot %" PRIu64 ": schemaId %" PRId64 " names no schema of the table", s->id,
+                                 s->schema_id);
+        if (rc) return sc_error_wrap(rc, "snapshot %" PRIu64 " claims schema %" PRId64, s->id, s->schema_id);
         int same = same_partitioning(&old, cur);
         sc_schema_clear(&old);
         if (!same)
