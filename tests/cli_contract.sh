@@ -194,5 +194,28 @@ cp -r "$t" "$work/d7"; sed -i 's/"commitUser":"c1"/"commitUser":"c9"/' "$work/d7
 "$sc" fsck "$work/d7" >/dev/null 2>"$work/err"; expect "fsck finds an edited snapshot" [ $? -ne 0 ]
 expect "message says checksum mismatch" grep -q "snapshot-6: checksum mismatch" "$work/err"
 
+# log's columns line up whatever the users' lengths (a Flink job's user is a 36-character UUID).
+long_user=3f2a9c1e-8b7d-4e6f-a5c4-1234567890ab
+echo '{"add":[{"partition":"","bucket":0,"level":0,"file":"data-l1.parquet","rows":3,"size":30}]}' \
+  | "$sc" commit "$u" --user "$long_user" --identifier 1 --changes - >/dev/null; check "commit by a long user" 0 $?
+echo '{"add":[{"partition":"","bucket":0,"level":0,"file":"data-l2.parquet","rows":3,"size":30}]}' \
+  | "$sc" commit "$u" --user w --identifier 9223372036854775807 --changes - >/dev/null; check "commit with Paimon's batch identifier" 0 $?
+"$sc" log "$u" >"$work/log"; check "log of long and short users" 0 $?
+expect "log columns start at the header's offsets on every line" python3 -c '
+import re,sys
+lines=open(sys.argv[1]).read().splitlines(); h=lines[0]; users=sys.argv[2:]
+assert len(lines)==4, lines
+cols={name: h.index(name) for name in ("KIND","TIME (UTC)","USER")}
+ends={name: h.index(name)+len(name) for name in ("ID","IDENTIFIER","RECORDS","FILES")}
+for l in lines[1:]:
+    for name, at in cols.items():
+        assert l[at-1]==" " and l[at]!=" ", (name, l)
+    assert re.match(r"\d{4}-\d\d-\d\dT", l[cols["TIME (UTC)"]:]), l
+    assert any(l[cols["USER"]:].startswith(u) for u in users), l
+    for name, end in ends.items():
+        if name=="ID": assert l[0]!=" " and l[:end].strip().isdigit(), (name, l)
+        else: assert l[end-1].isdigit() and (end==len(l) or l[end]==" "), (name, l)
+' "$work/log" u "$long_user" w
+
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" = 0 ]

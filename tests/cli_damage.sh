@@ -197,6 +197,32 @@ t=$(fresh badschema); printf '{"version":3,"id":0,' >"$t/schema/schema-0"
 all_refuse "schema-0 truncated" "$t" "schema/schema-0"
 t=$(fresh schemaid); sed -i 's/"id" : 0,/"id" : 1,/' "$t/schema/schema-0"
 all_refuse "schema-0 holding schema 1" "$t" 'schema/schema-0: its field "id" is not 0'
+# schema-0 edited to drop its partition keys: every manifest entry's partition (a row of
+# one field) no longer fits the schema the snapshots claim. fsck and files fail naming the
+# manifest and the record, never "sound", never a bare row error.
+t=$(fresh nopartkeys)
+python3 - "$t/schema/schema-0" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); s["partitionKeys"] = []; json.dump(s, open(sys.argv[1], "w"), indent=2)
+PY
+grep -q '"partitionKeys": \[\]' "$t/schema/schema-0" && ok || bad "schema without partition keys: the edit did not apply"
+pk='manifest/manifest-[^:]*: record 0 (data-f[0-9]*.parquet), read with schema/schema-0: partition: BinaryRow arity 1, expected 0'
+run "schema without partition keys: fsck" 1 "$pk" "$sc" fsck "$t"
+run "schema without partition keys: files" 1 "$pk" "$sc" files "$t"
+run "schema without partition keys: files --json" 1 "$pk" "$sc" files "$t" --json
+# fsck reads every snapshot against the schema it claims: a schemaId naming no schema, and a
+# schema-1 that retypes the partition key (the rows still decode as INT: only the claim shows it).
+t=$(fresh schemaclaim); reseal "$t/snapshot/$(S 4)" 'snap["schemaId"] = 7'
+run "snapshot claiming a schema that does not exist: fsck" 1 "snapshot 4: schemaId 7 names no schema of the table" "$sc" fsck "$t"
+t=$(fresh retyped)
+python3 - "$t/schema/schema-0" "$t/schema/schema-1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1])); s["id"] = 1
+for f in s["fields"]:
+    if f["name"] == "dt": f["type"] = "INT NOT NULL"
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+run "schema-1 retyping the partition key: fsck" 1 "snapshot 1 claims schema/schema-0, whose partition keys differ from schema/schema-1's" "$sc" fsck "$t"
 # The newest snapshot's base manifest list one byte longer than the snapshot's baseManifestListSize.
 t=$(fresh listsize); l=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["baseManifestList"])' "$t/snapshot/$(S 4)")
 printf 'X' >>"$t/manifest/$l"

@@ -10,7 +10,7 @@
 # exactly the retained snapshots (their ids) and the rows of the latest and of the first retained
 # one; `snapcommit fsck` must be clean; a second expire finds nothing. A stray data file and a
 # stray manifest (a checkpoint that never completed, a lost claim's list) are removed by
-# `remove-orphans --older-than 0ms`, and the readers still read the same rows.
+# `remove-orphans --older-than 0ms --force` (refused without --force), and the readers still read the same rows.
 # Needs the JDK and Maven (scripts/paimon-tool.sh) and the pypaimon venv: FAILS without them.
 # Prints the object counts before and after.
 set -uo pipefail
@@ -105,9 +105,16 @@ printf 'stray' > "$t/manifest/manifest-list-stray-0"
 "$sc" remove-orphans "$t" --older-than 1d --json > "$work/res" || bad "remove-orphans --older-than 1d exited $?"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["orphansFound"]==2 and r["tooYoung"]==2, r' "$work/res" \
     && ok "remove-orphans keeps unreferenced objects younger than 1d" || bad "remove-orphans 1d: $(cat "$work/res")"
-"$sc" remove-orphans "$t" --older-than 0ms > "$work/res" || bad "remove-orphans exited $?"
+# an age below the commit budget is refused (exit 2, saying why) and deletes nothing; --force runs it
+"$sc" remove-orphans "$t" --older-than 0ms > "$work/res" 2> "$work/err"; rc=$?
+[[ $rc -eq 2 ]] && grep -q "older-than 0 ms is below the commit budget of 60000 ms: .*commit in flight.*--force" "$work/err" \
+    && [[ -e $t/bucket-0/data-stray-0.parquet && -e $t/manifest/manifest-list-stray-0 ]] \
+    && ok "remove-orphans --older-than 0ms refused: $(cat "$work/err")" || bad "remove-orphans 0ms without --force: exit $rc, $(cat "$work/err")"
+"$sc" remove-orphans "$t" --older-than 59s --dry-run > /dev/null 2>&1; rc=$?
+[[ $rc -eq 2 ]] && ok "remove-orphans --older-than 59s refused" || bad "remove-orphans 59s: exit $rc"
+"$sc" remove-orphans "$t" --older-than 0ms --force > "$work/res" || bad "remove-orphans --force exited $?"
 grep -q "^deleted 2 orphans (1 data files, 1 manifests, 0 other)" "$work/res" \
-    && ok "remove-orphans --older-than 0ms: $(cat "$work/res")" || bad "remove-orphans: $(cat "$work/res")"
+    && ok "remove-orphans --older-than 0ms --force: $(cat "$work/res")" || bad "remove-orphans: $(cat "$work/res")"
 [[ ! -e $t/bucket-0/data-stray-0.parquet && ! -e $t/manifest/manifest-list-stray-0 ]] || bad "stray objects still there"
 [[ -e $t/metadata/table.json && -e $t/metadata/history && -e $t/schema/schema-0 && -e $t/snapshot/LATEST ]] \
     && ok "table.json, history, schema and hints untouched" || bad "remove-orphans touched metadata"

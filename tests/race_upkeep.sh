@@ -2,8 +2,8 @@
 # Upkeep racing real writers (docs/protocols.md §13): W writer processes commit
 # through the CLI (one process per commit), a compactor replaces pairs of their
 # files, an expirer loop (`expire --retain-min 2 --retain-max K --older-than 0s`),
-# an orphan-remover loop (`remove-orphans --older-than 10s`, longer than any
-# commit takes here) and a reader loop
+# an orphan-remover loop (`remove-orphans --older-than 10s --force`: below the
+# default commit budget, but longer than any commit takes here) and a reader loop
 # (latest or latest-1, inside the retention window) all run at once. Locally the
 # writers also write their data files, and leave some never committed (orphans).
 #
@@ -12,7 +12,7 @@
 # a replay exits 3); the live files are exactly those expected; at most K
 # snapshots retained; fsck clean; the object count is bounded by what the
 # retained snapshots need (not by the number of commits); no orphan data file
-# left after a final `remove-orphans --older-than 0s`; the reader never found a
+# left after a final `remove-orphans --older-than 0s --force` (the writers have stopped); the reader never found a
 # snapshot inside the window with a missing object.
 #
 # RACE_TABLE / RACE_STRATEGY select another location and strategy (race_upkeep_s3.sh:
@@ -85,7 +85,7 @@ expirer() {
 }
 orphans() {
   while [ ! -e "$work/stop" ]; do
-    SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --older-than "$orphan_age" --json \
+    SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --older-than "$orphan_age" --force --json \
       >>"$work/orphans.out" 2>>"$work/orphans.err" || echo failed >>"$work/orphans.failed"
     sleep 0.3
   done
@@ -152,10 +152,10 @@ end=$(date +%s.%N)
 
 # Objects before the final passes, then the final passes: every writer is done, so any
 # age is safe for remove-orphans now.
-SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --dry-run --older-than 0s --json >"$work/count-before.json"
+SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --dry-run --older-than 0s --force --json >"$work/count-before.json"
 SNAPCOMMIT_LOG=off "$sc" expire "$table" --retain-min 2 --retain-max "$retain_max" --older-than 0s --json >"$work/final-expire.json"
-SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --older-than 0s --json >"$work/final-orphans.json"
-SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --dry-run --older-than 0s --json >"$work/count-after.json"
+SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --older-than 0s --force --json >"$work/final-orphans.json"
+SNAPCOMMIT_LOG=off "$sc" remove-orphans "$table" --dry-run --older-than 0s --force --json >"$work/count-after.json"
 # Locally the writers write real data files: fsck --data also finds every retained file present.
 fsck_args=()
 [ "$local" = 1 ] && fsck_args=(--data)

@@ -307,6 +307,7 @@ Test(expire, deletes_exactly_what_no_retained_snapshot_references) {
     sc_orphans_options oo;
     sc_orphans_options_init(&oo);
     oo.older_than_ms = 0;
+    oo.force = 1; /* no writer runs: every unreferenced object counts, however young */
     oo.dry_run = 1;
     sc_orphans_result orr;
     OK(sc_table_remove_orphans(&orr, t, &oo));
@@ -356,6 +357,7 @@ Test(expire, a_run_failing_at_any_delete_leaves_a_sound_table_and_a_rerun_finish
         sc_orphans_options oo;
         sc_orphans_options_init(&oo);
         oo.older_than_ms = 0;
+        oo.force = 1;
         oo.dry_run = 1;
         sc_orphans_result orr;
         OK(sc_table_remove_orphans(&orr, u, &oo));
@@ -530,6 +532,7 @@ Test(expire, archived_watermarks_survive_expiration_and_orphan_removal) {
     sc_orphans_options oo;
     sc_orphans_options_init(&oo);
     oo.older_than_ms = 0;
+    oo.force = 1;
     OK(sc_table_remove_orphans(NULL, t, &oo));
     for (size_t i = 0; i < 6; i++) FAILS(SC_ECOMMITTED, tu_commit_one(&r, t, users[i], 7));
     sc_table *fresh = tu_reopen("ex_archive");
@@ -566,11 +569,11 @@ Test(orphans, removes_old_unreferenced_objects_only) {
     OK(sc_store_put(s, NULL, "metadata/probe-x/a", TEXT("x")));
     OK(sc_store_put(s, NULL, "notes/readme", TEXT("x")));
     OK(sc_store_put(s, NULL, "part=p/bucket-0/sub/deeper", TEXT("x")));
-    clock_ms += 10000;
+    clock_ms += 120000;
     put_data(t, "data/young");
     sc_orphans_options o;
     sc_orphans_options_init(&o);
-    o.older_than_ms = 5000;
+    o.older_than_ms = 90000; /* above the commit budget, below the strays' age */
     sc_orphans_result r;
     OK(sc_table_remove_orphans(&r, t, &o));
     /* f1, f2: deleted by snapshots 2 and 3 but still referenced by their deltas and snapshots */
@@ -591,6 +594,51 @@ Test(orphans, removes_old_unreferenced_objects_only) {
 }
 
 /* ---- fsck after expiration ---- */
+
+/* An age below the commit budget could take a commit's objects in flight (a deleted
+ * manifest list leaves its snapshot unreadable): refused before anything is read,
+ * unless forced. The budget is the default one, or the handle's when longer. */
+Test(orphans, an_age_below_the_commit_budget_is_refused_unless_forced) {
+    sc_table *t = table("or_budget");
+    chain(t, 1, 2);
+    OK(sc_store_put(sc_table_store(t), NULL, "manifest/manifest-list-inflight-0", TEXT("x")));
+    clock_ms += 10000; /* ten seconds old: a commit may still be writing it */
+    sc_orphans_options o;
+    sc_orphans_options_init(&o);
+    sc_orphans_result r;
+    int64_t refused[] = {0, 10000, SC_COMMIT_DEFAULT_TIMEOUT_MS - 1};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        o.older_than_ms = refused[i];
+        FAILS(SC_EINVAL, sc_table_remove_orphans(&r, t, &o));
+        cr_assert(strstr(sc_error_message(), "below the commit budget of 60000 ms") && strstr(sc_error_message(), "force"),
+                  "%s", sc_error_message());
+    }
+    o.older_than_ms = 0;
+    o.dry_run = 1;
+    FAILS(SC_EINVAL, sc_table_remove_orphans(&r, t, &o)); /* a dry run too: it reports what a run would delete */
+    o.dry_run = 0;
+    cr_assert(present(t, "manifest/manifest-list-inflight-0"));
+    /* A handle whose commits may run longer raises the floor. */
+    sc_retry_policy p;
+    sc_retry_policy_default(&p);
+    p.timeout_ms = 300000;
+    sc_table_set_retry_policy(t, &p);
+    o.older_than_ms = SC_COMMIT_DEFAULT_TIMEOUT_MS;
+    FAILS(SC_EINVAL, sc_table_remove_orphans(&r, t, &o));
+    cr_assert(strstr(sc_error_message(), "commit budget of 300000 ms"), "%s", sc_error_message());
+    o.older_than_ms = 300000;
+    OK(sc_table_remove_orphans(&r, t, &o));
+    cr_assert_eq(r.too_young, 1);
+    cr_assert(present(t, "manifest/manifest-list-inflight-0"));
+    /* Forced: the caller says no writer runs. */
+    o.older_than_ms = 0;
+    o.force = 1;
+    OK(sc_table_remove_orphans(&r, t, &o));
+    cr_assert_eq(r.manifests_deleted, 1);
+    cr_assert(!present(t, "manifest/manifest-list-inflight-0"));
+    check_retained(t);
+    sc_table_free(t);
+}
 
 Test(expire, fsck_accepts_history_from_earliest_and_finds_a_missing_retained_object) {
     sc_table *t = table("ex_fsck");

@@ -134,7 +134,7 @@ int cmd_log(int argc, char **argv) {
     if (!rc) rc = sc_table_latest_id(&last, t);
     json_t *arr = json_array();
     if (!rc && !as_json)
-        printf("%-8s %-9s %-24s %12s %-20s %12s %8s\n", "ID", "KIND", "USER", "IDENTIFIER", "TIME (UTC)", "RECORDS", "FILES");
+        printf("%-8s %-9s %19s %-20s %12s %8s %s\n", "ID", "KIND", "IDENTIFIER", "TIME (UTC)", "RECORDS", "FILES", "USER");
     for (uint64_t id = first; !rc && first && id <= last; id++) {
         sc_snapshot_info *s;
         if ((rc = sc_table_snapshot_info(&s, t, id)) != 0) {
@@ -160,12 +160,15 @@ int cmd_log(int argc, char **argv) {
         } else {
             char when[32];
             format_time(when, sizeof when, s->time_millis);
-            /* The user is escaped: a table written before users were checked may hold
-             * newlines or terminal escapes that would forge rows of this listing. */
-            printf("%-8" PRIu64 " %-9s ", s->id, sc_commit_kind_name(s->commit_kind));
-            cli_put_str(stdout, s->commit_user, 24);
-            printf(" %12" PRId64 " %-20s %12" PRId64 " %8" PRIu64 "\n", s->commit_identifier, when,
-                   s->total_record_count, s->file_count);
+            /* The user comes last, unpadded: users run from a short name to a Flink job's
+             * 36-character UUID and beyond, and a wide one would push every later column.
+             * IDENTIFIER holds any non-negative int64 (Paimon's batch commits use
+             * Long.MAX_VALUE). The user is escaped: a table written before users were
+             * checked may hold newlines or terminal escapes that would forge rows. */
+            printf("%-8" PRIu64 " %-9s %19" PRId64 " %-20s %12" PRId64 " %8" PRIu64 " ", s->id,
+                   sc_commit_kind_name(s->commit_kind), s->commit_identifier, when, s->total_record_count, s->file_count);
+            cli_put_str(stdout, s->commit_user, 0);
+            putchar('\n');
         }
         sc_snapshot_info_free(s);
     }

@@ -38,14 +38,14 @@ static void progress_end(progress_state *p) {
 
 /* ---- options ---- */
 
-enum { OPT_RETAIN_MIN = 1000, OPT_RETAIN_MAX, OPT_OLDER_THAN, OPT_LIMIT, OPT_DRY_RUN, OPT_JSON };
+enum { OPT_RETAIN_MIN = 1000, OPT_RETAIN_MAX, OPT_OLDER_THAN, OPT_LIMIT, OPT_DRY_RUN, OPT_JSON, OPT_FORCE };
 
 typedef struct upkeep_opts {
     const char *command;
     unsigned long long retain_min, retain_max, limit;
     int has_retain_min, has_retain_max, has_limit, has_older_than;
     int64_t older_than_ms;
-    int dry_run, json;
+    int dry_run, json, force;
 } upkeep_opts;
 
 static int parse(int argc, char **argv, upkeep_opts *u, const char *help, const struct option *longopts,
@@ -78,6 +78,7 @@ static int parse(int argc, char **argv, upkeep_opts *u, const char *help, const 
             break;
         case OPT_DRY_RUN: u->dry_run = 1; break;
         case OPT_JSON: u->json = 1; break;
+        case OPT_FORCE: u->force = 1; break;
         default: return cli_usage_error(u->command, "option not known");
         }
     }
@@ -170,16 +171,19 @@ int cmd_expire(int argc, char **argv) {
 int cmd_remove_orphans(int argc, char **argv) {
     static const struct option opts[] = {{"older-than", required_argument, NULL, OPT_OLDER_THAN},
                                          {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+                                         {"force", no_argument, NULL, OPT_FORCE},
                                          {"json", no_argument, NULL, OPT_JSON},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     static const char help[] =
-        "usage: snapcommit remove-orphans TABLE [--older-than DURATION] [--dry-run] [--json]\n"
+        "usage: snapcommit remove-orphans TABLE [--older-than DURATION] [--dry-run] [--force] [--json]\n"
         "Delete manifests, manifest lists and data files that no snapshot references and whose\n"
         "storage time is older than DURATION (default 1d, as Paimon): objects of lost or unknown\n"
         "claim attempts and of checkpoints that never completed. DURATION must exceed the longest\n"
-        "a writer can take between writing a file and committing it. --dry-run deletes nothing.\n"
-        "Exit 0 when done; 1 on an error; 2 bad usage.\n";
+        "a writer can take between writing a file and committing it. A DURATION below the commit\n"
+        "budget (60s) is refused: younger objects may be a commit's in flight. --force accepts it;\n"
+        "use it only when no writer is running. --dry-run deletes nothing.\n"
+        "Exit 0 when done; 1 on an error; 2 bad usage (also a DURATION refused).\n";
     upkeep_opts u = {.command = "remove-orphans"};
     const char *location = NULL;
     int rc = parse(argc, argv, &u, help, opts, &location);
@@ -190,6 +194,7 @@ int cmd_remove_orphans(int argc, char **argv) {
     sc_orphans_options_init(&o);
     if (u.has_older_than) o.older_than_ms = u.older_than_ms;
     o.dry_run = u.dry_run;
+    o.force = u.force;
     progress_state ps = {"remove-orphans", now_s(), 0, 0};
     o.progress = on_progress;
     o.progress_ctx = &ps;

@@ -1123,6 +1123,7 @@ static int upkeep_once(actor *u, int phase, uint64_t *expired) {
         sc_orphans_options o;
         sc_orphans_options_init(&o);
         o.older_than_ms = W.orphan_ms;
+        o.force = 1; /* ages of virtual ms, judged against the longest commit the run saw */
         sc_orphans_result r;
         rc = sc_table_remove_orphans(&r, t, &o);
         W.n.orphan_runs++;

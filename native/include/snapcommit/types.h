@@ -112,6 +112,9 @@ typedef struct sc_file_entry {
 
 /* max_retries value: no limit on the number of lost claims (the default). */
 #define SC_RETRY_UNBOUNDED (-1)
+/* The default commit budget (sc_retry_policy.timeout_ms). Orphan removal refuses an
+ * age below it (upkeep.h sc_orphans_options.force). */
+#define SC_COMMIT_DEFAULT_TIMEOUT_MS ((int64_t)60000)
 
 /*
  * How a commit retries lost claims (sc_table_set_retry_policy;

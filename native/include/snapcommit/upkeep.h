@@ -101,13 +101,15 @@ typedef struct sc_expire_result {
 SC_API int sc_table_expire(sc_expire_result *out, sc_table *table, const sc_expire_options *opt);
 
 typedef struct sc_orphans_options {
-    int64_t older_than_ms; /* only objects whose storage mtime is older than this, >= 0 */
+    int64_t older_than_ms; /* only objects whose storage mtime is older than this: at least the
+                              commit budget (see sc_table_remove_orphans) unless `force` */
     int dry_run;
+    int force;             /* 1: accept any older_than_ms >= 0 (no writer may be running) */
     sc_upkeep_progress_fn progress;
     void *progress_ctx;
 } sc_orphans_options;
 
-/* older_than 1 day, no dry run, no progress. */
+/* older_than 1 day, no dry run, no force, no progress. */
 SC_API void sc_orphans_options_init(sc_orphans_options *opt);
 
 typedef struct sc_orphans_result {
@@ -129,7 +131,12 @@ typedef struct sc_orphans_result {
  * schema/, metadata/table.json, metadata/history, the head and tracker
  * strategies' records, and anything whose key is not of those shapes.
  * `older_than_ms` must exceed the longest time a commit can take from
- * writing its first object to its claim (docs/protocols.md).
+ * writing its first object to its claim (docs/protocols.md): an age below
+ * the commit budget (SC_COMMIT_DEFAULT_TIMEOUT_MS, or the handle's
+ * sc_retry_policy.timeout_ms when longer) is refused with SC_EINVAL before
+ * anything is read, unless `force` is set — a younger unreferenced object
+ * may be a commit's in flight, and deleting its manifest list breaks the
+ * snapshot it then publishes.
  * Errors: SC_EINVAL, SC_EUNSUPPORTED (tags, branches, or a retained snapshot
  * naming Paimon objects this build does not follow: changelog, index,
  * statistics), SC_ECORRUPT and store errors.

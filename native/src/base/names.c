@@ -41,5 +41,5 @@ void sc_retry_policy_default(sc_retry_policy *out) {
     out->max_retries = SC_RETRY_UNBOUNDED;
     out->min_wait_ms = 10;
     out->max_wait_ms = 10000;
-    out->timeout_ms = 60000;
+    out->timeout_ms = SC_COMMIT_DEFAULT_TIMEOUT_MS;
 }

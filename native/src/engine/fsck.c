@@ -1,6 +1,8 @@
 /*
- * fsck: verify table metadata, the snapshot hash chain, manifest lists and
- * manifests. Stops at the first damage with SC_ECORRUPT naming the object.
+ * fsck: verify table metadata, the snapshot hash chain, the schema each
+ * snapshot claims, manifest lists and manifests (their records read against
+ * the schema: state.c). Stops at the first damage with SC_ECORRUPT naming the
+ * object.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,6 +45,51 @@ static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds,
     }
     sc_manifest_file_vec_free(&metas);
     return rc;
+}
+
+/* 1 when two schemas partition alike: the same key names, of the same types (nullability
+ * aside: a BinaryRow carries a null bit for every field either way). */
+static int same_partitioning(const sc_table_schema *a, const sc_table_schema *b) {
+    if (a->partition_key_count != b->partition_key_count) return 0;
+    for (size_t i = 0; i < a->partition_key_count; i++) {
+        const sc_data_type *x = &a->partition_types[i], *y = &b->partition_types[i];
+        if (strcmp(a->partition_keys[i], b->partition_keys[i]) != 0 || x->root != y->root || x->length != y->length ||
+            x->precision != y->precision || x->scale != y->scale)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * The schema a snapshot claims (its schemaId) must be one of the table's and
+ * partition as the current one does: every record was read with the current
+ * schema's partition fields (state.c check_records), and Paimon never changes
+ * a table's partition keys, so that is each record read against the schema
+ * its snapshot claims. `*checked` is the last id found sound (-1: none), so a
+ * run of snapshots of one schema reads it once.
+ */
+static int check_claimed_schema(sc_table *t, const sc_snapshot *s, int64_t *checked) {
+    const sc_table_schema *cur = &t->schema;
+    if (s->schema_id == *checked) return 0;
+    if (s->schema_id < 0)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": schemaId %" PRId64 " names no schema of the table", s->id, s->schema_id);
+    if (s->schema_id != cur->id) {
+        /* A schema above the handle's may have been added since it opened (an ALTER by Paimon). */
+        sc_table_schema old;
+        int rc = sc_table_read_schema(&old, t, s->schema_id);
+        if (rc == SC_ENOTFOUND)
+            return sc_error_wrap(SC_ECORRUPT, "snapshot %" PRIu64 ": schemaId %" PRId64 " names no schema of the table", s->id,
+                                 s->schema_id);
+        if (rc) return sc_error_wrap(rc, "snapshot %" PRIu64 " claims schema %" PRId64, s->id, s->schema_id);
+        int same = same_partitioning(&old, cur);
+        sc_schema_clear(&old);
+        if (!same)
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " claims schema/schema-%" PRId64 ", whose partition keys differ from "
+                                             "schema/schema-%" PRId64 "'s (a table's partition keys never change)",
+                                s->id, s->schema_id, cur->id);
+    }
+    *checked = s->schema_id;
+    return 0;
 }
 
 /*
@@ -210,6 +257,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     int any_archive_checked = 0;
     uint64_t prev_files = 0;
     int64_t prev_records = 0;
+    int64_t schema_checked = -1;
     for (uint64_t id = earliest; !rc && id && id <= latest; id++) {
         sc_snapshot s;
         uint8_t hash[SC_SHA256_LEN];
@@ -222,6 +270,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
             rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": parent hash does not match snapshot %" PRIu64 " (rewritten or replaced)",
                               id, id - 1);
         uint64_t adds = 0, dels = 0;
+        if (!rc) rc = check_claimed_schema(t, &s, &schema_checked);
         if (!rc && s.watermark_archive.name &&
             (!any_archive_checked || memcmp(archive_checked, s.watermark_archive.sha256, SC_SHA256_LEN) != 0)) {
             rc = sc_replay_check_archive(t, &s);

@@ -190,6 +190,16 @@ int sc_table_remove_orphans(sc_orphans_result *out, sc_table *t, const sc_orphan
     if (opt_in) o = *opt_in;
     else sc_orphans_options_init(&o);
     if (o.older_than_ms < 0) return sc_error_set(SC_EINVAL, "remove-orphans: older-than must not be negative");
+    /* An unreferenced object younger than a commit can take may be that commit's in flight:
+     * deleting its manifest list leaves the snapshot it then claims unreadable, and every
+     * later command fails. The commit budget is the longest a commit runs. */
+    int64_t budget = t->retry.timeout_ms > SC_COMMIT_DEFAULT_TIMEOUT_MS ? t->retry.timeout_ms : SC_COMMIT_DEFAULT_TIMEOUT_MS;
+    if (o.older_than_ms < budget && !o.force)
+        return sc_error_set(SC_EINVAL, "remove-orphans: older-than %" PRId64 " ms is below the commit budget of %" PRId64
+                                       " ms: an unreferenced object that young may belong to a commit in flight, whose "
+                                       "snapshot would then name a deleted object; give a longer age, or force it (CLI "
+                                       "--force) only when no writer is running",
+                            o.older_than_ms, budget);
     sc_list_page all = {0};
     sc_keyset keep = {0};
     uint64_t skipped = 0;

@@ -10,6 +10,7 @@
 #include "base/error_internal.h"
 #include "base/fileset.h"
 #include "base/vec.h"
+#include "format/binary_row.h"
 #include "format/file_index.h"
 #include "format/partition.h"
 
@@ -110,7 +111,7 @@ static int fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const 
  */
 typedef struct pinned_kind {
     size_t size; /* of the decoded vector */
-    int (*decode)(void *vec, const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *name);
+    int (*decode)(void *vec, const uint8_t *data, size_t len, const sc_table *t, const char *name);
     size_t (*count)(const void *vec);
     int (*append)(void *out, const void *vec); /* deep copies of every item */
     void (*free)(void *vec);                   /* the vector and its items */
@@ -131,8 +132,8 @@ static const char *pinned_key(char *buf, size_t cap, char tag, const char *name)
 }
 #define PINNED_KEY_CAP (SC_MANIFEST_PATH_MAX + 16)
 
-static int list_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
-    return sc_paimon_list_decode(v, d, n, l, name);
+static int list_decode(void *v, const uint8_t *d, size_t n, const sc_table *t, const char *name) {
+    return sc_paimon_list_decode(v, d, n, &t->limits, name);
 }
 static size_t list_count(const void *v) { return ((const sc_manifest_file_vec *)v)->count; }
 static int list_append(void *out, const void *v) {
@@ -146,8 +147,36 @@ static void list_free(void *v) {
     free(v);
 }
 
-static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_decode_limits *l, const char *name) {
-    return sc_paimon_manifest_decode(v, d, n, l, name);
+/*
+ * A manifest's records against the table's schema, once per decode: every
+ * reader (files, conflict checks, fsck, upkeep) then holds rows that decode,
+ * and a row that does not fit (a schema edited under the table, damage) is
+ * reported naming the manifest and the record, not later as a bare row error.
+ * Partition keys and their types never change across a Paimon table's
+ * schemas, so the current schema judges every record; so do the trimmed
+ * primary key's, which the conflict checks compare.
+ */
+static int check_records(const sc_table *t, const sc_entry_vec *v, const char *name) {
+    const sc_table_schema *s = &t->schema;
+    for (size_t i = 0; i < v->count; i++) {
+        const sc_file_entry *f = &v->items[i].file;
+        int rc = sc_row_validate(f->partition.data, f->partition.len, s->partition_types, s->partition_key_count, "partition");
+        if (!rc && s->primary_key_count) {
+            rc = sc_row_validate(f->min_key.data, f->min_key.len, s->trimmed_key_types, s->trimmed_key_count, "min_key");
+            if (!rc) rc = sc_row_validate(f->max_key.data, f->max_key.len, s->trimmed_key_types, s->trimmed_key_count, "max_key");
+        }
+        if (rc) {
+            char file[128];
+            sc_bytes_describe(file, sizeof file, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
+            return sc_error_wrap(rc, "manifest/%s: record %zu (%s), read with schema/schema-%" PRId64, name, i, file, s->id);
+        }
+    }
+    return 0;
+}
+
+static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_table *t, const char *name) {
+    int rc = sc_paimon_manifest_decode(v, d, n, &t->limits, name);
+    return rc ? rc : check_records(t, v, name);
 }
 static size_t manifest_count(const void *v) { return ((const sc_entry_vec *)v)->count; }
 static int manifest_append(void *out, const void *v) {
@@ -197,7 +226,7 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
         size_t len = 0;
         if ((rc = fetch_pinned(&data, &len, t, name, sha256, length)) != 0) return rc;
         fresh = calloc(1, kind->size);
-        rc = fresh ? kind->decode(fresh, data, len, &t->limits, name) : sc_error_set(SC_ENOMEM, "out of memory");
+        rc = fresh ? kind->decode(fresh, data, len, t, name) : sc_error_set(SC_ENOMEM, "out of memory");
         free(data);
         cached = fresh;
     }
@@ -387,7 +416,7 @@ static void remember_pinned(sc_table *t, const pinned_kind *kind, const char *na
     if (!t->cache || !ckey || sc_cache_get(t->cache, ckey, sha256)) return;
     void *fresh = calloc(1, kind->size);
     if (!fresh) return;
-    if (kind->decode(fresh, data, len, &t->limits, name) != 0) {
+    if (kind->decode(fresh, data, len, t, name) != 0) {
         sc_error_clear(); /* best effort: a later read decodes it again and reports */
         kind->free(fresh);
         return;

@@ -16,6 +16,10 @@
 int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
                            uint64_t id);
 
+/* Read and decode schema/schema-<id> (table.c). SC_ENOTFOUND when absent; SC_ECORRUPT
+ * naming the key when it does not decode or holds another id. */
+int sc_table_read_schema(sc_table_schema *out, sc_table *t, int64_t id);
+
 /* Raise metadata/table.json to format `version` when it is older (table.c): before a
  * snapshot uses something an older writer would silently drop. Store errors. */
 int sc_table_raise_format(sc_table *t, int version);

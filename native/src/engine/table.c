@@ -264,18 +264,24 @@ static int load_schema(sc_table *t) {
     sc_list_page_free(&page);
     if (best < 0)
         return sc_error_set(SC_ECORRUPT, "schema/schema-0 is missing (the table's schema was lost; init writes it first)");
+    rc = sc_table_read_schema(&t->schema, t, best);
+    if (rc == SC_ENOTFOUND) rc = sc_error_set(SC_ECORRUPT, "schema/schema-%" PRId64 ": listed but missing", best);
+    return rc;
+}
+
+int sc_table_read_schema(sc_table_schema *out, sc_table *t, int64_t id) {
     char key[64];
-    sc_schema_key(key, best);
+    sc_schema_key(key, id);
     uint8_t *data = NULL;
     size_t len = 0;
-    rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES);
-    if (rc == SC_ENOTFOUND) rc = sc_error_set(SC_ECORRUPT, "%s: listed but missing", key);
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES);
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "%s is missing", key);
     if (rc) return sc_error_wrap(rc, "reading %s", key);
-    rc = sc_schema_decode(&t->schema, data, len, key);
+    rc = sc_schema_decode(out, data, len, key);
     free(data);
-    if (!rc && t->schema.id != best) {
-        sc_schema_clear(&t->schema);
-        rc = sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is not %" PRId64, key, best);
+    if (!rc && out->id != id) {
+        sc_schema_clear(out);
+        rc = sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is not %" PRId64, key, id);
     }
     return rc;
 }
