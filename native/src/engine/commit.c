@@ -805,15 +805,10 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
     uint64_t earliest = 0, latest = 0;
     int rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
     if (!rc && earliest <= a->landed) return STEP_WON;
-    sc_snapshot s;
     sc_watermark w;
     int found = 0;
-    if (!rc) rc = t->strategy->latest(t, &latest);
-    if (!rc && (rc = sc_table_read_snapshot(&s, NULL, t, latest)) == 0) {
-        rc = sc_replay_complete(t, &s);
-        if (!rc) rc = sc_replay_lookup(&w, &found, t, &s, req->commit_user);
-        sc_snapshot_clear(&s);
-    }
+    /* The latest read again should an expiration remove it while it is read. */
+    if (!rc) rc = sc_replay_latest_watermark(&latest, &w, &found, t, req->commit_user, "commit");
     if (rc)
         return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " was claimed after a %" PRId64
                                                        " ms wait; checking that it is not below EARLIEST failed",

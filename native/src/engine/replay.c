@@ -388,6 +388,7 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
 /* ---- the table-level questions a restarted committer asks (snapcommit/table.h) ---- */
 
 typedef struct latest_read {
+    uint64_t id;
     sc_snapshot *snap;
     int *have;
     const char *user;
@@ -398,6 +399,7 @@ typedef struct latest_read {
 /* Snapshot `id`, its watermarks completed, and the user's watermark there (*have 0 for no snapshot). */
 static int read_watermark(void *ctx, sc_table *t, uint64_t id) {
     latest_read *r = ctx;
+    r->id = id;
     memset(r->snap, 0, sizeof *r->snap);
     *r->have = *r->have_w = 0;
     if (id == 0) return 0;
@@ -417,8 +419,21 @@ static int read_latest(sc_snapshot *out, int *have, sc_watermark *w, int *have_w
     memset(out, 0, sizeof *out);
     *have = *have_w = 0;
     if (!user || !*user) return sc_error_set(SC_EINVAL, "commit user must be non-empty");
-    latest_read r = {out, have, user, w, have_w};
+    latest_read r = {0, out, have, user, w, have_w};
     return sc_state_read_retained(t, 0, what, read_watermark, &r);
+}
+
+int sc_replay_latest_watermark(uint64_t *out_latest, sc_watermark *out, int *found, sc_table *t, const char *user,
+                               const char *what) {
+    sc_snapshot s;
+    int have;
+    latest_read r = {0, &s, &have, user, out, found};
+    *out_latest = 0;
+    int rc = sc_state_read_retained(t, 0, what, read_watermark, &r);
+    if (rc) return rc;
+    *out_latest = r.id;
+    if (have) sc_snapshot_clear(&s);
+    return 0;
 }
 
 int sc_table_last_committed(int64_t *out, int *found, sc_table *t, const char *user) {
