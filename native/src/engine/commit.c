@@ -940,9 +940,10 @@ static step_outcome base_expired(commit_state *cs, attempt_state *a) {
 
 /*
  * STEP_STALE: N+1 appeared before this attempt wrote anything (or N expired
- * under its reads), so the next attempt starts at once, without a wait. It still counts against the
- * budget: a rival landing in every window would otherwise keep this commit
- * restarting, past timeout_ms and max_retries, for as long as it wins.
+ * under its reads), so the next attempt starts at once, without a wait. It
+ * still counts against the budget: a rival landing in every window would
+ * otherwise keep this commit restarting, past timeout_ms and max_retries, for
+ * as long as it wins.
  */
 static step_outcome restart_stale(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
