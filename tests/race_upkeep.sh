@@ -4,16 +4,19 @@
 # files, an expirer loop (`expire --retain-min 2 --retain-max K --older-than 0s`),
 # an orphan-remover loop (`remove-orphans --older-than 10s --force`: below the
 # default commit budget, but longer than any commit takes here) and a reader loop
-# (latest or latest-1, inside the retention window) all run at once. Locally the
-# writers also write their data files, and leave some never committed (orphans).
+# (in turn `files`, `fsck` or `last-committed` of the latest state, then `log` and
+# the files of latest or latest-1, inside the retention window) all run at once.
+# Locally the writers also write their data files, and leave some never committed (orphans).
 #
 # At the end: no writer gave up; every (user, identifier) landed exactly once
 # (last-committed per user, the latest snapshot id equals the number of commits,
 # a replay exits 3); the live files are exactly those expected; at most K
 # snapshots retained; fsck clean; the object count is bounded by what the
 # retained snapshots need (not by the number of commits); no orphan data file
-# left after a final `remove-orphans --older-than 0s --force` (the writers have stopped); the reader never found a
-# snapshot inside the window with a missing object.
+# left after a final `remove-orphans --older-than 0s --force` (the writers have
+# stopped); the reader never found a snapshot inside the window with a missing object, and no read failed because an
+# expiration ran meanwhile (only "run it again", SC_ETRANSIENT, or for a snapshot
+# asked for by id that left the window, SC_ENOTFOUND, are accepted; never SC_ECORRUPT).
 #
 # RACE_TABLE / RACE_STRATEGY select another location and strategy (race_upkeep_s3.sh:
 # gofakes3, conditional); RACE_PROCS, RACE_COMMITS, RACE_COMPACTIONS, RACE_RETAIN_MAX
@@ -92,7 +95,7 @@ orphans() {
 }
 reader() {
   python3 - "$sc" "$table" "$local" "$work" <<'PY'
-import json, os, random, subprocess, sys
+import json, os, random, re, subprocess, sys
 sc, table, local, work = sys.argv[1], sys.argv[2], sys.argv[3] == "1", sys.argv[4]
 env = dict(os.environ, SNAPCOMMIT_LOG="off")
 last_err = [""]
@@ -104,10 +107,25 @@ def earliest():
     rc, out = run("log", table, "--json")
     ids = [s["id"] for s in json.loads(out)] if rc == 0 else []
     return min(ids) if ids else None
-reads = whole = expired = 0
+def code():  # the library's code that a failed command printed last on stderr, "(SC_...)"
+    m = re.findall(r"\((SC_[A-Z]+)\)", last_err[0])
+    return m[-1] if m else "?"
+reads = whole = expired = latest_reads = retried = 0
 bad = []
 rng = random.Random(7)
+# Readers of the latest state racing expiration: an expiration between their reads is read
+# again or reported as such (SC_ETRANSIENT: run it again), never as damage or "not found".
+latest_readers = [("files", table, "--json"), ("fsck", table), ("last-committed", table, "--user", "w1")]
+turn = 0
 while not os.path.exists(os.path.join(work, "stop")):
+    cmd = latest_readers[turn % len(latest_readers)]
+    turn += 1
+    rc, out = run(*cmd)
+    latest_reads += 1
+    if rc != 0 and code() == "SC_ETRANSIENT":
+        retried += 1
+    elif rc != 0:
+        bad.append(f"{cmd[0]} failed: {rc}: {last_err[0]}")
     rc, out = run("log", table, "--json")
     if rc != 0:
         bad.append(f"log failed: {rc}: {last_err[0]}"); continue
@@ -117,7 +135,9 @@ while not os.path.exists(os.path.join(work, "stop")):
     if n < min(ids): continue
     reads += 1
     rc, out = run("files", table, "--snapshot", str(n), "--json")
-    missing = None if rc == 0 else f"files --snapshot {n} exited {rc}"
+    missing = None if rc == 0 else f"files --snapshot {n} exited {rc}: {last_err[0]}"
+    if rc != 0 and code() != "SC_ENOTFOUND":  # expired under it is "not found", never damage
+        bad.append(missing); continue
     if rc == 0 and local:
         for f in json.loads(out):
             if not os.path.exists(os.path.join(table, f["path"])):
@@ -130,7 +150,8 @@ while not os.path.exists(os.path.join(work, "stop")):
         expired += 1  # it left the window while it was read (EARLIEST is now e)
     else:
         bad.append(f"{missing} (EARLIEST {e}): inside the retention window")
-json.dump({"reads": reads, "whole": whole, "expired": expired, "bad": bad}, open(os.path.join(work, "reader.json"), "w"))
+json.dump({"reads": reads, "whole": whole, "expired": expired, "latest_reads": latest_reads, "retried": retried,
+           "bad": bad}, open(os.path.join(work, "reader.json"), "w"))
 PY
 }
 
@@ -230,6 +251,7 @@ print(f"race_upkeep ({strategy} on {table}): {procs} writers x {commits} commits
       f"remove-orphans runs ({count('orphans.failed')} failed): {sum_(orph, 'dataFilesDeleted')} data files, "
       f"{sum_(orph, 'manifestsDeleted')} manifests, {sum_(orph, 'otherDeleted')} other deleted; reader: "
       f"{reader['reads']} reads, {reader['whole']} whole, {reader['expired']} left the window while read, 0 missing "
-      f"inside it; {len(ids)} snapshots retained (<= {retain_max}); objects {before} before the final passes, {after} "
+      f"inside it, {reader['latest_reads']} reads of the latest (files, fsck, last-committed; {reader['retried']} "
+      f"asked to run again), none failed; {len(ids)} snapshots retained (<= {retain_max}); objects {before} before the final passes, {after} "
       f"after (bound {bound}, live files {len(live)}); longest writer commit {longest} ms; fsck clean; {end - start:.1f} s")
 PY

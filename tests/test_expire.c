@@ -3,7 +3,8 @@
  * the unreferenced objects deleted, a run interrupted at every delete and
  * finished by the next, commits planned on an expired base, replay filtering
  * after expiry, orphan removal by age, durations; a stalled claim landing below
- * EARLIEST, a failed read of EARLIEST.
+ * EARLIEST, a failed read of EARLIEST; commits, readers and discovery that an
+ * expiration passes between their reads (a race, never damage).
  */
 #include "sc_test_util.h"
 #include "sc_test_assert.h"
@@ -887,5 +888,129 @@ Test(expire, a_claim_below_earliest_is_retried_though_another_leftover_lies_unde
     free(g_prev_doc);
     sc_table_free(f);
     sc_table_free(w);
+    sc_table_free(t);
+}
+
+/* ---- reads of a snapshot that an expiration removes meanwhile (docs/protocols.md §13) ---- */
+
+/* Before the `fire_at`-th GET of a manifest list by the hooked handle, other writers land two
+ * snapshots and an expiration (retain-min 1, older-than 0) removes everything below the
+ * newest: the list about to be read is gone, with its snapshot. */
+typedef struct expire_under {
+    sc_table *other;
+    int next_commit; /* the identifier of job's next commit */
+    int gets, fire_at, fired;
+} expire_under;
+
+static int expire_before_list_read(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    expire_under *c = p;
+    if (c->fired || op != SC_OP_GET || strncmp(key, "manifest/manifest-list-", 23) != 0) return 0;
+    if (++c->gets < c->fire_at) return 0;
+    c->fired = 1;
+    chain(c->other, c->next_commit, 2);
+    c->next_commit += 2;
+    clock_ms += 1000;
+    sc_expire_options o = opts(1, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, c->other, &o));
+    return 0;
+}
+
+/* A commit reading its base's lists while an expiration removes that base: a new attempt on the
+ * latest, never "missing from storage" (one run in 2,331 of a commit next to expire did that). */
+Test(expire, a_commit_whose_base_expires_under_its_reads_retries) {
+    const char *name = "ex_base_expires";
+    sc_table *t = table(name);
+    chain(t, 1, 3);
+    sc_table *a = tu_reopen(name); /* cold: it reads the base's lists from the store */
+    use_clock(a, name);
+    expire_under c = {t, 4, 0, 1, 0};
+    sc_store_set_fault_hook(sc_table_store(a), expire_before_list_read, &c);
+    put_data(a, "data/a1");
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a1", 1, NULL, NULL);
+    sc_commit_result r;
+    int rc = tu_commit(&r, a, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
+    sc_store_set_fault_hook(sc_table_store(a), NULL, NULL);
+    cr_assert(c.fired, "the base's list was read");
+    cr_assert_eq(rc, 0, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert_eq(r.snapshot_id, 6, "committed as %" PRIu64 " on top of the expiration's survivor 5", r.snapshot_id);
+    sc_table *fresh = tu_reopen(name);
+    sc_file_list *files;
+    OK(sc_table_files(&files, fresh, 6));
+    cr_assert_eq(files->count, 2, "snapshot 6 holds data/f5 and data/a1, not %zu files", files->count);
+    sc_file_list_free(files);
+    check_retained(fresh);
+    sc_table_free(fresh);
+    sc_table_free(a);
+    sc_table_free(t);
+}
+
+/* Readers: files of the latest, last-committed and fsck read the table again; files of a
+ * snapshot asked for by id that expires under the read is "not found", saying so. */
+Test(expire, readers_racing_an_expiration_never_report_damage) {
+    const char *name = "ex_reader_expires";
+    sc_table *t = table(name);
+    chain(t, 1, 3);
+    for (int round = 0; round < 3; round++) {
+        sc_table *r = tu_reopen(name);
+        expire_under c = {t, 4 + 2 * round, 0, 1, 0};
+        sc_store_set_fault_hook(sc_table_store(r), expire_before_list_read, &c);
+        uint64_t asked = 3 + 2 * round; /* the latest before the expiration */
+        sc_file_list *files = NULL;
+        int rc = round == 0 ? sc_table_files(&files, r, 0) : round == 1 ? sc_table_files(&files, r, asked)
+                                                                        : sc_table_fsck(r, NULL, NULL);
+        sc_store_set_fault_hook(sc_table_store(r), NULL, NULL);
+        cr_assert(c.fired, "round %d: a list was read", round);
+        if (round == 1) {
+            cr_assert_eq(rc, SC_ENOTFOUND, "files of expired snapshot %" PRIu64 ": %s: %s", asked, sc_error_name(rc),
+                         sc_error_message());
+            cr_assert(strstr(sc_error_message(), "expired"), "%s", sc_error_message());
+        } else {
+            cr_assert_eq(rc, 0, "round %d: %s: %s", round, sc_error_name(rc), sc_error_message());
+        }
+        if (round == 0) {
+            cr_assert_eq(files->count, 1, "the latest (5) has one live file, not %zu", files->count);
+            cr_assert_str_eq(files->entries[0].file, "data-f5");
+        }
+        sc_file_list_free(files);
+        sc_table_free(r);
+    }
+    check_retained(t);
+    sc_table_free(t);
+}
+
+/* Before the hooked handle's first LIST, an expiration (retain-min 1, older-than 0) moves
+ * EARLIEST and deletes the snapshots below it. */
+static int expire_before_list(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)key;
+    (void)call;
+    expire_under *c = p;
+    if (c->fired || op != SC_OP_LIST) return 0;
+    c->fired = 1;
+    clock_ms += 1000;
+    sc_expire_options o = opts(1, INT32_MAX, 0, 50);
+    OK(sc_table_expire(NULL, c->other, &o));
+    return 0;
+}
+
+/* Discovery without a LATEST hint reads EARLIEST (absent: history starts at 1), then lists the
+ * snapshots: an expiration in between leaves the listing starting at 3. That is EARLIEST
+ * moved, not "snapshot 1 is missing". */
+Test(expire, discovery_that_an_expiration_passes_looks_from_the_new_earliest) {
+    const char *name = "ex_discovery_expires";
+    sc_table *t = table(name);
+    chain(t, 1, 3);
+    OK(sc_store_delete(sc_table_store(t), SC_LATEST_HINT_KEY));
+    sc_table *r = tu_reopen(name);
+    expire_under c = {t, 0, 0, 0, 0};
+    sc_store_set_fault_hook(sc_table_store(r), expire_before_list, &c);
+    uint64_t latest = 0;
+    int rc = sc_table_latest_id(&latest, r);
+    sc_store_set_fault_hook(sc_table_store(r), NULL, NULL);
+    cr_assert(c.fired, "discovery listed the snapshots");
+    cr_assert_eq(rc, 0, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert_eq(latest, 3);
+    cr_assert_eq(earliest(t), 3, "the expiration ran");
+    sc_table_free(r);
     sc_table_free(t);
 }

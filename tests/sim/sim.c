@@ -708,6 +708,20 @@ static int write_data_file(sc_store *st, actor *c, const char *file) {
     return sc_store_put(st, NULL, key, (const uint8_t *)file, strlen(file));
 }
 
+static int is_missing(int rc) { return rc == SC_ENOTFOUND || rc == SC_ECORRUPT; }
+
+/*
+ * A client's call (filter, planning read, commit) that failed saying an object is missing:
+ * on a table kept sound, an expiration that ran between its reads is a race the library
+ * retries or reports as such (docs/protocols.md §13), never as damage. A violation in any
+ * phase (the orphan rule may still excuse a table that was broken outside it).
+ */
+static void client_missing(const actor *c, int rc, const char *what) {
+    if (is_missing(rc) && !c->dead && !sim_sched_killed())
+        violate("client %s: %s failed with %s on a sound table: %s", c->user, what, sc_error_name(rc),
+                sc_error_message());
+}
+
 /* *base = the latest snapshot when `file` is live in it, else 0 (unknown). */
 static int plan_base(uint64_t *base, sc_table *t, const char *file) {
     uint64_t latest = 0;
@@ -751,6 +765,7 @@ static int run_session(actor *c, int phase) {
     rc = sc_table_filter_committed(pending, &npending, t, c->user, ids, (size_t)c->nitems);
     int complete = 0;
     if (rc) {
+        client_missing(c, rc, "filter_committed");
         if (phase == 1 && !c->dead)
             violate("client %s: filter_committed failed once faults stopped: %s", c->user,
                     sc_error_name(rc));
@@ -780,6 +795,7 @@ static int run_session(actor *c, int phase) {
         miss_reset(c);
         if (it->kind == SC_KIND_COMPACT && (rc = plan_base(&base, t, it->del)) != 0) {
             sc_changes_free(ch);
+            client_missing(c, rc, "reading the table to plan a compaction");
             if (phase == 1 && !c->dead)
                 violate("client %s: reading the table to plan a compaction failed once faults "
                         "stopped: %s", c->user, sc_error_name(rc));
@@ -837,6 +853,7 @@ static int run_session(actor *c, int phase) {
             it->outcome = SC_ECONFLICT;
         } else {
             /* I/O error, unknown outcome, retries exhausted: the job fails over and replays. */
+            client_missing(c, rc, "commit");
             if (phase == 1)
                 violate("client %s: commit of identifier %" PRId64
                         " returned %s after faults stopped: %s",
@@ -945,8 +962,6 @@ static uint64_t earliest_now(void) {
     return id;
 }
 
-static int is_missing(int rc) { return rc == SC_ENOTFOUND || rc == SC_ECORRUPT; }
-
 /* A reader's failure with upkeep running: clean (I/O, unknown), or a snapshot that expired
  * under it (outside the retention window by then), or a violation. */
 static void reader_failed(uint64_t id, uint64_t k, int rc, const char *what) {
@@ -955,10 +970,17 @@ static void reader_failed(uint64_t id, uint64_t k, int rc, const char *what) {
         return;
     }
     uint64_t e = earliest_now();
-    if (id < e) {
+    /* Expired under the reader is SC_ENOTFOUND ("expired"), never damage. */
+    if (id < e && rc == SC_ENOTFOUND) {
         W.n.reads_expired++;
         record_obs(id, -1, 0, 0, OBS_EXPIRED);
         vlog("task %d: snapshot %" PRIu64 " expired while it was read (EARLIEST %" PRIu64 ")", sim_current(), id, e);
+        return;
+    }
+    if (id < e) {
+        violate("a reader of snapshot %" PRIu64 " (latest-%" PRIu64 ", expired under it: EARLIEST is %" PRIu64
+                ") reported damage: %s: %s: %s",
+                id, k, e, what, sc_error_name(rc), sc_error_message());
         return;
     }
     violate("a reader of snapshot %" PRIu64 " (latest-%" PRIu64 ", inside the retention window: EARLIEST is %" PRIu64

@@ -218,7 +218,9 @@ SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_comm
  * alone. *out_found = 0 when the user has no commit recorded (or the table
  * has no snapshot); *out_identifier is then left as it was.
  * Errors (*out_found 0): SC_EINVAL for a NULL or empty user; store errors and
- * SC_ECORRUPT from finding and reading the latest snapshot; SC_ENOMEM.
+ * SC_ECORRUPT from finding and reading the latest snapshot; SC_ETRANSIENT when
+ * expirations removed the latest while it was read, 3 times in a row (call
+ * again); SC_ENOMEM.
  */
 SC_API int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_table *table,
                                    const char *user);
@@ -231,7 +233,7 @@ SC_API int sc_table_last_committed(int64_t *out_identifier, int *out_found, sc_t
  * keeps every identifier.
  * Errors (*out_count and out_ids untouched): SC_EINVAL for a NULL or empty
  * user; store errors and SC_ECORRUPT from finding and reading the latest
- * snapshot; SC_ENOMEM.
+ * snapshot; SC_ETRANSIENT as sc_table_last_committed; SC_ENOMEM.
  */
 SC_API int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *table,
                                      const char *user, const int64_t *ids, size_t count);
@@ -280,15 +282,19 @@ SC_API int sc_table_partition_spec(char **out, sc_table *table, sc_bytes partiti
  * table has no primary key or the row does not fit it. */
 SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
 
-/* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free(). */
+/* Live files of snapshot `id` (0 = latest). Free with sc_file_list_free().
+ * SC_ENOTFOUND when `id` does not exist or has expired (also during the read);
+ * for the latest, SC_ETRANSIENT when expirations removed it while it was read,
+ * 3 times in a row (call again). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
 SC_API void sc_file_list_free(sc_file_list *list);
 
 /*
  * Verify table metadata, the snapshot hash chain, manifest lists and
  * manifests. 0 when sound; SC_ECORRUPT (or the store's code) with a message
- * naming the damaged object otherwise. `progress`, when non-NULL, is called
- * once per snapshot checked.
+ * naming the damaged object otherwise. A snapshot that an expiration removes
+ * while it is checked is no finding: the check goes on from the new EARLIEST.
+ * `progress`, when non-NULL, is called once per snapshot checked.
  */
 typedef void (*sc_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 SC_API int sc_table_fsck(sc_table *table, sc_progress_fn progress, void *ctx);

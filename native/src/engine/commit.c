@@ -502,7 +502,7 @@ typedef enum step_outcome {
     STEP_LOST,    /* another writer holds the id we claimed: retry on top of it */
     STEP_UNKNOWN, /* the claim's answer was lost (or ours is not yet durable): reconcile, retry */
     STEP_RETRY,   /* backed off: a new attempt starts from the latest snapshot */
-    STEP_STALE,   /* N+1 appeared before we wrote anything for it: a new attempt at once */
+    STEP_STALE,   /* N+1 appeared, or N expired, before we claimed: a new attempt at once */
     STEP_FAILED,  /* the commit ends with a->rc */
 } step_outcome;
 
@@ -806,15 +806,10 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
     uint64_t earliest = 0, latest = 0;
     int rc = sc_upkeep_read_earliest(&earliest, NULL, NULL, t);
     if (!rc && earliest <= a->landed) return STEP_WON;
-    sc_snapshot s;
     sc_watermark w;
     int found = 0;
-    if (!rc) rc = t->strategy->latest(t, &latest);
-    if (!rc && (rc = sc_table_read_snapshot(&s, NULL, t, latest)) == 0) {
-        rc = sc_replay_complete(t, &s);
-        if (!rc) rc = sc_replay_lookup(&w, &found, t, &s, req->commit_user);
-        sc_snapshot_clear(&s);
-    }
+    /* The latest read again should an expiration remove it while it is read. */
+    if (!rc) rc = sc_replay_latest_watermark(&latest, &w, &found, t, req->commit_user, "commit");
     if (rc)
         return fail_with(a, sc_error_wrap(SC_EUNKNOWN, "snapshot %" PRIu64 " was claimed after a %" PRId64
                                                        " ms wait; checking that it is not below EARLIEST failed",
@@ -927,24 +922,43 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
 }
 
 /*
- * STEP_STALE: N+1 appeared before this attempt wrote anything, so the next
- * attempt starts at once, without a wait. It still counts against the
- * budget: a rival landing in every window would otherwise keep this commit
- * restarting, past timeout_ms and max_retries, for as long as it wins.
+ * A step before the claim failed reading base N's objects (its snapshot,
+ * lists, manifests, watermark archive) because an expiration removed N
+ * meanwhile (sc_state_expired_under): not damage but a base passed by, like
+ * N+1 taken (STEP_STALE). Any other failure stands.
+ */
+static step_outcome base_expired(commit_state *cs, attempt_state *a) {
+    uint64_t earliest = 0;
+    if (!a->latest_id || !sc_state_expired_under(&earliest, cs->t, a->latest_id, a->rc)) return STEP_FAILED;
+    sc_log(SC_LOG_INFO, "commit: snapshot %" PRIu64 " expired while this attempt read it (history starts at %" PRIu64
+                        "): a new attempt on the latest (user %s, identifier %" PRId64 ")",
+           a->latest_id, earliest, cs->req->commit_user, cs->req->identifier);
+    sc_error_clear();
+    a->rc = 0;
+    a->lost_to = 0; /* nothing known to exist above the base */
+    return STEP_STALE;
+}
+
+/*
+ * STEP_STALE: N+1 appeared before this attempt wrote anything (or N expired
+ * under its reads), so the next attempt starts at once, without a wait. It
+ * still counts against the budget: a rival landing in every window would
+ * otherwise keep this commit restarting, past timeout_ms and max_retries, for
+ * as long as it wins.
  */
 static step_outcome restart_stale(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
     const sc_retry_policy *p = &t->retry;
     if (p->max_retries >= 0 && a->number >= p->max_retries)
-        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d attempts found their snapshot %" PRIu64
-                                                      " taken before claiming (user %s, identifier %" PRId64 ", max_retries %d); "
+        return fail_with(a, sc_error_set(SC_ERETRIES, "gave up after %d attempts found their base passed before claiming (the "
+                                                      "last: snapshot %" PRIu64 " taken, or its base expired; user %s, identifier %" PRId64 ", max_retries %d); "
                                                       "nothing was committed",
                                          a->number + 1, a->latest_id + 1, req->commit_user, req->identifier, p->max_retries));
     int64_t spent = sc_env_monotonic_ms(&t->env) - a->started;
     if (p->timeout_ms > 0 && spent > p->timeout_ms)
         return fail_with(a, sc_error_set(SC_ETIMEOUT, "commit budget (timeout) of %" PRId64 " ms exceeded after %d attempts "
-                                                      "(each found its snapshot taken before claiming; %d lost claims, user %s, "
+                                                      "(each found its base passed before claiming; %d lost claims, user %s, "
                                                       "identifier %" PRId64 "); nothing was committed; raise it with CLI "
                                                       "--timeout-ms or sc_retry_policy.timeout_ms",
                                          p->timeout_ms, a->number + 1, a->lost, req->commit_user, req->identifier));
@@ -1047,6 +1061,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_NEXT) o = check_conflicts(cs, &a);
         if (o == STEP_NEXT) o = refresh_base(cs, &a);
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
+        if (o == STEP_FAILED) o = base_expired(cs, &a); /* read while an expiration removed the base */
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
         if (o == STEP_WON) { /* the claim window of the attempt that won */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "base/log.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "format/partition.h"
@@ -235,6 +236,26 @@ static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_la
     }
 }
 
+/*
+ * The check of snapshot *id failed with *rc. When an expiration removed that snapshot
+ * meanwhile (sc_state_expired_under), what went missing was expired, not lost: the walk
+ * goes on from the new EARLIEST (*earliest, and *id one below it), with the latest found
+ * again when it expired too. Returns 1 then, *rc cleared.
+ */
+static int expired_meanwhile(int *rc, uint64_t *id, uint64_t *earliest, uint64_t *latest, sc_table *t) {
+    uint64_t now_first = 0;
+    if (!sc_state_expired_under(&now_first, t, *id, *rc)) return 0;
+    sc_log(SC_LOG_INFO, "fsck: snapshot %" PRIu64 " expired while it was checked; going on from EARLIEST %" PRIu64, *id,
+           now_first);
+    sc_error_clear();
+    *rc = 0;
+    if (now_first > *latest && (*rc = t->strategy->latest(t, latest)) != 0)
+        *rc = sc_error_wrap(*rc, "fsck: finding the latest snapshot again");
+    *earliest = now_first;
+    *id = now_first - 1;
+    return 1;
+}
+
 int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     uint64_t earliest = 0, latest = 0;
     int rc = 0;
@@ -262,6 +283,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
         sc_snapshot s;
         uint8_t hash[SC_SHA256_LEN];
         if ((rc = sc_table_read_snapshot(&s, hash, t, id)) != 0) {
+            if (expired_meanwhile(&rc, &id, &earliest, &latest, t)) continue;
             if (rc == SC_ENOTFOUND) rc = sc_error_wrap(SC_ECORRUPT, "snapshot %" PRIu64 " is missing", id);
             break;
         }
@@ -297,6 +319,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
             sc_entry_vec_free(&live);
         }
         sc_snapshot_clear(&s);
+        if (rc && expired_meanwhile(&rc, &id, &earliest, &latest, t)) continue;
         if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
     }
     if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);

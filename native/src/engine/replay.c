@@ -322,7 +322,15 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
         sc_snapshot s;
         const sc_snapshot *cur = latest;
         if (id != latest->id) {
-            if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
+            if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) {
+                uint64_t now_first;
+                /* Expired under the walk: history starts above `id` now, as if the walk had stopped there. */
+                if (sc_state_expired_under(&now_first, t, id, rc)) {
+                    sc_error_clear();
+                    rc = 0;
+                }
+                break;
+            }
             if (!s.foreign) {
                 base = s;
                 break;
@@ -379,52 +387,80 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
 
 /* ---- the table-level questions a restarted committer asks (snapcommit/table.h) ---- */
 
-/* The latest snapshot into *out and *have 1; *have 0 (and *out zeroed) when the table has none. */
-static int read_latest(sc_snapshot *out, int *have, sc_table *t, const char *user) {
+typedef struct latest_read {
+    uint64_t id;
+    sc_snapshot *snap;
+    int *have;
+    const char *user;
+    sc_watermark *w;
+    int *have_w;
+} latest_read;
+
+/* Snapshot `id`, its watermarks completed, and the user's watermark there (*have 0 for no snapshot). */
+static int read_watermark(void *ctx, sc_table *t, uint64_t id) {
+    latest_read *r = ctx;
+    r->id = id;
+    memset(r->snap, 0, sizeof *r->snap);
+    *r->have = *r->have_w = 0;
+    if (id == 0) return 0;
+    int rc = sc_table_read_snapshot(r->snap, NULL, t, id);
+    if (rc) return rc;
+    rc = sc_replay_complete(t, r->snap);
+    if (!rc) rc = sc_replay_lookup(r->w, r->have_w, t, r->snap, r->user);
+    if (rc) sc_snapshot_clear(r->snap);
+    else *r->have = 1;
+    return rc;
+}
+
+/* The latest snapshot into *out (*have 1; 0 and *out zeroed when the table has none) and the
+ * user's watermark there, read again should an expiration remove it meanwhile. */
+static int read_latest(sc_snapshot *out, int *have, sc_watermark *w, int *have_w, sc_table *t, const char *user,
+                       const char *what) {
     memset(out, 0, sizeof *out);
-    *have = 0;
+    *have = *have_w = 0;
     if (!user || !*user) return sc_error_set(SC_EINVAL, "commit user must be non-empty");
-    uint64_t latest;
-    int rc = sc_table_latest_id(&latest, t);
-    if (rc || latest == 0) return rc;
-    if ((rc = sc_table_read_snapshot(out, NULL, t, latest)) != 0) return rc;
-    if ((rc = sc_replay_complete(t, out)) != 0) {
-        sc_snapshot_clear(out);
-        return rc;
-    }
-    *have = 1;
+    latest_read r = {0, out, have, user, w, have_w};
+    return sc_state_read_retained(t, 0, what, read_watermark, &r);
+}
+
+int sc_replay_latest_watermark(uint64_t *out_latest, sc_watermark *out, int *found, sc_table *t, const char *user,
+                               const char *what) {
+    sc_snapshot s;
+    int have;
+    latest_read r = {0, &s, &have, user, out, found};
+    *out_latest = 0;
+    int rc = sc_state_read_retained(t, 0, what, read_watermark, &r);
+    if (rc) return rc;
+    *out_latest = r.id;
+    if (have) sc_snapshot_clear(&s);
     return 0;
 }
 
 int sc_table_last_committed(int64_t *out, int *found, sc_table *t, const char *user) {
     *found = 0;
     sc_snapshot s;
-    int have;
-    int rc = read_latest(&s, &have, t, user);
-    if (rc || !have) return rc;
     sc_watermark w;
-    int have_w;
-    rc = sc_replay_lookup(&w, &have_w, t, &s, user);
-    if (!rc && have_w) {
+    int have, have_w;
+    int rc = read_latest(&s, &have, &w, &have_w, t, user, "last-committed");
+    if (rc || !have) return rc;
+    if (have_w) {
         *found = 1;
         *out = w.identifier;
     }
     sc_snapshot_clear(&s);
-    return rc;
+    return 0;
 }
 
 int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *t, const char *user,
                               const int64_t *ids, size_t count) {
     sc_snapshot s;
-    int have;
-    int rc = read_latest(&s, &have, t, user);
-    if (rc) return rc;
     sc_watermark w;
-    int have_w = 0;
-    if (have) rc = sc_replay_lookup(&w, &have_w, t, &s, user);
-    if (!rc) *out_count = sc_replay_filter(out_ids, have_w ? &w : NULL, ids, count);
+    int have, have_w;
+    int rc = read_latest(&s, &have, &w, &have_w, t, user, "filter committed");
+    if (rc) return rc;
+    *out_count = sc_replay_filter(out_ids, have_w ? &w : NULL, ids, count);
     sc_snapshot_clear(&s);
-    return rc;
+    return 0;
 }
 
 /* ---- what expiration, orphan removal and fsck need ---- */

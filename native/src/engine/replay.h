@@ -47,6 +47,15 @@ struct sc_table;
 int sc_replay_lookup(sc_watermark *out, int *found, struct sc_table *t, const sc_snapshot *latest,
                      const char *user);
 
+/*
+ * The latest snapshot's id (*out_latest, 0 for an empty table) and `user`'s
+ * watermark there (sc_replay_lookup, after sc_replay_complete), the latest
+ * read again should an expiration remove it meanwhile (sc_state_read_retained,
+ * `what` naming the caller; SC_ETRANSIENT once that repeats).
+ */
+int sc_replay_latest_watermark(uint64_t *out_latest, sc_watermark *out, int *found, struct sc_table *t,
+                               const char *user, const char *what);
+
 /* The rule: 1 when `identifier` is already committed under `w` (NULL: the user never committed). */
 int sc_replay_committed(const sc_watermark *w, int64_t identifier);
 

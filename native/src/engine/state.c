@@ -431,3 +431,33 @@ void sc_state_remember_list(sc_table *t, const sc_object_ref *ref, const uint8_t
 void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uint8_t *data, size_t len) {
     if (ref->has_sha256) remember_pinned(t, &manifest_kind, ref->name, ref->sha256, data, len);
 }
+
+int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int rc) {
+    *out_earliest = 0;
+    if (rc != SC_ENOTFOUND && rc != SC_ECORRUPT) return 0;
+    /* Reading EARLIEST may clear or replace the pending error: keep why the read failed. */
+    char message[1024];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    int expired = t->strategy->earliest(t, out_earliest) == 0 && *out_earliest > id;
+    sc_error_set(rc, "%s", message);
+    return expired;
+}
+
+int sc_state_read_retained(sc_table *t, uint64_t id, const char *what, sc_state_read_fn read, void *ctx) {
+    uint64_t cur = id, earliest = 0;
+    for (int attempt = 0;; attempt++) {
+        int rc = id ? 0 : t->strategy->latest(t, &cur);
+        if (!rc) rc = read(ctx, t, cur);
+        if (!rc || !cur || !sc_state_expired_under(&earliest, t, cur, rc)) return rc;
+        /* EARLIEST moves before anything is deleted (expire.c): what went missing was expired. */
+        if (id)
+            return sc_error_set(SC_ENOTFOUND, "%s: snapshot %" PRIu64 " has expired (history now starts at %" PRIu64
+                                              "): an expiration removed it before or while it was read",
+                                what, id, earliest);
+        if (attempt == SC_STATE_READ_RESTARTS)
+            return sc_error_set(SC_ETRANSIENT, "%s: expirations removed the latest snapshot while it was read, %d times "
+                                               "in a row (history now starts at %" PRIu64 "); run it again",
+                                what, attempt + 1, earliest);
+        sc_error_clear();
+    }
+}

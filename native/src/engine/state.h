@@ -81,4 +81,31 @@ int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
 int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
                            const sc_partition_set *filter);
 
+/*
+ * Expiration between a reader's reads (docs/protocols.md §13). A read of an
+ * object named by snapshot `id` failed with `rc`: a missing snapshot, list or
+ * manifest (SC_ENOTFOUND, SC_ECORRUPT) is damage only while `id` is retained.
+ * Returns 1 when EARLIEST, read now, lies above `id` (*out_earliest): an
+ * expiration removed it meanwhile, a race to retry or report as such. 0 for
+ * any other failure, or when `id` is still retained (the error stands). The
+ * pending error, code and message, is kept either way.
+ */
+int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int rc);
+
+/* A read of one snapshot's objects: fills the caller's `ctx` from snapshot `id` (0: the
+ * table has none); on failure leaves nothing to free. */
+typedef int (*sc_state_read_fn)(void *ctx, sc_table *t, uint64_t id);
+
+/* Reads of the latest snapshot started again after expirations removed it under them. */
+#define SC_STATE_READ_RESTARTS 3
+
+/*
+ * Run `read` on snapshot `id`, or on the latest when `id` is 0, so that an
+ * expiration meanwhile is never reported as damage: the latest is found again
+ * and the read started again (SC_STATE_READ_RESTARTS times, then
+ * SC_ETRANSIENT: run it again); a snapshot asked for by id that expired under
+ * the read is SC_ENOTFOUND, saying so. `what` prefixes these messages.
+ */
+int sc_state_read_retained(sc_table *t, uint64_t id, const char *what, sc_state_read_fn read, void *ctx);
+
 #endif

@@ -528,32 +528,29 @@ void sc_snapshot_info_free(sc_snapshot_info *i) {
     free(i);
 }
 
+/* The live files of one snapshot (sc_state_read_retained's read for sc_table_files). */
+static int read_live(void *ctx, sc_table *t, uint64_t id) {
+    sc_entry_vec *live = ctx;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    rc = sc_state_live_files(live, t, &s, NULL);
+    sc_snapshot_clear(&s);
+    if (rc) sc_entry_vec_free(live);
+    return rc;
+}
+
 int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
     *out = NULL;
-    int rc = 0;
-    if (id == 0 && (rc = sc_table_latest_id(&id, t)) != 0) return rc;
-    sc_file_list *list = calloc(1, sizeof *list);
-    if (!list) return sc_error_set(SC_ENOMEM, "out of memory");
-    if (id == 0) {
-        *out = list;
-        return 0;
-    }
-    sc_snapshot s;
-    if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) {
-        free(list);
-        return rc;
-    }
     sc_entry_vec live = {0};
-    rc = sc_state_live_files(&live, t, &s, NULL);
-    sc_snapshot_clear(&s);
-    if (rc) {
-        free(list);
-        sc_entry_vec_free(&live);
-        return rc;
-    }
+    /* The latest read again if an expiration removes it meanwhile (never reported as damage). */
+    int rc = sc_state_read_retained(t, id, "files", read_live, &live);
+    if (rc) return rc;
+    sc_file_list *list = calloc(1, sizeof *list);
     /* Hand the vector's storage over: entries are laid out as sc_manifest_entry. */
-    list->entries = calloc(live.count ? live.count : 1, sizeof *list->entries);
-    if (!list->entries) {
+    if (list) list->entries = calloc(live.count ? live.count : 1, sizeof *list->entries);
+    if (!list || !list->entries) {
         free(list);
         sc_entry_vec_free(&live);
         return sc_error_set(SC_ENOMEM, "out of memory");

@@ -437,6 +437,14 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         int present;
         if ((rc = exists(t, missing, &present)) != 0) return rc;
         if (present && attempt < GAP_RECHECKS) continue;
+        if (!present) { /* an expiration may have moved EARLIEST past it since it was read: look from there */
+            uint64_t e;
+            if ((rc = history_start(&e, t)) != 0) return rc;
+            if (e > missing) {
+                use_earliest = 1;
+                continue;
+            }
+        }
         if (first != start && start == hint)
             return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 " named by snapshot/LATEST is missing (lost or rolled back)", hint);
         if (first != start) return missing_start(start, first);
