@@ -238,3 +238,43 @@ Test(fsck_data, expirations_under_every_pass_are_etransient) {
     cr_assert_eq(r.earliest, 5);
     sc_table_free(t);
 }
+
+/* A hook on the checking handle: once its pass has listed the table, the pass's read of
+ * snapshot `at` first lets another handle expire (retaining `keep`, then one fewer). */
+typedef struct expire_after_listing {
+    const char *name;
+    const char *at; /* the snapshot key whose read sets the expiration off */
+    int armed, left;
+    uint64_t keep;
+} expire_after_listing;
+
+static int expire_when_reading(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    expire_after_listing *c = p;
+    if (op == SC_OP_LIST && key && !*key) c->armed = 1;
+    if (!c->armed || c->left <= 0 || op != SC_OP_GET || !key || strcmp(key, c->at) != 0) return 0;
+    c->armed = 0;
+    c->left--;
+    expire_to(c->name, c->keep--);
+    return 0;
+}
+
+/*
+ * A file of a snapshot that stays retained is missing while expirations move EARLIEST under
+ * every pass (never past that snapshot): damage, SC_ECORRUPT naming it, not "run it again".
+ * Expiration never deletes what a retained snapshot names, whatever it did to the pass's start.
+ */
+Test(fsck_data, a_file_missing_from_a_retained_snapshot_stays_corrupt_while_earliest_moves) {
+    sc_table *t = chain_table("fd-damage-moving", 8);
+    drop_data(t, "data/f8"); /* added by 8, the latest: retained throughout */
+    expire_after_listing c = {"fd-damage-moving", "snapshot/snapshot-7", 0, 3, 6};
+    sc_store_set_fault_hook(sc_table_store(t), expire_when_reading, &c);
+    sc_data_check_result r;
+    int rc = sc_table_check_data_files(&r, t, NULL, NULL);
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert_lt(c.left, 3, "an expiration ran inside the pass");
+    cr_assert_eq(rc, SC_ECORRUPT, "%s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert(strstr(sc_error_message(), "named by snapshot 8 (added by it) but missing from storage"), "%s",
+              sc_error_message());
+    sc_table_free(t);
+}

@@ -14,6 +14,7 @@
 #include "engine/state.h"
 #include "format/watermark_archive.h"
 #include "strategy/strategy.h"
+#include "snapcommit/upkeep.h"
 
 /* A snapshot whose watermark table holds `n` users "user-00000".. (sorted by
  * name), user i with identifier i and last snapshot snap_base + i * snap_step. */
@@ -678,5 +679,61 @@ Test(replay, a_format_2_table_is_read_and_raised_to_3_before_its_first_archive) 
     t = tu_reopen("r-format");
     cr_assert_eq(tu_commit_one(&r, t, "a", 1), SC_ECOMMITTED);
     cr_assert_eq(tu_commit_one(&r, t, "c", 1), SC_ECOMMITTED);
+    sc_table_free(t);
+}
+
+/* Before the reader's GET of `at`, another handle commits as "other" and expires down to `keep`. */
+typedef struct expire_in_walk {
+    const char *name, *at;
+    int fired;
+    uint64_t keep;
+} expire_in_walk;
+
+static int commit_and_expire_before(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    expire_in_walk *c = p;
+    if (c->fired || op != SC_OP_GET || !key || strcmp(key, c->at) != 0) return 0;
+    c->fired = 1;
+    sc_table *o = tu_reopen(c->name);
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/o", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, o, "other", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_expire_options eo;
+    sc_expire_options_init(&eo);
+    eo.retain_min = 1;
+    eo.retain_max = (int)c->keep;
+    eo.older_than_ms = 0;
+    cr_assert_eq(sc_table_expire(NULL, o, &eo), 0, "%s", sc_error_message());
+    sc_table_free(o);
+    return 0;
+}
+
+/*
+ * Ours (5) at 1, Paimon's at 2 and 3. While a reader of latest 3 walks back over Paimon's
+ * snapshots to ours, "other" commits 4 and an expiration keeps 3..4: the walk finds 2 gone.
+ * That shows 3 is no longer the latest (expiration keeps the newest of ours below the latest it
+ * saw): the reader reads the latest again, and never answers that "ours" never committed.
+ */
+Test(replay, a_walk_over_paimon_snapshots_cut_by_an_expiration_keeps_the_watermark) {
+    const char *name = "r-walk-cut";
+    sc_table *t = tu_mem_table(name);
+    sc_file_entry f = tu_file("p", 0, 0, 0, "data/a", 1, NULL, NULL);
+    cr_assert_eq(tu_commit(NULL, t, "ours", 5, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0);
+    sc_snapshot s1;
+    cr_assert_eq(sc_table_read_snapshot(&s1, NULL, t, 1), 0);
+    put_paimon_snapshot(t, 2, "paimon-job", 7, &s1);
+    put_paimon_snapshot(t, 3, "paimon-job", 8, &s1);
+    sc_snapshot_clear(&s1);
+    sc_table *r = tu_reopen(name);
+    expire_in_walk c = {name, "snapshot/snapshot-2", 0, 2};
+    sc_store_set_fault_hook(sc_table_store(r), commit_and_expire_before, &c);
+    int64_t last = -1;
+    int found = 0;
+    int rc = sc_table_last_committed(&last, &found, r, "ours");
+    sc_store_set_fault_hook(sc_table_store(r), NULL, NULL);
+    cr_assert(c.fired, "the walk read snapshot 2");
+    /* Read again from the new latest (4, other's, carrying every watermark of ours). */
+    cr_assert(rc == 0 && found && last == 5, "rc %s, found %d, last %" PRId64 ": %s", sc_error_name(rc), found, last,
+              sc_error_message());
+    sc_table_free(r);
     sc_table_free(t);
 }

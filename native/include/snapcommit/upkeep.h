@@ -156,8 +156,10 @@ typedef struct sc_data_check_result {
  * snapshot (EARLIEST .. latest) names is present in storage. One listing of
  * the table, taken after the latest snapshot was found (so every file it
  * names was written before), then EARLIEST's live files and each later
- * snapshot's added files are looked up in it. When an expiration moves
- * EARLIEST during the pass, the pass starts again (at most 3 times).
+ * snapshot's added files are looked up in it. When a snapshot's read or
+ * file fails because an expiration moved EARLIEST past that snapshot during
+ * the pass, the pass starts again (at most 3 times); a file missing for a
+ * snapshot still retained is SC_ECORRUPT however EARLIEST moved.
  * `progress` reports phase "data files" per snapshot (NULL: none).
  * Errors: SC_ECORRUPT naming the first missing file and the snapshot that
  * names it; SC_ETRANSIENT when expirations kept moving EARLIEST (run it

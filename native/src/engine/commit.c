@@ -638,18 +638,12 @@ static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_r
 /*
  * 1 when a check of the snapshots after `since` failed (SC_ENOTFOUND or
  * SC_ECORRUPT) because an expiration running meanwhile removed some of them:
- * EARLIEST now lies above since + 1 (*out_earliest). The full check against
- * the latest snapshot's live files then decides.
+ * EARLIEST now lies above since + 1 (*out_earliest; sc_state_expired_under of
+ * the first snapshot after `since`). The full check against the latest
+ * snapshot's live files then decides.
  */
 static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int rc, uint64_t since) {
-    *out_earliest = 0;
-    if (rc != SC_ENOTFOUND && rc != SC_ECORRUPT) return 0;
-    /* Reading EARLIEST may clear or replace the pending error: keep why the check failed. */
-    char message[1024];
-    snprintf(message, sizeof message, "%s", sc_error_message());
-    int passed = t->strategy->earliest(t, out_earliest) == 0 && *out_earliest > since + 1;
-    sc_error_set(rc, "%s", message);
-    return passed;
+    return sc_state_expired_under(out_earliest, t, since + 1, rc);
 }
 
 /*

@@ -19,20 +19,6 @@
 
 typedef enum pass_outcome { PASS_DONE = 0, PASS_AGAIN = 1 } pass_outcome;
 
-/*
- * EARLIEST moved above `earliest` since the pass began: what it found missing
- * may have been expired. The pending error (`code` and its message) is kept
- * for the caller.
- */
-static int earliest_moved(sc_table *t, uint64_t earliest, int code) {
-    char message[512];
-    snprintf(message, sizeof message, "%s", sc_error_message());
-    uint64_t now = 0;
-    int rc = t->strategy->earliest(t, &now);
-    sc_error_set(code, "%s", message);
-    return rc == 0 && now > earliest;
-}
-
 static int key_order(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* 1 when `key` is in the listing (its keys sorted bytewise). */
@@ -92,7 +78,10 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
             sc_entry_vec_free(&records);
             sc_snapshot_clear(&s);
         }
-        if (rc && earliest_moved(t, earliest, rc)) { /* an expiration passed this pass: look again */
+        /* Missing while snapshot `id` is retained is damage: expiration deletes only what no
+         * retained snapshot names. Only once EARLIEST lies above `id` was it expired meanwhile. */
+        uint64_t now_first;
+        if (rc && sc_state_expired_under(&now_first, t, id, rc)) { /* an expiration passed this pass: look again */
             sc_error_clear();
             rc = 0;
             *out = PASS_AGAIN;

@@ -61,12 +61,8 @@ static void progress(const sc_orphans_options *o, const char *phase, uint64_t do
  * same time may have deleted it or its objects. *retained moves to the new EARLIEST. */
 static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int code) {
     if (id < *retained) return 1;
-    char message[512];
-    snprintf(message, sizeof message, "%s", sc_error_message());
     uint64_t e = 0;
-    int rc = t->strategy->earliest(t, &e);
-    sc_error_set(code, "%s", message); /* the original reason, for the caller */
-    if (rc || e <= id) return 0;
+    if (!sc_state_expired_under(&e, t, id, code)) return 0; /* the original reason stays, for the caller */
     *retained = e;
     return 1;
 }

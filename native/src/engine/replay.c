@@ -308,7 +308,16 @@ typedef struct foreign_commit {
 /* Paimon's identifier of batch commits (BatchWriteBuilder.COMMIT_IDENTIFIER): not a checkpoint. */
 #define PAIMON_BATCH_IDENTIFIER INT64_MAX
 
-int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
+/*
+ * sc_replay_complete; *out_cut (may be NULL) 1 when a snapshot of the walk expired under it
+ * before it reached one of ours. Expiration keeps the newest snapshot of ours below the latest
+ * it sees (expire.c keep_newest_of_ours), so that one went only because a newer one of ours
+ * lies above `latest`: `latest` is no longer the latest, and its completed watermarks lack
+ * those of our users. A commit claims above `latest` and loses that claim anyway; a reader
+ * must read the latest again.
+ */
+static int complete(sc_table *t, sc_snapshot *latest, int *out_cut) {
+    if (out_cut) *out_cut = 0;
     if (!latest || !latest->foreign) return 0;
     uint64_t earliest = 1;
     int rc = t->strategy->earliest(t, &earliest);
@@ -328,6 +337,7 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
                 if (sc_state_expired_under(&now_first, t, id, rc)) {
                     sc_error_clear();
                     rc = 0;
+                    if (out_cut) *out_cut = 1;
                 }
                 break;
             }
@@ -385,6 +395,8 @@ int sc_replay_complete(sc_table *t, sc_snapshot *latest) {
     return rc;
 }
 
+int sc_replay_complete(sc_table *t, sc_snapshot *latest) { return complete(t, latest, NULL); }
+
 /* ---- the table-level questions a restarted committer asks (snapcommit/table.h) ---- */
 
 typedef struct latest_read {
@@ -405,7 +417,12 @@ static int read_watermark(void *ctx, sc_table *t, uint64_t id) {
     if (id == 0) return 0;
     int rc = sc_table_read_snapshot(r->snap, NULL, t, id);
     if (rc) return rc;
-    rc = sc_replay_complete(t, r->snap);
+    int cut = 0;
+    rc = complete(t, r->snap, &cut);
+    if (!rc && cut) { /* a newer snapshot of ours exists: its watermarks, not these */
+        sc_snapshot_clear(r->snap);
+        return SC_STATE_READ_AGAIN;
+    }
     if (!rc) rc = sc_replay_lookup(r->w, r->have_w, t, r->snap, r->user);
     if (rc) sc_snapshot_clear(r->snap);
     else *r->have = 1;

@@ -448,15 +448,22 @@ int sc_state_read_retained(sc_table *t, uint64_t id, const char *what, sc_state_
     for (int attempt = 0;; attempt++) {
         int rc = id ? 0 : t->strategy->latest(t, &cur);
         if (!rc) rc = read(ctx, t, cur);
-        if (!rc || !cur || !sc_state_expired_under(&earliest, t, cur, rc)) return rc;
+        if (rc == SC_STATE_READ_AGAIN) {
+            /* Passed by an expiration below `cur` (replay.c): for the message, where history starts now. */
+            if (t->strategy->earliest(t, &earliest) != 0) sc_error_clear();
+            if (id) return sc_error_set(SC_ETRANSIENT, "%s: snapshot %" PRIu64 " was passed by an expiration while it "
+                                                       "was read; run it again", what, id);
+        } else if (!rc || !cur || !sc_state_expired_under(&earliest, t, cur, rc)) {
+            return rc;
+        }
         /* EARLIEST moves before anything is deleted (expire.c): what went missing was expired. */
         if (id)
             return sc_error_set(SC_ENOTFOUND, "%s: snapshot %" PRIu64 " has expired (history now starts at %" PRIu64
                                               "): an expiration removed it before or while it was read",
                                 what, id, earliest);
         if (attempt == SC_STATE_READ_RESTARTS)
-            return sc_error_set(SC_ETRANSIENT, "%s: expirations removed the latest snapshot while it was read, %d times "
-                                               "in a row (history now starts at %" PRIu64 "); run it again",
+            return sc_error_set(SC_ETRANSIENT, "%s: expirations removed the latest snapshot (or one it is read with) "
+                                               "while it was read, %d times in a row (history now starts at %" PRIu64 "); run it again",
                                 what, attempt + 1, earliest);
         sc_error_clear();
     }

@@ -93,8 +93,11 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
 int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int rc);
 
 /* A read of one snapshot's objects: fills the caller's `ctx` from snapshot `id` (0: the
- * table has none); on failure leaves nothing to free. */
+ * table has none); on failure leaves nothing to free. SC_STATE_READ_AGAIN (no error set,
+ * nothing to free): an expiration removed an older snapshot the read of `id` needed, which
+ * shows that `id` is no longer the latest; read the latest again. */
 typedef int (*sc_state_read_fn)(void *ctx, sc_table *t, uint64_t id);
+#define SC_STATE_READ_AGAIN 1
 
 /* Reads of the latest snapshot started again after expirations removed it under them. */
 #define SC_STATE_READ_RESTARTS 3
@@ -102,7 +105,7 @@ typedef int (*sc_state_read_fn)(void *ctx, sc_table *t, uint64_t id);
 /*
  * Run `read` on snapshot `id`, or on the latest when `id` is 0, so that an
  * expiration meanwhile is never reported as damage: the latest is found again
- * and the read started again (SC_STATE_READ_RESTARTS times, then
+ * and the read started again (also when `read` says SC_STATE_READ_AGAIN) (SC_STATE_READ_RESTARTS times, then
  * SC_ETRANSIENT: run it again); a snapshot asked for by id that expired under
  * the read is SC_ENOTFOUND, saying so. `what` prefixes these messages.
  */
