@@ -428,12 +428,13 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
  * this one waited: SC_ECOMMITTED, as the replay check says. Otherwise the claim counts as lost and is
  * retried on the latest with a new delta (the leftover below EARLIEST names the old one,
  * which the next expiration may delete). Checked after every won claim of the file
- * strategies (one GET of EARLIEST); expire refuses head and tracker tables.
+ * strategies (strategy.h snapshot_files_are_history; one GET of EARLIEST): only
+ * their tables expire.
  */
 static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
-    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) return STEP_WON;
+    if (!t->strategy->snapshot_files_are_history) return STEP_WON;
     int64_t window = sc_env_monotonic_ms(&t->env) - a->base_looked;
     /* Not a HEAD of N-1: a present N-1 may itself be another stalled writer's leftover,
      * landed on a freed key below EARLIEST just before this check. */
