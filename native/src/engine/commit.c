@@ -302,8 +302,10 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     if (req->base_snapshot > a->latest_id)
         return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                                          req->base_snapshot, a->latest_id));
-    int rc = 0;
-    if (!a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
+    /* N+1 carries N's manifests forward, mostly unread: the ones N added are read and
+     * checked first (docs/protocols.md §3, "What a commit checks of its base"). */
+    int rc = a->latest_id ? sc_state_check_delta(t, &a->latest) : 0;
+    if (!rc && !a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
         req->kind != SC_KIND_OVERWRITE) {
         rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
