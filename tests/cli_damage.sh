@@ -239,6 +239,17 @@ run "damaged Avro manifest: fsck" 1 "$(basename "$m")" "$sc" fsck "$t"
 # A manifest cut short.
 t=$(fresh avrocut); m=$(ls "$t"/manifest/manifest-[0-9a-f]* | head -1); truncate -s 100 "$m"
 run "truncated Avro manifest: fsck" 1 "$(basename "$m")" "$sc" fsck "$t"
+# The newest snapshot's delta manifest (the newest manifest written) missing, then damaged:
+# every commit reads it before building on it (docs/protocols.md §3), so it refuses naming it.
+for how in missing damaged; do
+  t=$(fresh "delta$how"); m=$(ls -t "$t"/manifest/manifest-[0-9a-f]* | head -1); sz=$(stat -c %s "$m")
+  if [ "$how" = missing ]; then rm "$m"; else printf '\x01' | dd of="$m" bs=1 seek=$((sz - 24)) conv=notrunc 2>/dev/null; fi
+  before=$(ls "$t/snapshot" "$t/manifest" | tr '\n' ' ')
+  changes "$work/cd" "delta$how"
+  run "$how delta manifest of the latest snapshot: commit" 1 "$(basename "$m")" "$sc" commit "$t" --user v --identifier 1 --changes "$work/cd"
+  [ "$before" = "$(ls "$t/snapshot" "$t/manifest" | tr '\n' ' ')" ] && ok || bad "$how delta manifest: the refused commit changed the table"
+  run "$how delta manifest of the latest snapshot: fsck" 1 "$(basename "$m")" "$sc" fsck "$t"
+done
 # A snapshot edited without resealing (as a Paimon tool that rewrites JSON would leave it).
 t=$(fresh edited); sed -i 's/"totalRecordCount":40/"totalRecordCount":41/' "$t/snapshot/$(S 4)"
 grep -q '"totalRecordCount":41' "$t/snapshot/$(S 4)" && ok || bad "edited snapshot: the edit did not apply"

@@ -209,6 +209,72 @@ Test(damaged_tables, damaged_hint_commit_fails_closed) {
     sc_table_free(t);
 }
 
+/* ---- a missing or damaged delta manifest of the latest snapshot ---- */
+
+/* The key of the (one) manifest in snapshot `id`'s delta list. */
+static void delta_manifest_key(char *out, size_t cap, sc_table *t, uint64_t id) {
+    sc_snapshot s;
+    sc_manifest_file_vec metas = {0};
+    cr_assert_eq(sc_table_read_snapshot(&s, NULL, t, id), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_state_load_list(&metas, t, &s.delta_manifest_list), 0, "%s", sc_error_message());
+    cr_assert_eq(metas.count, 1);
+    sc_manifest_key(out, cap, metas.items[0].name);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s);
+}
+
+/* A commit on `t` is refused naming `key`, and leaves the table as it was: no snapshot 4,
+ * nothing it wrote left under manifest/. */
+static void commit_refused(sc_table *t, const char *store, const char *key, int64_t ident) {
+    int before = tu_count_keys(store, "manifest/", NULL);
+    CORRUPT(commit_one(t, "v", ident, "data/new"), key + strlen("manifest/"));
+    cr_assert_eq(tu_latest(t), 3, "a snapshot was built on the damaged one");
+    cr_assert_eq(tu_count_keys(store, "manifest/", NULL), before, "the refused commit left objects behind");
+}
+
+Test(damaged_tables, commit_refuses_a_missing_or_damaged_delta_manifest_of_the_latest) {
+    sc_table *writer = mem_table("h-delta", SC_STRATEGY_CONDITIONAL);
+    sc_table *warm = tu_reopen("h-delta"); /* has read the table before the damage */
+    fill(writer, 3);
+    cr_assert_eq(tu_latest(warm), 3);
+    char key[SC_MANIFEST_PATH_MAX + 16];
+    delta_manifest_key(key, sizeof key, writer, 3);
+    uint8_t *good = NULL;
+    size_t len = 0;
+    OK(sc_store_get(sc_table_store(writer), &good, &len, NULL, key));
+
+    /* Missing: a fresh handle (the CLI), and a handle that last saw snapshot 2. */
+    del_key(writer, key);
+    sc_table *cold = tu_reopen("h-delta");
+    commit_refused(cold, "h-delta", key, 1);
+    sc_table_free(cold);
+    commit_refused(warm, "h-delta", key, 1);
+
+    /* Damaged: one byte changed, the length unchanged (the digest its list records). */
+    good[len - 24] ^= 1;
+    OK(sc_store_put(sc_table_store(writer), NULL, key, good, len));
+    cold = tu_reopen("h-delta");
+    commit_refused(cold, "h-delta", key, 1);
+    sc_table_free(cold);
+    /* Cut short. */
+    good[len - 24] ^= 1;
+    OK(sc_store_put(sc_table_store(writer), NULL, key, good, len / 2));
+    cold = tu_reopen("h-delta");
+    commit_refused(cold, "h-delta", key, 1);
+    sc_table_free(cold);
+
+    /* Restored: the same commit goes through. */
+    OK(sc_store_put(sc_table_store(writer), NULL, key, good, len));
+    cold = tu_reopen("h-delta");
+    OK(commit_one(cold, "v", 1, "data/new"));
+    cr_assert_eq(tu_latest(cold), 4);
+    OK(sc_table_fsck(cold, NULL, NULL));
+    free(good);
+    sc_table_free(cold);
+    sc_table_free(warm);
+    sc_table_free(writer);
+}
+
 /* ---- posix odd objects and links ---- */
 
 static char root[256];

@@ -129,8 +129,10 @@ static size_t seen_count(const steal_ctx *c, sc_store_op op, const char *key_pre
 
 /*
  * After losing the claim of N+1, the retry reads only what the winner wrote: HEAD N+2 and
- * N+3 (the gap rule), GET N+1 (its document), the winner's delta list — whose file index
- * rules out our file, so not its manifest — no GET of LATEST, no LIST, nothing at or below N, and not the winner's base list: built on
+ * N+3 (the gap rule), GET N+1 (its document), the winner's delta list and its delta manifest
+ * (every commit checks the manifests its base added before carrying them: docs/protocols.md
+ * §3; the conflict check itself needs no manifest, the index rules out our file) — no GET of
+ * LATEST, no LIST, nothing at or below N, and not the winner's base list: built on
  * the same N, it holds the bytes of the base list the lost attempt wrote. Then the lost
  * attempt's base list is deleted, the new base list written and N+2 claimed.
  */
@@ -160,14 +162,14 @@ Test(requests, lost_claim_reads_only_the_winners_delta) {
     cr_assert_eq(seen_count(&c, SC_OP_GET, "snapshot/EARLIEST"), 1, "after the claim of 4: not below EARLIEST");
     cr_assert_eq(seen_count(&c, SC_OP_HEAD, "snapshot/snapshot-"), 2, "nothing at or below N probed");
     cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/manifest-list-"), 1, "the winner's delta list");
-    cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/"), 1, "not its delta manifest: the index rules our file out");
+    cr_assert_eq(seen_count(&c, SC_OP_GET, "manifest/"), 2, "and its delta manifest, checked once");
     cr_assert_eq(seen_count(&c, SC_OP_DELETE, "manifest/manifest-list-"), 1, "the lost attempt's base list");
     cr_assert_eq(seen_count(&c, SC_OP_PUT, "manifest/"), 1, "the delta was written once, before the first base");
     cr_assert_eq(seen_count(&c, SC_OP_PUT_IF_ABSENT, "snapshot/snapshot-4"), 1);
-    cr_assert_eq(c.count, 9, "after the lost claim: 6 to retry, the DELETE of its base list, after the claim the GET "
+    cr_assert_eq(c.count, 10, "after the lost claim: 7 to retry, the DELETE of its base list, after the claim the GET "
                              "of EARLIEST (not expired below it) and LATEST");
-    /* The window of the attempt that won: the winner's delta list, the base list, the claim. */
-    cr_assert_eq(total_ops(&r.window_stats), 3, "window: %llu requests", (unsigned long long)total_ops(&r.window_stats));
+    /* The window of the attempt that won: the winner's delta list and manifest, the base list, the claim. */
+    cr_assert_eq(total_ops(&r.window_stats), 4, "window: %llu requests", (unsigned long long)total_ops(&r.window_stats));
     cr_assert_eq(tu_file_count(t), 4);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);

@@ -2,7 +2,7 @@
  * The commit engine (Paimon's semantics, BRIEF §4). commit_loop runs named
  * steps, each returning a step_outcome, over one attempt_state:
  *   read_base (latest N) → reconcile_earlier → check_replay (replay.h)
- *   → check_conflicts → write_manifests → claim N+1 → [reconcile_claim]
+ *   → check_conflicts → write_manifests (commit_manifests.h) → claim N+1 → [reconcile_claim]
  *   → won: finish (hints) | lost or unknown: backoff, then a new attempt
  *     that re-reads N and re-checks only what was committed since.
  * An unknown claim outcome is reconciled (read back our commit UUID, or the
@@ -14,25 +14,16 @@
 #include <string.h>
 
 #include "base/backoff.h"
+#include "engine/commit_manifests.h"
 #include "engine/conflict.h"
 #include "engine/entries.h"
 #include "base/env_internal.h"
 #include "base/error_internal.h"
-#include "base/fileset.h"
-#include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/table.h"
 #include "engine/upkeep.h"
-#include "format/file_index.h"
-#include "format/partition.h"
 #include "strategy/strategy.h"
-
-/* Above this many small manifests at the end of a base list, the next commit merges them. */
-#define SC_MANIFEST_MERGE_THRESHOLD 32
-/* Entries per merged manifest, and the size below which a manifest is "small": it keeps
- * partition ranges tight, objects bounded and each file index within one Avro field. */
-#define SC_MANIFEST_MERGE_CHUNK 8192
 
 typedef struct commit_state {
     sc_table *t;
@@ -40,364 +31,13 @@ typedef struct commit_state {
     char commit_uuid[SC_UUID_TEXT_LEN + 1];
     sc_partition_set parts;
     sc_entry_vec deletes; /* the live records removed, as stored (per attempt for OVERWRITE) */
-    /* Objects written by this commit, deleted again if it fails for sure. */
-    char **written;
-    size_t written_count, written_cap;
+    sc_commit_manifests written; /* the delta, the base lists: what this commit wrote */
     int keep_written; /* a snapshot of ours may be in history after all: never delete them */
-    /* The delta manifest list, written once (per attempt for OVERWRITE). */
-    sc_object_ref delta_list;
-    int64_t delta_rows;
-    int64_t delta_files;
-    /* SHA-256 of the delta manifest's bytes (has_delta_sha: one was written),
-     * so that a delta rebuilt from the table's own records is written again
-     * only when its bytes differ from the one written before the base was read. */
-    int has_delta_sha;
-    uint8_t delta_sha[SC_SHA256_LEN];
-    /* Keys of a delta replaced after the full check (not referenced by the
-     * snapshot that lands): deleted, best effort, once the commit succeeded. */
-    char *stale[2];
-    char *delta_manifest; /* name of the delta manifest written last, NULL when the delta is empty */
-    /* The bytes of the manifest list written last (an attempt's base list) and their
-     * SHA-256: a winner that built on the same base wrote a base list with the same
-     * bytes under another name, which the retry then need not read. */
-    sc_buf last_list;
-    uint8_t last_list_sha[SC_SHA256_LEN];
 } commit_state;
-
-static int remember(commit_state *cs, const char *key) {
-    int rc;
-    SC_VEC_RESERVE(rc, cs->written, cs->written_cap, cs->written_count + 1, 8, "objects written by a commit");
-    if (rc) return rc;
-    if (!(cs->written[cs->written_count] = strdup(key))) return sc_error_set(SC_ENOMEM, "out of memory");
-    cs->written_count++;
-    return 0;
-}
-
-/* Write an immutable object under a fresh unique name, manifest/<prefix>-<uuid>-0 as
- * Paimon names them (its counter is per writer; ours is a fresh UUID per object).
- * What this handle writes goes into its cache: its next commit reads the lists and
- * manifests of the snapshot it just claimed without a request. */
-static int put_unique(commit_state *cs, sc_object_ref *out, const char *prefix, const sc_buf *body) {
-    char uuid[SC_UUID_TEXT_LEN + 1], name[96], key[128];
-    int rc = sc_env_uuid_text(&cs->t->env, uuid);
-    if (rc) return rc;
-    snprintf(name, sizeof name, "%s-%s-0", prefix, uuid);
-    sc_manifest_key(key, sizeof key, name);
-    rc = sc_store_put(cs->t->store, NULL, key, body->data, body->len);
-    if (rc) return sc_error_wrap(rc, "writing %s", key);
-    if ((rc = remember(cs, key)) != 0) return rc;
-    out->name = strdup(name);
-    if (!out->name) return sc_error_set(SC_ENOMEM, "out of memory");
-    out->has_sha256 = 1;
-    sc_sha256(out->sha256, body->data, body->len);
-    out->length = body->len;
-    if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cs->t, out, body->data, body->len);
-    else sc_state_remember_manifest(cs->t, out, body->data, body->len);
-    return 0;
-}
-
-/* Paimon's ManifestFileMeta of entries [from, to): counts, partition statistics, bucket and level ranges. */
-static int describe_range(sc_manifest_file *m, sc_table *t, const sc_entry_vec *v, size_t from, size_t to) {
-    size_t n = to - from, arity = t->schema.partition_key_count;
-    sc_bytes *parts = malloc((n ? n : 1) * sizeof *parts);
-    int64_t *nulls = calloc(arity ? arity : 1, sizeof *nulls);
-    sc_buf min = SC_BUF_INIT, max = SC_BUF_INIT;
-    int rc = parts && nulls ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
-    for (size_t i = from; !rc && i < to; i++) {
-        const sc_file_entry *f = &v->items[i].file;
-        parts[i - from] = f->partition;
-        if (v->items[i].kind == SC_ENTRY_ADD) m->added++;
-        else m->deleted++;
-        if (i == from || f->bucket < m->min_bucket) m->min_bucket = f->bucket;
-        if (i == from || f->bucket > m->max_bucket) m->max_bucket = f->bucket;
-        if (i == from || f->level < m->min_level) m->min_level = f->level;
-        if (i == from || f->level > m->max_level) m->max_level = f->level;
-    }
-    m->has_bucket_range = m->has_level_range = n > 0;
-    if (!rc) rc = sc_partition_stats(&min, &max, nulls, &t->schema, parts, n, "a partition of this commit");
-    if (!rc) {
-        m->partition_min = min.data;
-        m->partition_min_len = min.len;
-        m->partition_max = max.data;
-        m->partition_max_len = max.len;
-        m->partition_null_counts = nulls;
-        m->partition_null_count_len = arity;
-        m->has_partition_null_counts = 1;
-        nulls = NULL;
-        memset(&min, 0, sizeof min);
-        memset(&max, 0, sizeof max);
-    }
-    free(parts);
-    free(nulls);
-    sc_buf_free(&min);
-    sc_buf_free(&max);
-    return rc;
-}
-
-/* The file index (file_index.h) of entries [from, to) into `out`; *present 0 when too big for one field. */
-static int index_range(sc_buf *out, int *present, const sc_table *t, const sc_entry_vec *v, size_t from, size_t to) {
-    size_t n = to - from;
-    const sc_file_entry **files = malloc((n ? n : 1) * sizeof *files);
-    uint8_t *is_add = malloc(n ? n : 1);
-    int rc = files && is_add ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < n; i++) {
-        files[i] = &v->items[from + i].file;
-        is_add[i] = v->items[from + i].kind == SC_ENTRY_ADD;
-    }
-    if (!rc) rc = sc_file_index_build(out, present, files, is_add, n, t->limits.max_field_len);
-    free(files);
-    free(is_add);
-    return rc;
-}
-
-/* Write `body`, the encoding of entries [from, to) of v, as one manifest and add its meta
- * (with the file index of those entries) to `list`. */
-static int write_manifest_body(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
-                               size_t to, const sc_buf *body) {
-    sc_buf index = SC_BUF_INIT;
-    sc_object_ref ref = {0};
-    sc_manifest_file m = {0};
-    int has_index = 0;
-    int rc = index_range(&index, &has_index, cs->t, v, from, to);
-    if (!rc && has_index) {
-        m.file_index = index.data;
-        m.file_index_len = index.len;
-    }
-    if (!rc) rc = put_unique(cs, &ref, "manifest", body);
-    if (!rc) {
-        m.name = ref.name;
-        m.size = (int64_t)ref.length;
-        m.has_sha256 = 1;
-        memcpy(m.sha256, ref.sha256, SC_SHA256_LEN);
-        m.schema_id = cs->t->schema.id;
-        rc = describe_range(&m, cs->t, v, from, to);
-    }
-    if (!rc) rc = sc_manifest_file_vec_push(list, &m);
-    free(m.partition_min);
-    free(m.partition_max);
-    free(m.partition_null_counts);
-    free(ref.name);
-    sc_buf_free(&index);
-    return rc;
-}
-
-/* Write entries [from, to) of v as one manifest and add its meta to `list`. */
-static int write_manifest(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *v, size_t from,
-                          size_t to) {
-    sc_entry_vec part = {v->items + from, to - from, to - from}; /* borrowed view */
-    sc_buf body = SC_BUF_INIT;
-    int rc = sc_paimon_manifest_encode(&body, &part);
-    if (!rc) rc = write_manifest_body(cs, list, v, from, to, &body);
-    sc_buf_free(&body);
-    return rc;
-}
-
-static int write_list(commit_state *cs, sc_object_ref *out, const sc_manifest_file_vec *list) {
-    sc_buf body = SC_BUF_INIT;
-    int rc = sc_paimon_list_encode(&body, list);
-    if (!rc) rc = put_unique(cs, out, "manifest-list", &body);
-    if (!rc) {
-        sc_buf_free(&cs->last_list);
-        cs->last_list = body;
-        memcpy(cs->last_list_sha, out->sha256, SC_SHA256_LEN);
-        return 0;
-    }
-    sc_buf_free(&body);
-    return rc;
-}
 
 static void ref_clear(sc_object_ref *r) {
     free(r->name);
     memset(r, 0, sizeof *r);
-}
-
-static void ref_clear(sc_object_ref *r);
-
-/*
- * The delta: deletes first, so a file moved between levels (delete + add)
- * merges right. `deletes` are the caller's (written before the base is read)
- * or the live records the full check found. When the manifest's bytes equal
- * those already written, nothing is written again; when they differ, the
- * earlier delta is replaced and its keys kept in cs->stale.
- */
-static int write_delta(commit_state *cs, const sc_entry_vec *deletes) {
-    const sc_changes *c = cs->req->changes;
-    sc_entry_vec all = {0};
-    sc_manifest_file_vec list = {0};
-    sc_buf body = SC_BUF_INIT;
-    int rc = 0;
-    cs->delta_rows = 0;
-    cs->delta_files = 0;
-    for (size_t i = 0; !rc && i < deletes->count; i++) {
-        rc = sc_entry_vec_push(&all, SC_ENTRY_DELETE, &deletes->items[i].file);
-        if (!rc && __builtin_sub_overflow(cs->delta_rows, deletes->items[i].file.rows, &cs->delta_rows))
-            rc = sc_error_set(SC_EINVAL, "the row counts of the deleted files overflow a 64-bit count");
-        cs->delta_files--;
-    }
-    for (size_t i = 0; !rc && i < c->adds.count; i++) {
-        rc = sc_entry_vec_push(&all, SC_ENTRY_ADD, &c->adds.items[i].file);
-        if (!rc && __builtin_add_overflow(cs->delta_rows, c->adds.items[i].file.rows, &cs->delta_rows))
-            rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
-                              c->adds.items[i].file.file, c->adds.items[i].file.rows);
-        cs->delta_files++;
-    }
-    uint8_t sha[SC_SHA256_LEN] = {0};
-    if (!rc) rc = sc_paimon_manifest_encode(&body, &all);
-    if (!rc) sc_sha256(sha, body.data, body.len);
-    if (!rc && cs->delta_list.name && cs->has_delta_sha && memcmp(sha, cs->delta_sha, sizeof sha) == 0) {
-        sc_buf_free(&body); /* the delta already written holds exactly these records */
-        sc_entry_vec_free(&all);
-        return 0;
-    }
-    if (!rc && cs->delta_list.name && cs->req->kind != SC_KIND_OVERWRITE) {
-        /* Replaced before any snapshot could name it: deleted once the commit is through
-         * (APPEND and COMPACT replace the delta at most once, after the first full check). */
-        const char *names[2] = {cs->delta_list.name, cs->delta_manifest};
-        for (int i = 0; i < 2; i++) {
-            char key[SC_MANIFEST_PATH_MAX + 16];
-            free(cs->stale[i]);
-            cs->stale[i] = NULL;
-            if (!names[i]) continue;
-            sc_manifest_key(key, sizeof key, names[i]);
-            cs->stale[i] = strdup(key); /* best effort: NULL leaves the object behind */
-        }
-    }
-    free(cs->delta_manifest);
-    cs->delta_manifest = NULL;
-    if (!rc && all.count) rc = write_manifest_body(cs, &list, &all, 0, all.count, &body);
-    if (!rc && all.count && !(cs->delta_manifest = strdup(list.items[0].name)))
-        rc = sc_error_set(SC_ENOMEM, "out of memory");
-    ref_clear(&cs->delta_list);
-    if (!rc) rc = write_list(cs, &cs->delta_list, &list);
-    if (!rc) {
-        memcpy(cs->delta_sha, sha, sizeof sha);
-        cs->has_delta_sha = 1;
-    }
-    sc_buf_free(&body);
-    sc_manifest_file_vec_free(&list);
-    sc_entry_vec_free(&all);
-    return rc;
-}
-
-static int by_partition(const void *pa, const void *pb) {
-    const sc_manifest_entry *a = pa, *b = pb;
-    int c = sc_bytes_compare(a->file.partition, b->file.partition);
-    if (c) return c;
-    return a->file.bucket < b->file.bucket ? -1 : a->file.bucket > b->file.bucket;
-}
-
-static int is_small(const sc_manifest_file *m) { return m->added + m->deleted < SC_MANIFEST_MERGE_CHUNK; }
-
-/* Write `entries` as manifests of at most SC_MANIFEST_MERGE_CHUNK entries each, in order. */
-static int write_chunks(commit_state *cs, sc_manifest_file_vec *list, const sc_entry_vec *entries) {
-    int rc = 0;
-    for (size_t from = 0; !rc && from < entries->count; from += SC_MANIFEST_MERGE_CHUNK) {
-        size_t to = from + SC_MANIFEST_MERGE_CHUNK < entries->count ? from + SC_MANIFEST_MERGE_CHUNK : entries->count;
-        rc = write_manifest(cs, list, entries, from, to);
-    }
-    return rc;
-}
-
-/* Merge everything: the live files of N, sorted by partition (an O(table) rewrite). */
-static int merge_full(commit_state *cs, sc_manifest_file_vec *out, const sc_snapshot *latest) {
-    sc_entry_vec live = {0};
-    int rc = sc_state_live_files(&live, cs->t, latest, NULL);
-    if (!rc && live.count) qsort(live.items, live.count, sizeof *live.items, by_partition);
-    if (!rc) rc = write_chunks(cs, out, &live);
-    sc_entry_vec_free(&live);
-    return rc;
-}
-
-/*
- * Merge the small manifests list[from..] into as few as possible, in their
- * order: an ADD and a later DELETE of the same file inside them cancel out;
- * a DELETE of a file added before `from` stays (it must come after that ADD,
- * which it does: the merged manifests take the place of the last ones).
- * Costs the size of the recent manifests, not of the table.
- */
-static int merge_tail(commit_state *cs, sc_manifest_file_vec *out, const sc_manifest_file_vec *list, size_t from) {
-    sc_entry_vec records = {0}, kept = {0};
-    sc_fileset *added = NULL;
-    uint8_t *keep = NULL;
-    int rc = 0;
-    for (size_t i = 0; !rc && i < from; i++) rc = sc_manifest_file_vec_push(out, &list->items[i]);
-    for (size_t i = from; !rc && i < list->count; i++) rc = sc_state_load_manifest(&records, cs->t, &list->items[i]);
-    if (!rc) rc = sc_fileset_new(&added);
-    if (!rc && records.count && !(keep = calloc(records.count, 1))) rc = sc_error_set(SC_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < records.count; i++) {
-        const sc_manifest_entry *e = &records.items[i];
-        size_t prev;
-        keep[i] = 1;
-        if (e->kind == SC_ENTRY_ADD) {
-            rc = sc_fileset_put(added, &e->file, i, NULL);
-            if (rc == SC_EEXISTS)
-                rc = sc_error_set(SC_ECORRUPT, "the manifests of the latest snapshot add %s twice", e->file.file);
-        } else if (sc_fileset_remove(added, &e->file, &prev) == 0) {
-            keep[prev] = keep[i] = 0;
-        }
-    }
-    for (size_t i = 0; !rc && i < records.count; i++)
-        if (keep[i]) rc = sc_entry_vec_push_copy(&kept, records.items[i].kind, &records.items[i].file);
-    if (!rc) rc = write_chunks(cs, out, &kept);
-    free(keep);
-    sc_fileset_free(added);
-    sc_entry_vec_free(&records);
-    sc_entry_vec_free(&kept);
-    return rc;
-}
-
-/*
- * The base list of snapshot N+1 is everything N held: N's base and delta
- * manifests, one more per commit. Two merges keep it short without making
- * any one commit pay for the table's age:
- *  - the small manifests at its end (the recent deltas), once there are more
- *    than SC_MANIFEST_MERGE_THRESHOLD of them, become one (or a few)
- *    manifests: the cost is the size of those deltas, not of the table;
- *  - the whole list is rewritten as the live files sorted by partition only
- *    when small manifests are stuck between big ones, when deletes have piled up (more than
- *    half as many DELETE records as ADD records), or when a manifest has no
- *    file index (Paimon wrote it): an O(table) read that is rare and lets
- *    every later commit check only the manifests its files may be in.
- */
-static int write_base(commit_state *cs, sc_object_ref *out, const sc_snapshot *latest) {
-    sc_manifest_file_vec list = {0}, merged = {0};
-    int rc = 0;
-    if (latest) {
-        rc = sc_state_load_list(&list, cs->t, &latest->base_manifest_list);
-        if (!rc) rc = sc_state_load_list(&list, cs->t, &latest->delta_manifest_list);
-    }
-    size_t tail = list.count;
-    while (tail > 0 && is_small(&list.items[tail - 1])) tail--;
-    int64_t added = 0, deleted = 0;
-    size_t stuck = 0; /* small manifests before the tail: only a full merge gets them */
-    int unindexed = 0;
-    for (size_t i = 0; i < list.count; i++) {
-        added += list.items[i].added;
-        deleted += list.items[i].deleted;
-        unindexed |= list.items[i].file_index == NULL;
-        stuck += i < tail && is_small(&list.items[i]);
-    }
-    int merge = 0;
-    if (!rc && list.count > SC_MANIFEST_MERGE_THRESHOLD) {
-        if (stuck > SC_MANIFEST_MERGE_THRESHOLD || unindexed || deleted > added / 2) {
-            rc = merge_full(cs, &merged, latest);
-            merge = 1;
-        } else if (list.count - tail > SC_MANIFEST_MERGE_THRESHOLD) {
-            rc = merge_tail(cs, &merged, &list, tail);
-            merge = 2;
-        }
-    }
-    if (!rc && merge) {
-        sc_log(SC_LOG_INFO, "merged %s of the manifests of snapshot %" PRIu64 " (%zu) into %zu",
-               merge == 1 ? "all" : "the recent small ones", latest->id, list.count, merged.count);
-        sc_manifest_file_vec_free(&list);
-        list = merged;
-        memset(&merged, 0, sizeof merged);
-    }
-    if (!rc) rc = write_list(cs, out, &list);
-    sc_manifest_file_vec_free(&merged);
-    sc_manifest_file_vec_free(&list);
-    return rc;
 }
 
 static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *latest,
@@ -411,13 +51,13 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_identifier = req->identifier;
     s.commit_kind = req->kind;
     s.time_millis = sc_env_now_ms(&cs->t->env);
-    s.delta_record_count = cs->delta_rows;
+    s.delta_record_count = cs->written.delta_rows;
     /* A count the reader would reject must never be written: it would make the table unreadable. */
-    if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->delta_rows, &s.total_record_count) ||
+    if (__builtin_add_overflow(latest ? latest->total_record_count : 0, cs->written.delta_rows, &s.total_record_count) ||
         s.total_record_count < 0)
         return sc_error_set(SC_EINVAL, "the table's record count would leave 0..%" PRId64 " (snapshot %" PRIu64
                                        " holds %" PRId64 ", this commit adds %" PRId64 ")",
-                            INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->delta_rows);
+                            INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->written.delta_rows);
     uint64_t base_files = latest ? latest->file_count : 0;
     if (latest && latest->foreign) {
         /* Paimon records no file count: count the live files once (only after a Paimon commit). */
@@ -427,13 +67,13 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
         sc_entry_vec_free(&live);
         if (rc) return rc;
     }
-    s.file_count = (uint64_t)((int64_t)base_files + cs->delta_files);
+    s.file_count = (uint64_t)((int64_t)base_files + cs->written.delta_files);
     if (latest) {
         s.has_parent = 1;
         memcpy(s.parent_hash, latest_hash, SC_SHA256_LEN);
     }
     s.base_manifest_list = *base;
-    s.delta_manifest_list = cs->delta_list;
+    s.delta_manifest_list = cs->written.delta_list;
     /* The watermark table is the replay module's: this commit's identifier goes in with it. */
     int rc = sc_replay_next_watermarks(&s, cs->t, latest, req->commit_user, req->identifier, s.id);
     /* A writer of format 2 would publish snapshots without the archive and forget the
@@ -486,13 +126,6 @@ static void stats_diff(sc_store_stats *out, const sc_store_stats *before, const 
     out->bytes_written = after->bytes_written - before->bytes_written;
 }
 
-static void cleanup_written(commit_state *cs) {
-    for (size_t i = 0; i < cs->written_count; i++) {
-        if (sc_store_delete(cs->t->store, cs->written[i]) != 0)
-            sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cs->written[i]);
-    }
-}
-
 /* ---- the commit loop: named steps over one attempt state ---- */
 
 /* What a step tells the loop (see commit_loop for who goes where). */
@@ -513,7 +146,7 @@ typedef struct attempt_state {
     int64_t started;     /* monotonic ms at the start, for the retry timeout */
     int validated_any;   /* the changes passed the conflict check at least once ... */
     uint64_t validated;  /* ... against snapshot `validated` (0 = the empty table) */
-    int delta_written;   /* cs->delta_list is written and matches cs->deletes */
+    int delta_written;   /* cs->written.delta_list is written and matches cs->deletes */
     uint64_t unknown_id; /* the last claim whose answer was lost, until reconciled (0 = none) */
     int had_unknown;     /* any claim of this commit had an unknown outcome */
     uint64_t lost_to;    /* the id whose claim the last attempt lost: it exists (0 = none known) */
@@ -573,9 +206,9 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     /* The winner built on our base (the common case after a lost claim): its base
      * list holds the bytes of the one we wrote for the lost attempt. */
     const sc_object_ref *wb = &a->latest.base_manifest_list;
-    if (a->number > 0 && a->latest_id && wb->name && wb->has_sha256 && cs->last_list.data &&
-        memcmp(wb->sha256, cs->last_list_sha, SC_SHA256_LEN) == 0)
-        sc_state_remember_list(t, wb, cs->last_list.data, cs->last_list.len);
+    if (a->number > 0 && a->latest_id && wb->name && wb->has_sha256 && cs->written.last_list.data &&
+        memcmp(wb->sha256, cs->written.last_list_sha, SC_SHA256_LEN) == 0)
+        sc_state_remember_list(t, wb, cs->written.last_list.data, cs->written.last_list.len);
     if (a->number > 0) {
         a->contention = a->latest_id > a->prev_latest ? a->latest_id - a->prev_latest : 1;
         a->stalled = a->latest_id > a->prev_latest ? 0 : a->stalled + 1;
@@ -664,8 +297,10 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     if (req->base_snapshot > a->latest_id)
         return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                                          req->base_snapshot, a->latest_id));
-    int rc = 0;
-    if (!a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
+    /* N+1 carries N's manifests forward, mostly unread: the ones N added are read and
+     * checked first (docs/protocols.md §3, "What a commit checks of its base"). */
+    int rc = a->latest_id ? sc_state_check_delta(t, &a->latest) : 0;
+    if (!rc && !a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
         req->kind != SC_KIND_OVERWRITE) {
         rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
@@ -708,14 +343,16 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
  * Write the immutable objects N+1 needs before anything points at them
  * (BRIEF §10.4: data first, then the pointer), and encode the document the
  * claim publishes. The delta of APPEND and COMPACT was written before the
- * base was read (prewrite_delta); after the full check it is rebuilt from
+ * base was read (commit_loop); after the full check it is rebuilt from
  * the table's own records and written again only when its bytes differ.
  * The base list and the document name N, so they are per attempt.
  */
 static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     int rc = 0;
-    if (!a->delta_written && (rc = write_delta(cs, &cs->deletes)) == 0) a->delta_written = 1;
-    if (!rc) rc = write_base(cs, &a->base, base_of(a));
+    if (!a->delta_written &&
+        (rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->req->kind, &cs->deletes)) == 0)
+        a->delta_written = 1;
+    if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
     if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
@@ -788,12 +425,13 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
  * this one waited: SC_ECOMMITTED, as the replay check says. Otherwise the claim counts as lost and is
  * retried on the latest with a new delta (the leftover below EARLIEST names the old one,
  * which the next expiration may delete). Checked after every won claim of the file
- * strategies (one GET of EARLIEST); expire refuses head and tracker tables.
+ * strategies (strategy.h snapshot_files_are_history; one GET of EARLIEST): only
+ * their tables expire.
  */
 static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_commit_result *res) {
     sc_table *t = cs->t;
     const sc_commit_request *req = cs->req;
-    if (t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL) return STEP_WON;
+    if (!t->strategy->snapshot_files_are_history) return STEP_WON;
     int64_t window = sc_env_monotonic_ms(&t->env) - a->base_looked;
     /* Not a HEAD of N-1: a present N-1 may itself be another stalled writer's leftover,
      * landed on a freed key below EARLIEST just before this check. */
@@ -830,7 +468,7 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
     a->lost_to = 0;
     a->unknown_id = 0;
     a->delta_written = 0;
-    cs->has_delta_sha = 0; /* a new delta: the leftover's may be deleted with it */
+    cs->written.has_delta_sha = 0; /* a new delta: the leftover's may be deleted with it */
     a->below_history = 1;
     a->validated_any = 0; /* the full check against the latest: the leftover must not count as a commit */
     return STEP_LOST;
@@ -1045,7 +683,8 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
      * the delta of APPEND and COMPACT (OVERWRITE's deletes are what is live at
      * each attempt's base). The claim window then holds only what needs N. */
     if (cs->req->kind != SC_KIND_OVERWRITE) {
-        int rc = write_delta(cs, &cs->req->changes->deletes);
+        int rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->req->kind,
+                                                 &cs->req->changes->deletes);
         if (rc) return rc;
     }
     for (;; a.number++) {
@@ -1084,6 +723,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     commit_state cs = {0};
     cs.t = t;
     cs.req = req;
+    cs.written.t = t;
     sc_store_stats before, after;
     sc_store_stats_get(&before, t->store);
     int64_t started = sc_env_monotonic_ms(&t->env);
@@ -1096,26 +736,16 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     if (rc && rc != SC_EUNKNOWN && !cs.keep_written) {
         char message[1024];
         snprintf(message, sizeof message, "%s", sc_error_message());
-        cleanup_written(&cs);
+        sc_commit_manifests_remove_written(&cs.written);
         sc_error_set(rc, "%s", message); /* the clean-up's own calls must not hide why we failed */
     }
-    for (int i = 0; i < 2; i++) {
-        /* A delta replaced after the full check: no snapshot names it (deleted on
-         * failure with the rest; left in place when the outcome is unknown). */
-        if (!rc && cs.stale[i] && sc_store_delete(t->store, cs.stale[i]) != 0) {
-            sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cs.stale[i]);
-            sc_error_clear();
-        }
-        free(cs.stale[i]);
-    }
+    /* A delta replaced after the full check: no snapshot names it (deleted on
+     * failure with the rest; left in place when the outcome is unknown). */
+    if (!rc) sc_commit_manifests_remove_stale(&cs.written);
     sc_store_stats_get(&after, t->store);
     stats_diff(&res->stats, &before, &after);
     res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
-    for (size_t i = 0; i < cs.written_count; i++) free(cs.written[i]);
-    free(cs.written);
-    free(cs.delta_manifest);
-    sc_buf_free(&cs.last_list);
-    ref_clear(&cs.delta_list);
+    sc_commit_manifests_free(&cs.written);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);
     return rc;

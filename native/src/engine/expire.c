@@ -511,7 +511,7 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
     if (opt_in) o = *opt_in;
     else rc = sc_expire_options_from_table(&o, t);
     if (!rc) rc = check_options(&o);
-    if (!rc && t->strategy->kind != SC_STRATEGY_RENAME && t->strategy->kind != SC_STRATEGY_CONDITIONAL)
+    if (!rc && !t->strategy->snapshot_files_are_history)
         rc = sc_error_set(SC_EUNSUPPORTED, "expire: not implemented for %s tables (their authority records keep every "
                                            "version)", sc_strategy_name(t->strategy->kind));
     if (!rc) rc = sc_upkeep_refuse_unprotected(t, "expire");

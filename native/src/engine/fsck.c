@@ -260,8 +260,7 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     uint64_t earliest = 0, latest = 0;
     int rc = 0;
     sc_strategy_forget_found(t); /* every snapshot is read from the store */
-    int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
-    if (!file_chain) {
+    if (!t->strategy->snapshot_files_are_history) {
         /* Snapshots not stored as snapshot/snapshot-N files: walk what the strategy reaches. */
         rc = t->strategy->earliest(t, &earliest);
         if (!rc) rc = t->strategy->latest(t, &latest);
@@ -324,6 +323,6 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     }
     if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);
     /* head and tracker: the copies Paimon's readers see must be the authority's. */
-    if (!rc && latest && !file_chain) rc = sc_publish_fsck(t, earliest, latest);
+    if (!rc && latest && !t->strategy->snapshot_files_are_history) rc = sc_publish_fsck(t, earliest, latest);
     return rc;
 }

@@ -128,8 +128,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
     /* No version decided yet: the first one may still be published from an undecided claim. */
     if (!latest) return keep_undecided_claims(keep, out_skipped, t, 0);
     retained = first;
-    int file_chain = t->strategy->kind == SC_STRATEGY_RENAME || t->strategy->kind == SC_STRATEGY_CONDITIONAL;
-    if (file_chain) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
+    if (t->strategy->snapshot_files_are_history) { /* an interrupted expiration's snapshots below EARLIEST stay referenced: expire finishes them */
         uint64_t *ids = NULL;
         size_t n = 0;
         if ((rc = sc_snapshot_ids_list(&ids, &n, t)) != 0) return rc;

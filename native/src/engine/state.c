@@ -371,6 +371,25 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
     return load_records(out, t, &snap->delta_manifest_list, filter);
 }
 
+int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    sc_manifest_file_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
+    for (size_t i = 0; !rc && i < metas.count; i++) {
+        const sc_manifest_file *meta = &metas.items[i];
+        char kbuf[PINNED_KEY_CAP];
+        const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
+        /* Cached (by name, and by hash when pinned): this handle wrote it, or read and checked it. */
+        if (ckey && sc_cache_get(t->cache, ckey, meta->has_sha256 ? meta->sha256 : unpinned)) continue;
+        sc_entry_vec records = {0};
+        rc = sc_state_load_manifest(&records, t, meta);
+        sc_entry_vec_free(&records);
+        if (rc) rc = sc_error_wrap(rc, "the delta of snapshot %" PRIu64, snap->id); /* the message names the manifest */
+    }
+    sc_manifest_file_vec_free(&metas);
+    return rc;
+}
+
 int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
                         const sc_partition_set *filter) {
     sc_entry_vec records = {0};

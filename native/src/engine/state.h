@@ -39,6 +39,16 @@ int sc_partition_set_has(const sc_partition_set *set, sc_bytes p);
  * the reference), from the handle's cache when there. Appends to `out`. */
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta);
+/*
+ * Read and check every manifest of snapshot `snap`'s delta list — its length,
+ * its SHA-256 when the list pins one, its decoding — unless the handle's cache
+ * holds it under that name and hash (this handle wrote it or checked it
+ * before): a commit's check of the manifests its base added, which the next
+ * snapshot carries forward (docs/protocols.md §3). SC_ECORRUPT naming the
+ * manifest when it is missing or damaged; the store's code when it cannot be read.
+ */
+int sc_state_check_delta(sc_table *t, const sc_snapshot *snap);
+
 /* A growable vector of positions. */
 typedef struct sc_size_vec {
     size_t *items;

@@ -53,6 +53,16 @@ struct sc_strategy {
     sc_strategy_kind kind;
     /* capability bits the store must have (all of them) */
     uint32_t required_caps;
+    /*
+     * 1 when the snapshot/snapshot-<id> files are the snapshots themselves,
+     * not copies published from another authority (head, tracker). Then the
+     * history can be expired (expire deletes from that chain; the others'
+     * authorities keep every version), a claim can land on an id an expiration
+     * freed below snapshot/EARLIEST (commit.c check_in_history), files below
+     * EARLIEST are an expiration in progress that remove-orphans must keep, and
+     * fsck checks the chain of files and its hints.
+     */
+    int snapshot_files_are_history;
     /* Latest snapshot id (0 = none). */
     int (*latest)(sc_table *t, uint64_t *out_id);
     /*

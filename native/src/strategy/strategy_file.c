@@ -568,6 +568,7 @@ static void file_after_commit(sc_table *t, uint64_t id) {
  * every answer comes from the store. */
 const sc_strategy sc_strategy_rename = {
     .kind = SC_STRATEGY_RENAME,
+    .snapshot_files_are_history = 1,
     .required_caps = SC_CAP_ATOMIC_NOREPLACE,
     .latest = file_latest,
     .latest_after = file_latest_after,
@@ -582,6 +583,7 @@ const sc_strategy sc_strategy_rename = {
 
 const sc_strategy sc_strategy_conditional = {
     .kind = SC_STRATEGY_CONDITIONAL,
+    .snapshot_files_are_history = 1,
     .required_caps = SC_CAP_CONDITIONAL_CREATE,
     .latest = file_latest,
     .latest_after = file_latest_after,

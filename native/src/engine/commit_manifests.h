@@ -1,0 +1,71 @@
+/*
+ * The manifests a commit writes (internal): the delta manifest and its list,
+ * written once per commit (per attempt for OVERWRITE), and each attempt's
+ * base list of N+1 — everything N held, merged when its tail of small
+ * manifests grows long. Nothing here publishes: the objects get fresh names
+ * and only a won claim makes a snapshot name them (engine/commit.c).
+ */
+#ifndef SC_COMMIT_MANIFESTS_H
+#define SC_COMMIT_MANIFESTS_H
+
+#include "format/manifest.h"
+#include "format/snapshot.h"
+#include "strategy/strategy.h"
+
+/* Above this many small manifests at the end of a base list, the next commit merges them. */
+#define SC_MANIFEST_MERGE_THRESHOLD 32
+/* Entries per merged manifest, and the size below which a manifest is "small": it keeps
+ * partition ranges tight, objects bounded and each file index within one Avro field. */
+#define SC_MANIFEST_MERGE_CHUNK 8192
+
+/* What one commit has written; zero-initialise, set `t`, free with sc_commit_manifests_free. */
+typedef struct sc_commit_manifests {
+    sc_table *t;
+    /* Objects written by this commit, deleted again if it fails for sure. */
+    char **written;
+    size_t written_count, written_cap;
+    /* The delta manifest list, written once (per attempt for OVERWRITE). */
+    sc_object_ref delta_list;
+    int64_t delta_rows;
+    int64_t delta_files;
+    /* SHA-256 of the delta manifest's bytes (has_delta_sha: one was written),
+     * so that a delta rebuilt from the table's own records is written again
+     * only when its bytes differ from the one written before the base was read. */
+    int has_delta_sha;
+    uint8_t delta_sha[SC_SHA256_LEN];
+    /* Keys of a delta replaced after the full check (not referenced by the
+     * snapshot that lands): deleted, best effort, once the commit succeeded. */
+    char *stale[2];
+    char *delta_manifest; /* name of the delta manifest written last, NULL when the delta is empty */
+    /* The bytes of the manifest list written last (an attempt's base list) and their
+     * SHA-256: a winner that built on the same base wrote a base list with the same
+     * bytes under another name, which the retry then need not read. */
+    sc_buf last_list;
+    uint8_t last_list_sha[SC_SHA256_LEN];
+} sc_commit_manifests;
+
+/*
+ * The delta: `deletes` first, then the adds of `c`, so a file moved between
+ * levels (delete + add) merges right; sets delta_list, delta_rows and
+ * delta_files. `deletes` are the caller's (written before the base is read)
+ * or the live records the full check found. When the manifest's bytes equal
+ * those already written, nothing is written again; when they differ, the
+ * earlier delta is replaced and (unless `kind` is OVERWRITE, which rewrites
+ * it per attempt) its keys are kept in `stale`.
+ */
+int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c, sc_commit_kind kind,
+                                    const sc_entry_vec *deletes);
+/*
+ * The base list of snapshot N+1 (`latest` = N, NULL for the first snapshot)
+ * into *out (caller clears the name): N's base and delta manifests, merged
+ * as the comment in commit_manifests.c describes. Reads N's lists (and, when
+ * merging, manifests) through the handle's cache.
+ */
+int sc_commit_manifests_write_base(sc_commit_manifests *cm, sc_object_ref *out, const sc_snapshot *latest);
+/* A commit that certainly did not land: delete every object written (best effort). */
+void sc_commit_manifests_remove_written(sc_commit_manifests *cm);
+/* A commit that landed: delete the replaced deltas no snapshot names (best effort). */
+void sc_commit_manifests_remove_stale(sc_commit_manifests *cm);
+void sc_commit_manifests_free(sc_commit_manifests *cm);
+
+#endif
