@@ -1,5 +1,5 @@
 /*
- * The commit engine (Paimon's semantics, BRIEF §4). commit_loop runs named
+ * The commit engine (Paimon's semantics, docs/protocols.md §3). commit_loop runs named
  * steps, each returning a step_outcome, over one attempt_state:
  *   read_base (latest N) → reconcile_earlier → check_replay (replay.h)
  *   → check_conflicts → write_manifests (commit_manifests.h) → claim N+1 → [reconcile_claim]
@@ -229,7 +229,7 @@ static step_outcome reconciled_ours(commit_state *cs, attempt_state *a, uint64_t
 }
 
 /*
- * After an unknown claim outcome, before anything else (BRIEF §4: never
+ * After an unknown claim outcome, before anything else (docs/protocols.md §6: never
  * assume failure): is a claim of ours among the snapshots up to the new
  * latest? The last undecided id is ours if its snapshot carries our commit
  * UUID. An earlier claim of this commit may be the one that landed, at an id
@@ -280,7 +280,7 @@ static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int rc, uin
 }
 
 /*
- * Conflicts (BRIEF §4; a real conflict fails the commit, never retried:
+ * Conflicts (docs/protocols.md §4; a real conflict fails the commit, never retried:
  * retrying cannot bring a deleted file back). The first attempt checks the
  * live files of the touched partitions (cached manifests make that cheap for
  * a long-lived handle), even on an empty table and even when the caller
@@ -341,7 +341,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
 
 /*
  * Write the immutable objects N+1 needs before anything points at them
- * (BRIEF §10.4: data first, then the pointer), and encode the document the
+ * (docs/protocols.md §3: data first, then the pointer), and encode the document the
  * claim publishes. The delta of APPEND and COMPACT was written before the
  * base was read (commit_loop); after the full check it is rebuilt from
  * the table's own records and written again only when its bytes differ.

@@ -236,7 +236,7 @@ static int load_pinned(void *out, sc_table *t, const pinned_kind *kind, const ch
     return rc;
 }
 
-int sc_size_vec_push(sc_size_vec *v, size_t value) {
+static int size_vec_push(sc_size_vec *v, size_t value) {
     int rc;
     SC_VEC_RESERVE(rc, v->items, v->cap, v->count + 1, 16, "record positions");
     if (rc) return rc;
@@ -288,7 +288,7 @@ int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc
             uint64_t h = record_hash(&holder->items[i]);
             for (size_t j = 0; j < count; j++)
                 if (hashes[j] == h) {
-                    rc = sc_size_vec_push(out, i);
+                    rc = size_vec_push(out, i);
                     break;
                 }
         }
@@ -312,7 +312,7 @@ int sc_state_find_records(sc_size_vec *out, const sc_entry_vec **out_records, sc
             else hi = mid;
         }
         for (size_t i = lo; !rc && i < records->count && cached->by_hash[i].hash == hashes[j]; i++)
-            rc = sc_size_vec_push(out, cached->by_hash[i].at);
+            rc = size_vec_push(out, cached->by_hash[i].at);
     }
     /* In record order (a file's ADD before its DELETE), each position once. */
     if (!rc && out->count > 1) {

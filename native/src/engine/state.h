@@ -54,7 +54,6 @@ typedef struct sc_size_vec {
     size_t *items;
     size_t count, cap;
 } sc_size_vec;
-int sc_size_vec_push(sc_size_vec *v, size_t value);
 void sc_size_vec_free(sc_size_vec *v);
 
 /*
