@@ -128,6 +128,39 @@ static inline sc_table *tu_mem_table_with(const char *name, tu_table_opts o) {
 
 static inline sc_table *tu_mem_table(const char *name) { return tu_mem_table_with(name, (tu_table_opts){0}); }
 
+/* A table of `schema` (Paimon schema JSON; NULL: none) on a fresh mem://name, opened with fast retries. */
+static inline sc_table *tu_schema_table(const char *name, const char *schema) {
+    char loc[128];
+    snprintf(loc, sizeof loc, "mem://%s", name);
+    sc_mem_store_reset(name);
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, loc), 0);
+    cr_assert_eq(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, schema ? strlen(schema) : 0), 0, "%s",
+                 sc_error_message());
+    sc_store_free(s);
+    return tu_open(loc, (tu_table_opts){0});
+}
+
+/* The store key of a TU_SCHEMA data file in partition "p", bucket 0 (the caller frees it). */
+static inline char *tu_data_key(sc_table *t, const char *file) {
+    sc_file_entry e = tu_file("p", 0, 0, 0, file, 1, NULL, NULL);
+    char *path;
+    cr_assert_eq(sc_table_file_path(&path, t, &e), 0, "%s", sc_error_message());
+    return path;
+}
+
+/* Write (10 bytes) or delete the data file `file` of tu_data_key. */
+static inline void tu_put_data(sc_table *t, const char *file) {
+    char *k = tu_data_key(t, file);
+    cr_assert_eq(sc_store_put(sc_table_store(t), NULL, k, (const uint8_t *)"0123456789", 10), 0, "%s", sc_error_message());
+    free(k);
+}
+static inline void tu_drop_data(sc_table *t, const char *file) {
+    char *k = tu_data_key(t, file);
+    cr_assert_eq(sc_store_delete(sc_table_store(t), k), 0, "%s", sc_error_message());
+    free(k);
+}
+
 /* Another handle on mem://name, with the library's retry policy. */
 static inline sc_table *tu_reopen(const char *name) {
     char loc[256];

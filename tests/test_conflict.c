@@ -24,18 +24,6 @@
     "{\"name\":\"name\",\"type\":\"STRING\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"                         \
     "\"partitionKeys\":[\"dt\"],\"primaryKeys\":[\"dt\",\"id\",\"name\"],\"options\":{\"bucket\":\"2\"}}"
 
-/* A table of `schema` on mem://name, opened with fast retries. */
-static sc_table *schema_table(const char *name, const char *schema) {
-    char loc[128];
-    snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_mem_store_reset(name);
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, loc), 0);
-    cr_assert_eq(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, strlen(schema)), 0, "%s", sc_error_message());
-    sc_store_free(s);
-    return tu_open(loc, (tu_table_opts){0});
-}
-
 /* Text that outlives the call: a ring of slots, as tu_pool but larger. */
 static char *text_slot(void) {
     static char slots[64][1024];
@@ -97,7 +85,7 @@ Test(conflict, delete_not_live_compact_fails_naming_file_base_and_user) {
 
 /* An APPEND that also deletes is held to the same rule (INT keys). */
 Test(conflict, delete_not_live_append_fails) {
-    sc_table *t = schema_table("c-del-append", INT_PK);
+    sc_table *t = tu_schema_table("c-del-append", INT_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("", 0, 0, 0, "a", "1", "5"), "");
     CONFLICT(commit_json(NULL, t, "u", 2, SC_KIND_APPEND, 0, entry("", 0, 0, 0, "b", "1", "5"),
                          entry("", 0, 0, 0, "ghost", "1", "5")),
@@ -109,7 +97,7 @@ Test(conflict, delete_not_live_append_fails) {
 
 /* OVERWRITE replaces whole partitions: a delete entry only names a partition, live or not. */
 Test(conflict, delete_not_live_overwrite_is_allowed) {
-    sc_table *t = schema_table("c-del-overwrite", MULTI_PK);
+    sc_table *t = tu_schema_table("c-del-overwrite", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("dt=a", 0, 0, 0, "a", "[1,\"x\"]", "[2,\"x\"]"), "");
     COMMITS(NULL, t, "u", 2, SC_KIND_OVERWRITE, 0, "", entry("dt=a", 0, 0, 0, "ghost", "[1,\"x\"]", "[1,\"x\"]"));
     cr_assert_eq(tu_file_count(t), 0, "the overwrite emptied partition dt=a");
@@ -169,7 +157,7 @@ Test(conflict, add_live_append_fails_and_a_level_move_is_no_re_add) {
 
 /* A compaction that adds a live file without deleting it (INT keys). */
 Test(conflict, add_live_compact_fails) {
-    sc_table *t = schema_table("c-add-compact", INT_PK);
+    sc_table *t = tu_schema_table("c-add-compact", INT_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("", 1, 0, 0, "a", "-3", "3"), "");
     CONFLICT(commit_json(NULL, t, "u", 2, SC_KIND_COMPACT, 0, entry("", 1, 0, 0, "a", "-3", "3"), ""),
              "File addition conflict: a (partition \"\", bucket 1, level 0) is already live");
@@ -178,7 +166,7 @@ Test(conflict, add_live_compact_fails) {
 
 /* OVERWRITE deletes every live file of the partition first, so adding one of them again is fine. */
 Test(conflict, add_live_overwrite_replaces_it) {
-    sc_table *t = schema_table("c-add-overwrite", MULTI_PK);
+    sc_table *t = tu_schema_table("c-add-overwrite", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("dt=a", 0, 0, 0, "a", "[1,\"x\"]", "[2,\"x\"]"), "");
     COMMITS(NULL, t, "u", 2, SC_KIND_OVERWRITE, 0, entry("dt=a", 0, 0, 0, "a", "[1,\"x\"]", "[2,\"x\"]"), "");
     cr_assert_eq(tu_file_count(t), 1);
@@ -188,7 +176,7 @@ Test(conflict, add_live_overwrite_replaces_it) {
 
 /* With a base snapshot, a file another commit added since is named with that snapshot. */
 Test(conflict, add_already_added_since_the_base_append_fails) {
-    sc_table *t = schema_table("c-add-since", INT_PK);
+    sc_table *t = tu_schema_table("c-add-since", INT_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("", 0, 0, 0, "a", "1", "2"), "");
     COMMITS(NULL, t, "other", 1, SC_KIND_APPEND, 1, entry("", 0, 0, 0, "b", "1", "2"), "");
     CONFLICT(commit_json(NULL, t, "me", 1, SC_KIND_APPEND, 1, entry("", 0, 0, 0, "b", "1", "2"), ""),
@@ -239,7 +227,7 @@ Test(conflict, lsm_long_string_keys_compare_by_content) {
  * little-endian bytes: -1 is ff ff ff ff and 1 is 01 00 00 00.
  */
 Test(conflict, lsm_overlap_compact_int_keys_in_signed_order) {
-    sc_table *t = schema_table("c-lsm-int", INT_PK);
+    sc_table *t = tu_schema_table("c-lsm-int", INT_PK);
     /* [-1, 1] is a valid range only in the typed order (bytewise its min is above its max). */
     COMMITS(NULL, t, "u", 1, SC_KIND_COMPACT, 0, entry("", 0, 0, 1, "a", "-1", "[1]"), "");
     /* [0, 0] lies inside [-1, 1]. Bytewise 00 00 00 00 sorts before ff ff ff ff and ends
@@ -253,7 +241,7 @@ Test(conflict, lsm_overlap_compact_int_keys_in_signed_order) {
 }
 
 Test(conflict, lsm_int_key_ranges_apart_in_signed_order_do_not_conflict) {
-    sc_table *t = schema_table("c-lsm-int-apart", INT_PK);
+    sc_table *t = tu_schema_table("c-lsm-int-apart", INT_PK);
     /* [1, 255] then [256, 300]: disjoint as numbers. As bytes, 256 (00 01 00 00) sorts before
      * 1 (01 00 00 00) and 300 (2c 01 00 00) is above 1, so bytes would call this an overlap. */
     COMMITS(NULL, t, "u", 1, SC_KIND_COMPACT, 0, entry("", 1, 0, 1, "c", "1", "255"), "");
@@ -271,7 +259,7 @@ Test(conflict, lsm_int_key_ranges_apart_in_signed_order_do_not_conflict) {
 
 /* (id INT, name STRING): the first field decides, the second breaks ties; negative ids sort first. */
 Test(conflict, lsm_overlap_compact_multi_field_keys) {
-    sc_table *t = schema_table("c-lsm-multi", MULTI_PK);
+    sc_table *t = tu_schema_table("c-lsm-multi", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_COMPACT, 0, entry("dt=a", 0, 0, 1, "a", "[1,\"m\"]", "[2,\"c\"]"), "");
     /* (2,"d") is above (2,"c"): disjoint. */
     COMMITS(NULL, t, "u", 2, SC_KIND_COMPACT, 0, entry("dt=a", 0, 0, 1, "b", "[2,\"d\"]", "[5,\"a\"]"), "");
@@ -290,7 +278,7 @@ Test(conflict, lsm_overlap_compact_multi_field_keys) {
 
 /* An APPEND may write above level 0 too (a writer's own compaction): the rule holds for it. */
 Test(conflict, lsm_overlap_append_fails) {
-    sc_table *t = schema_table("c-lsm-append", INT_PK);
+    sc_table *t = tu_schema_table("c-lsm-append", INT_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_COMPACT, 0, entry("", 0, 0, 2, "a", "10", "20"), "");
     CONFLICT(commit_json(NULL, t, "u", 2, SC_KIND_APPEND, 0, entry("", 0, 0, 2, "b", "-20", "10"), ""), "LSM conflict",
              "a (partition \"\", bucket 0, level 2) [[10]..[20]]");
@@ -299,7 +287,7 @@ Test(conflict, lsm_overlap_append_fails) {
 
 /* OVERWRITE empties the partition first: its files overlap nothing that stays. */
 Test(conflict, lsm_overlap_overwrite_replaces_the_run) {
-    sc_table *t = schema_table("c-lsm-overwrite", MULTI_PK);
+    sc_table *t = tu_schema_table("c-lsm-overwrite", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_COMPACT, 0, entry("dt=a", 0, 0, 1, "a", "[1,\"a\"]", "[9,\"z\"]"), "");
     COMMITS(NULL, t, "u", 2, SC_KIND_OVERWRITE, 0, entry("dt=a", 0, 0, 1, "b", "[2,\"a\"]", "[3,\"a\"]"), "");
     cr_assert_eq(tu_file_count(t), 1);
@@ -308,7 +296,7 @@ Test(conflict, lsm_overlap_overwrite_replaces_the_run) {
 
 /* Two of our own adds overlap each other: a conflict whatever the kind, OVERWRITE included. */
 Test(conflict, lsm_overlap_within_one_overwrite_fails) {
-    sc_table *t = schema_table("c-lsm-self", INT_PK);
+    sc_table *t = tu_schema_table("c-lsm-self", INT_PK);
     char adds[2048];
     snprintf(adds, sizeof adds, "%s,%s", entry("", 0, 0, 1, "a", "-10", "0"), entry("", 0, 0, 1, "b", "0", "10"));
     CONFLICT(commit_json(NULL, t, "u", 1, SC_KIND_OVERWRITE, 0, adds, ""), "LSM conflict", "[[-10]..[0]]", "[[0]..[10]]");
@@ -391,7 +379,7 @@ Test(conflict, bucket_count_change_append_fails_overwrite_may) {
 
 /* A compaction's output must keep the partition's count too (multi-field keys). */
 Test(conflict, bucket_count_change_compact_fails) {
-    sc_table *t = schema_table("c-bucket-compact", MULTI_PK);
+    sc_table *t = tu_schema_table("c-bucket-compact", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("dt=a", 0, 2, 0, "a", "[1,\"a\"]", "[2,\"a\"]"), "");
     CONFLICT(commit_json(NULL, t, "u", 2, SC_KIND_COMPACT, 0, entry("dt=a", 0, 4, 1, "b", "[1,\"a\"]", "[2,\"a\"]"),
                          entry("dt=a", 0, 2, 0, "a", "[1,\"a\"]", "[2,\"a\"]")),
@@ -401,7 +389,7 @@ Test(conflict, bucket_count_change_compact_fails) {
 
 /* With a base snapshot, a count another commit declared since is binding. */
 Test(conflict, bucket_count_change_since_the_base_append_fails) {
-    sc_table *t = schema_table("c-bucket-since", MULTI_PK);
+    sc_table *t = tu_schema_table("c-bucket-since", MULTI_PK);
     COMMITS(NULL, t, "u", 1, SC_KIND_APPEND, 0, entry("dt=a", 0, 2, 0, "a", "[1,\"a\"]", "[2,\"a\"]"), "");
     COMMITS(NULL, t, "other", 1, SC_KIND_APPEND, 1, entry("dt=b", 0, 2, 0, "b", "[1,\"a\"]", "[2,\"a\"]"), "");
     CONFLICT(commit_json(NULL, t, "me", 1, SC_KIND_APPEND, 1, entry("dt=b", 3, 4, 0, "c", "[1,\"a\"]", "[2,\"a\"]"), ""),
@@ -413,7 +401,7 @@ Test(conflict, bucket_count_change_since_the_base_append_fails) {
 /* ==== what a change set may not say about itself (SC_EINVAL: the caller's mistake, not a race) ==== */
 
 Test(conflict, change_set_naming_a_file_twice_or_two_counts_is_einval) {
-    sc_table *t = schema_table("c-self", INT_PK);
+    sc_table *t = tu_schema_table("c-self", INT_PK);
     const char *a = entry("", 0, 0, 0, "a", "1", "2");
     char twice[2048];
     snprintf(twice, sizeof twice, "%s,%s", a, a);

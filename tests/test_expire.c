@@ -38,20 +38,6 @@ static sc_table *table(const char *name) {
     return t;
 }
 
-/* The store key of a TU_SCHEMA file in partition "p", bucket 0. */
-static char *key_of(sc_table *t, const char *file) {
-    sc_file_entry e = tu_file("p", 0, 0, 0, file, 1, NULL, NULL);
-    char *path;
-    OK(sc_table_file_path(&path, t, &e));
-    return path;
-}
-
-static void put_data(sc_table *t, const char *file) {
-    char *k = key_of(t, file);
-    OK(sc_store_put(sc_table_store(t), NULL, k, TEXT("0123456789")));
-    free(k);
-}
-
 static int present(sc_table *t, const char *key) {
     sc_object_info info;
     int rc = sc_store_head(sc_table_store(t), &info, key);
@@ -60,7 +46,7 @@ static int present(sc_table *t, const char *key) {
 }
 
 static int data_present(sc_table *t, const char *file) {
-    char *k = key_of(t, file);
+    char *k = tu_data_key(t, file);
     int p = present(t, k);
     free(k);
     return p;
@@ -76,7 +62,7 @@ static void chain(sc_table *t, int from, int n) {
         char add[32], del[32];
         snprintf(add, sizeof add, "data/f%d", i);
         snprintf(del, sizeof del, "data/f%d", i - 1);
-        put_data(t, add);
+        tu_put_data(t, add);
         sc_file_entry a = tu_file("p", 0, 0, 0, add, 1, NULL, NULL), d = tu_file("p", 0, 0, 0, del, 1, NULL, NULL);
         clock_ms += 1000;
         int rc = tu_commit(NULL, t, "job", i, i > 1 ? SC_KIND_COMPACT : SC_KIND_APPEND, 0, &a, 1, &d, i > 1);
@@ -379,7 +365,7 @@ Test(expire, a_commit_planned_on_an_expired_base_commits_or_conflicts_clearly) {
     sc_file_entry nf = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
     sc_file_entry f3 = tu_file("p", 0, 0, 0, "data/f3", 1, NULL, NULL);
     sc_file_entry merged = tu_file("p", 0, 0, 0, "data/merged", 1, NULL, NULL);
-    put_data(t, "data/late");
+    tu_put_data(t, "data/late");
     chain(t, 4, 10); /* snapshot 4 deletes f3 */
     clock_ms += 3600 * 1000 * 2;
     sc_expire_options o = opts(2, INT32_MAX, 0, 50);
@@ -428,7 +414,7 @@ Test(expire, a_stalled_claim_that_lands_below_earliest_is_retried_not_acknowledg
     env.monotonic_ms = now_fn; /* the stall shows in the writer's own elapsed time */
     OK(sc_table_set_env(w, &env));
     sc_file_entry late = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
-    put_data(w, "data/late");
+    tu_put_data(w, "data/late");
     g_world = t;
     g_stalled = 0;
     sc_store_set_fault_hook(sc_table_store(w), stall_before_claim, NULL);
@@ -516,7 +502,7 @@ Test(expire, archived_watermarks_survive_expiration_and_orphan_removal) {
     for (size_t i = 0; i < 6; i++) {
         char file[32];
         snprintf(file, sizeof file, "data/%s-7", users[i]);
-        put_data(t, file); /* tu_commit_one's data file, so that the retained snapshots are whole */
+        tu_put_data(t, file); /* tu_commit_one's data file, so that the retained snapshots are whole */
         clock_ms += 1000;
         OK(tu_commit_one(&r, t, users[i], 7));
     }
@@ -564,14 +550,14 @@ Test(orphans, removes_old_unreferenced_objects_only) {
     sc_table *t = table("or_basic");
     chain(t, 1, 3);
     sc_store *s = sc_table_store(t);
-    put_data(t, "data/lost-checkpoint");
+    tu_put_data(t, "data/lost-checkpoint");
     OK(sc_store_put(s, NULL, "manifest/manifest-list-lost-0", TEXT("x")));
     OK(sc_store_put(s, NULL, "manifest/index-manifest-x", TEXT("x")));
     OK(sc_store_put(s, NULL, "metadata/probe-x/a", TEXT("x")));
     OK(sc_store_put(s, NULL, "notes/readme", TEXT("x")));
     OK(sc_store_put(s, NULL, "part=p/bucket-0/sub/deeper", TEXT("x")));
     clock_ms += 120000;
-    put_data(t, "data/young");
+    tu_put_data(t, "data/young");
     sc_orphans_options o;
     sc_orphans_options_init(&o);
     o.older_than_ms = 90000; /* above the commit budget, below the strays' age */
@@ -752,7 +738,7 @@ Test(expire, a_claim_of_an_expired_id_is_not_reported_as_committed) {
     use_clock(a, name);
     expiring_rival c = {t, 0};
     sc_store_set_fault_hook(sc_table_store(a), expire_before_claim, &c);
-    put_data(a, "data/a1");
+    tu_put_data(a, "data/a1");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/a1", 1, NULL, NULL);
     sc_commit_result r;
     int rc = tu_commit(&r, a, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);
@@ -803,7 +789,7 @@ Test(orphans, keeps_what_an_undecided_first_tracker_claim_names) {
     sc_table *a = tu_mem_table_with("or_tr_first", (tu_table_opts){SC_STRATEGY_TRACKER, 1000, 20});
     use_clock(a, "or_tr_first");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/first", 1, NULL, NULL);
-    put_data(a, "data/first");
+    tu_put_data(a, "data/first");
     sc_store_set_fault_hook(sc_table_store(a), drop_commit_hints, NULL);
     sc_commit_result r;
     FAILS(SC_EUNKNOWN, tu_commit(&r, a, "A", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0));
@@ -864,7 +850,7 @@ Test(expire, a_claim_below_earliest_is_retried_though_another_leftover_lies_unde
     env.monotonic_ms = now_fn;
     OK(sc_table_set_env(w, &env));
     sc_file_entry late = tu_file("p", 0, 0, 0, "data/late", 1, NULL, NULL);
-    put_data(w, "data/late");
+    tu_put_data(w, "data/late");
     g_world = t;
     g_phase = 0;
     g_prev_doc = NULL;
@@ -881,7 +867,7 @@ Test(expire, a_claim_below_earliest_is_retried_though_another_leftover_lies_unde
     cr_assert_str_eq(info->commit_user, "late");
     sc_snapshot_info_free(info);
     sc_file_entry next = tu_file("p", 0, 0, 0, "data/next", 1, NULL, NULL);
-    put_data(f, "data/next");
+    tu_put_data(f, "data/next");
     OK(tu_commit(&r, f, "next", 1, SC_KIND_APPEND, 0, &next, 1, NULL, 0));
     cr_assert_eq(r.snapshot_id, 10);
     check_retained(f);
@@ -926,7 +912,7 @@ Test(expire, a_commit_whose_base_expires_under_its_reads_retries) {
     use_clock(a, name);
     expire_under c = {t, 4, 0, 1, 0};
     sc_store_set_fault_hook(sc_table_store(a), expire_before_list_read, &c);
-    put_data(a, "data/a1");
+    tu_put_data(a, "data/a1");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/a1", 1, NULL, NULL);
     sc_commit_result r;
     int rc = tu_commit(&r, a, "a", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0);

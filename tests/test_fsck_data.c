@@ -12,39 +12,19 @@
 
 #include "snapcommit/upkeep.h"
 
-/* The store key of a TU_SCHEMA file in partition "p", bucket 0. */
-static char *key_of(sc_table *t, const char *file) {
-    sc_file_entry e = tu_file("p", 0, 0, 0, file, 1, NULL, NULL);
-    char *path;
-    OK(sc_table_file_path(&path, t, &e));
-    return path;
-}
-
-static void put_data(sc_table *t, const char *file) {
-    char *k = key_of(t, file);
-    OK(sc_store_put(sc_table_store(t), NULL, k, TEXT("0123456789")));
-    free(k);
-}
-
-static void drop_data(sc_table *t, const char *file) {
-    char *k = key_of(t, file);
-    OK(sc_store_delete(sc_table_store(t), k));
-    free(k);
-}
-
 /*
  * Snapshot 1 adds data/keep (never deleted) and data/f1; snapshot i > 1 adds data/f<i> and,
  * as a compaction, deletes data/f<i-1>. Every file is written to the store first.
  */
 static sc_table *chain_table(const char *name, int n) {
     sc_table *t = tu_mem_table(name);
-    put_data(t, "data/keep");
+    tu_put_data(t, "data/keep");
     sc_file_entry keep = tu_file("p", 0, 0, 0, "data/keep", 1, NULL, NULL);
     for (int i = 1; i <= n; i++) {
         char add[32], del[32];
         snprintf(add, sizeof add, "data/f%d", i);
         snprintf(del, sizeof del, "data/f%d", i - 1);
-        put_data(t, add);
+        tu_put_data(t, add);
         sc_file_entry adds[2] = {tu_file("p", 0, 0, 0, add, 1, NULL, NULL), keep};
         sc_file_entry d = tu_file("p", 0, 0, 0, del, 1, NULL, NULL);
         int rc = tu_commit(NULL, t, "job", i, i > 1 ? SC_KIND_COMPACT : SC_KIND_APPEND, 0, adds, i > 1 ? 1 : 2, &d,
@@ -110,8 +90,8 @@ Test(fsck_data, present_files_pass_and_are_counted) {
 /* A file a later snapshot added is missing: named with its key and that snapshot. */
 Test(fsck_data, a_missing_added_file_is_named_with_its_snapshot) {
     sc_table *t = chain_table("fd-missing", 4);
-    drop_data(t, "data/f3");
-    char *k = key_of(t, "data/f3");
+    tu_drop_data(t, "data/f3");
+    char *k = tu_data_key(t, "data/f3");
     char want[256];
     snprintf(want, sizeof want, "%s: named by snapshot 3 (added by it) but missing from storage", k);
     free(k);
@@ -125,7 +105,7 @@ Test(fsck_data, a_missing_added_file_is_named_with_its_snapshot) {
 /* A file deleted by a later retained snapshot is still named by the one that added it. */
 Test(fsck_data, a_missing_file_a_retained_snapshot_deleted_later_is_still_reported) {
     sc_table *t = chain_table("fd-deleted-later", 4);
-    drop_data(t, "data/f2"); /* added by 2, deleted by 3: snapshot 2 is retained */
+    tu_drop_data(t, "data/f2"); /* added by 2, deleted by 3: snapshot 2 is retained */
     sc_data_check_result r;
     CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL), "named by snapshot 2 (added by it)");
     sc_table_free(t);
@@ -144,11 +124,11 @@ Test(fsck_data, expired_snapshots_files_are_not_checked_but_their_live_files_are
     cr_assert_eq(r.latest, 5);
     cr_assert_eq(r.files_checked, 3, "keep and f4 (snapshot 4), f5: %" PRIu64, r.files_checked);
     /* data/f1..f3 are gone (expired with their snapshots) and nobody asks for them. */
-    char *k = key_of(t, "data/f1");
+    char *k = tu_data_key(t, "data/f1");
     sc_object_info info;
     FAILS(SC_ENOTFOUND, sc_store_head(sc_table_store(t), &info, k));
     free(k);
-    drop_data(t, "data/keep");
+    tu_drop_data(t, "data/keep");
     CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL),
             "named by snapshot 4 (a live file of the earliest retained snapshot) but missing");
     sc_table_free(t);
@@ -159,7 +139,7 @@ Test(fsck_data, extra_objects_in_storage_are_ignored) {
     sc_table *t = chain_table("fd-extra", 2);
     sc_data_check_result before, after;
     OK(sc_table_check_data_files(&before, t, NULL, NULL));
-    put_data(t, "data/stray");
+    tu_put_data(t, "data/stray");
     OK(sc_store_put(sc_table_store(t), NULL, "elsewhere/unknown", TEXT("x")));
     OK(sc_table_check_data_files(&after, t, NULL, NULL));
     cr_assert_eq(after.objects_listed, before.objects_listed + 2);
@@ -170,8 +150,8 @@ Test(fsck_data, extra_objects_in_storage_are_ignored) {
 /* Extra files (an index next to the data file) are checked too; external paths are skipped. */
 Test(fsck_data, extra_files_are_checked_and_external_paths_skipped) {
     sc_table *t = tu_mem_table("fd-extra-files");
-    put_data(t, "data/main");
-    put_data(t, "data/main.index");
+    tu_put_data(t, "data/main");
+    tu_put_data(t, "data/main.index");
     sc_file_entry f = tu_file("p", 0, 0, 0, "data/main", 1, NULL, NULL);
     const char *extras[] = {tu_name("data/main.index")};
     f.extra_files = extras;
@@ -184,7 +164,7 @@ Test(fsck_data, extra_files_are_checked_and_external_paths_skipped) {
     OK(sc_table_check_data_files(&r, t, NULL, NULL));
     cr_assert_eq(r.files_checked, 2, "the file and its extra file: %" PRIu64, r.files_checked);
     cr_assert_eq(r.skipped, 1, "the external file");
-    drop_data(t, "data/main.index");
+    tu_drop_data(t, "data/main.index");
     CORRUPT(sc_table_check_data_files(&r, t, NULL, NULL), "main.index: named by snapshot 1");
     sc_table_free(t);
 }
@@ -266,7 +246,7 @@ static int expire_when_reading(void *p, sc_store_op op, const char *key, uint64_
  */
 Test(fsck_data, a_file_missing_from_a_retained_snapshot_stays_corrupt_while_earliest_moves) {
     sc_table *t = chain_table("fd-damage-moving", 8);
-    drop_data(t, "data/f8"); /* added by 8, the latest: retained throughout */
+    tu_drop_data(t, "data/f8"); /* added by 8, the latest: retained throughout */
     expire_after_listing c = {"fd-damage-moving", "snapshot/snapshot-7", 0, 3, 6};
     sc_store_set_fault_hook(sc_table_store(t), expire_when_reading, &c);
     sc_data_check_result r;

@@ -71,19 +71,6 @@ static sc_bytes key2_row(int32_t id, const char *name) {
     return pooled_row(types, d, 2);
 }
 
-/* A table of `schema` (NULL: none) on mem://name, opened with fast retries. */
-static sc_table *schema_table(const char *name, const char *schema) {
-    char loc[128];
-    snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_mem_store_reset(name);
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, loc), 0);
-    cr_assert_eq(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, schema ? strlen(schema) : 0), 0, "%s",
-                 sc_error_message());
-    sc_store_free(s);
-    return tu_open(loc, (tu_table_opts){0});
-}
-
 static int commit_changes(sc_commit_result *r, sc_table *t, const char *user, int64_t ident, sc_commit_kind kind,
                           sc_changes *c) {
     sc_commit_request req = {user, ident, kind, 0, c};
@@ -129,9 +116,9 @@ static void expect_refused(sc_table *t, const char *store, const sc_file_entry *
 }
 
 Test(entries, refused_with_einval_naming_the_field) {
-    sc_table *pk = schema_table("pe-refuse-pk", PK2);
-    sc_table *app = schema_table("pe-refuse-app", APPEND);
-    sc_table *ipk = schema_table("pe-refuse-int", INT_PK);
+    sc_table *pk = tu_schema_table("pe-refuse-pk", PK2);
+    sc_table *app = tu_schema_table("pe-refuse-app", APPEND);
+    sc_table *ipk = tu_schema_table("pe-refuse-int", INT_PK);
     sc_file_entry base = {.partition = part_row("2024-01-01", 3), .file = "f", .rows = 1, .size = 1,
                           .min_key = key2_row(1, "a"), .max_key = key2_row(2, "b")};
 
@@ -232,7 +219,7 @@ static int64_t fixed_now(void *ctx) {
 }
 
 Test(entries, completed_from_the_table_and_read_back_from_the_manifest) {
-    sc_table *t = schema_table("pe-complete", PK2);
+    sc_table *t = tu_schema_table("pe-complete", PK2);
     sc_env env;
     sc_env_init(&env);
     env.now_ms = fixed_now;
@@ -316,7 +303,7 @@ Test(entries, completed_from_the_table_and_read_back_from_the_manifest) {
 
 /* A table created without a schema: no fields, unpartitioned, bucket-unaware (total -1, bucket 0). */
 Test(entries, table_without_schema_is_unpartitioned_and_bucket_unaware) {
-    sc_table *t = schema_table("pe-noschema", NULL);
+    sc_table *t = tu_schema_table("pe-noschema", NULL);
     sc_file_entry e = {.file = "x.parquet", .rows = 3, .size = 30};
     sc_changes *c;
     cr_assert_eq(sc_changes_new(&c), 0);
@@ -401,7 +388,7 @@ static const char *append_json(const char *spec, const char *file) {
 
 Test(pruning, a_commit_reads_only_manifests_whose_partition_stats_can_hold_it) {
     const char *loc = "mem://pe-prune";
-    sc_table *t = schema_table("pe-prune", APPEND);
+    sc_table *t = tu_schema_table("pe-prune", APPEND);
     /* 20 commits, one partition each: 20 manifests, each with stats [p, p] (below the merge threshold). */
     for (int i = 0; i < 20; i++) {
         char spec[64], file[32];
@@ -449,7 +436,7 @@ Test(pruning, a_commit_reads_only_manifests_whose_partition_stats_can_hold_it) {
  * (as bytes 01 00 00 00 < ff ff ff ff, the range would exclude both -1 and 0). */
 Test(pruning, int_partition_stats_are_typed) {
     const char *loc = "mem://pe-prune-int";
-    sc_table *t = schema_table("pe-prune-int", APPEND);
+    sc_table *t = tu_schema_table("pe-prune-int", APPEND);
     cr_assert_eq(commit_json(t, "w", 1, SC_KIND_APPEND,
                              "{\"add\":[{\"partition\":\"dt=d/h=-1\",\"bucket\":0,\"level\":0,\"file\":\"m1\",\"rows\":1,\"size\":1},"
                              "{\"partition\":\"dt=d/h=1\",\"bucket\":0,\"level\":0,\"file\":\"p1\",\"rows\":1,\"size\":1}]}"),
@@ -487,7 +474,7 @@ static void expect_parse_refused(sc_table *t, const char *json, const char *says
 #define ENTRY(fields) "{\"add\":[{" fields "}]}"
 
 Test(change_json, specs_typed_keys_and_sequence_numbers) {
-    sc_table *t = schema_table("pe-json", PK2);
+    sc_table *t = tu_schema_table("pe-json", PK2);
     sc_changes *c = parse_ok(t, "{\"add\":[{\"partition\":\"dt=2024-01-01/h=3\",\"bucket\":1,\"totalBuckets\":2,\"level\":2,"
                                 "\"file\":\"data-1.parquet\",\"rows\":10,\"size\":100,\"minKey\":[-7,\"a b\"],"
                                 "\"maxKey\":[7,\"\\u00e9\"],\"minSeq\":4,\"maxSeq\":12}],"
@@ -538,7 +525,7 @@ Test(change_json, specs_typed_keys_and_sequence_numbers) {
     sc_changes_free(c);
 
     /* A one-field key takes a bare value or a one-element array. */
-    sc_table *one = schema_table("pe-json-one", INT_PK);
+    sc_table *one = tu_schema_table("pe-json-one", INT_PK);
     c = parse_ok(one, ENTRY("\"partition\":\"\",\"bucket\":0,\"level\":0,\"file\":\"f\",\"rows\":1,\"size\":1,"
                             "\"minKey\":-3,\"maxKey\":[2147483647]"));
     cr_assert_eq(sc_table_key_json(&s, one, c->adds.items[0].file.min_key), 0);
@@ -556,7 +543,7 @@ Test(change_json, specs_typed_keys_and_sequence_numbers) {
 }
 
 Test(change_json, bad_entries_are_einval_naming_entry_and_field) {
-    sc_table *t = schema_table("pe-json-bad", PK2);
+    sc_table *t = tu_schema_table("pe-json-bad", PK2);
 #define REST "\"bucket\":0,\"level\":0,\"rows\":1,\"size\":1,\"minKey\":[1,\"a\"],\"maxKey\":[1,\"a\"]"
     /* A file is named alone: no directory, no way out of the bucket directory. */
     expect_parse_refused(t, ENTRY("\"partition\":\"dt=d/h=1\",\"file\":\"sub/f\"," REST),
@@ -603,7 +590,7 @@ Test(change_json, bad_entries_are_einval_naming_entry_and_field) {
                             "{\"partition\":\"dt=d/h=x\",\"file\":\"g\"," REST "}]}",
                          "changes: add[1].partition");
     /* Keys on a table without a primary key. */
-    sc_table *app = schema_table("pe-json-app", APPEND);
+    sc_table *app = tu_schema_table("pe-json-app", APPEND);
     expect_parse_refused(app, ENTRY("\"partition\":\"dt=d/h=1\",\"file\":\"f\",\"bucket\":0,\"level\":0,\"rows\":1,"
                                     "\"size\":1,\"minKey\":[1],\"maxKey\":[1]"),
                          "changes: add[0].minKey is given, but the table has no primary key");

@@ -85,22 +85,11 @@ Test(review_format, partition_stats_order_doubles_as_paimon_prunes) {
     "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"             \
     "\"partitionKeys\":[\"dt\"],\"primaryKeys\":[],\"options\":{}}"
 
-static sc_table *schema_table(const char *name, const char *schema) {
-    char loc[128];
-    snprintf(loc, sizeof loc, "mem://%s", name);
-    sc_mem_store_reset(name);
-    sc_store *s;
-    cr_assert_eq(sc_store_open(&s, loc), 0);
-    cr_assert_eq(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, schema, strlen(schema)), 0, "%s", sc_error_message());
-    sc_store_free(s);
-    return tu_open(loc, (tu_table_opts){0});
-}
-
 /* "dt=" and "dt=__DEFAULT_PARTITION__" are one directory (Paimon names an empty or blank value
  * by the default name): both accepted, they were two partitions, and one file name could be
  * committed twice at one path (Paimon's readers would read its rows twice). */
 Test(review_format, empty_partition_value_is_not_a_second_spelling) {
-    sc_table *t = schema_table("review-blank", STRING_PART);
+    sc_table *t = tu_schema_table("review-blank", STRING_PART);
     const char *blank_specs[] = {"dt=", "dt=%20", "dt= "};
     for (size_t i = 0; i < sizeof blank_specs / sizeof *blank_specs; i++) {
         char json[256];
