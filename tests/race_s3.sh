@@ -36,15 +36,17 @@ import json,sys; r=json.loads(sys.argv[1]); s=r["stats"]; w=r["window"]
 # not sort, so nothing relies on LIST order); one more HEAD because a fresh handle checks once that
 # the history marker exists after a commit above snapshot 1 (format.md: the marker is backfilled)
 assert r["result"]=="SC_OK" and s["list"]==0 and s["put_if_absent"]==1, r
-# a fresh process (protocols.md §8): 13 requests. The delta manifest and list are written before the
+# a fresh process (protocols.md §8): 15 requests. The delta manifest and list are written before the
 # latest snapshot is read; then snapshot 1 and its two lists are read (the touched-files conflict
-# check needs no manifest for a new file), the base list is written and the claim made; after it,
-# one GET of snapshot/EARLIEST (the claim did not land below an expired history). The two list reads are
-# inside the claim window (a long-lived handle has them cached: 9 in all, 2 in the window;
-# test_requests counts that on this server).
+# check needs no manifest for a new file) and so is the delta manifest of snapshot 1 (a commit checks the
+# manifests its base added before carrying them forward: protocols.md §3); those reads make the
+# window long enough that snapshot 2 is looked for (one HEAD) before the base list is written and
+# the claim made; after it, one GET of snapshot/EARLIEST (the claim did not land below an expired
+# history). The claim window holds the base list and the claim (a long-lived handle has the lists
+# and the manifest cached: 9 in all; test_requests counts that on this server).
 total = sum(v for k, v in s.items() if not k.startswith("bytes"))
-assert total == 13 and s["get"] == 5 and s["head"] == 3 and s["put"] == 4, r
-assert w == {"get": 2, "head": 0, "put": 1, "put_if_absent": 1, "put_if_match": 0, "list": 0, "delete": 0}, r
+assert total == 15 and s["get"] == 6 and s["head"] == 4 and s["put"] == 4, r
+assert w == {"get": 0, "head": 0, "put": 1, "put_if_absent": 1, "put_if_match": 0, "list": 0, "delete": 0}, r
 print("S3 uncontended append (conditional, fresh process):", total, "requests,", sum(w.values()), "in the claim window:", s)' "$stats"
 
 RACE_TABLE="s3://$SC_S3_BUCKET/race-conditional-$run" RACE_STRATEGY=conditional bash "$here/race_local.sh" "$sc"
