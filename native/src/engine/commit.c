@@ -50,6 +50,7 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_user = (char *)req->commit_user;
     s.commit_identifier = req->identifier;
     s.commit_kind = req->kind;
+    s.schema_id = cs->t->schema.id; /* Paimon's readers take the table's schema at a snapshot from it */
     s.time_millis = sc_env_now_ms(&cs->t->env);
     s.delta_record_count = cs->written.delta_rows;
     /* A count the reader would reject must never be written: it would make the table unreadable. */
@@ -728,6 +729,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     sc_store_stats_get(&before, t->store);
     int64_t started = sc_env_monotonic_ms(&t->env);
     rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
+    if (!rc) rc = sc_table_refresh_schema(t);
     if (!rc) rc = sc_entries_prepare(t, req->changes, req->kind, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
