@@ -198,7 +198,7 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     /* Paimon carries its index manifest from snapshot to snapshot; ours would not name it,
      * and its deletion vectors (deleted rows) or bucket index would silently be lost. */
-    if (!rc && a->latest_id && a->latest.has_index_manifest)
+    if (!rc && a->latest_id && a->latest.index_manifest)
         rc = sc_error_set(SC_EUNSUPPORTED, "snapshot %" PRIu64 " names a Paimon index manifest (deletion vectors or a "
                                            "bucket index), which snapcommit cannot carry yet: nothing written",
                           a->latest_id);
