@@ -60,3 +60,285 @@ Test(schema_id, every_snapshot_names_the_latest_schema) {
     sc_table_free(fresh);
     sc_table_free(t);
 }
+
+/* ---- one checkpoint = its append part, then its compact part ---- */
+
+static sc_changes *changes_of(const sc_file_entry *adds, size_t nadds, const sc_file_entry *dels, size_t ndels,
+                              const sc_file_entry *logs, size_t nlogs) {
+    sc_changes *c;
+    cr_assert_eq(sc_changes_new(&c), 0);
+    for (size_t i = 0; i < nadds; i++) cr_assert_eq(sc_changes_add(c, &adds[i]), 0, "%s", sc_error_message());
+    for (size_t i = 0; i < ndels; i++) cr_assert_eq(sc_changes_delete(c, &dels[i]), 0, "%s", sc_error_message());
+    for (size_t i = 0; i < nlogs; i++) cr_assert_eq(sc_changes_add_changelog(c, &logs[i]), 0, "%s", sc_error_message());
+    return c;
+}
+
+static sc_snapshot read_snap(sc_table *t, uint64_t id) {
+    sc_snapshot s;
+    cr_assert_eq(sc_table_read_snapshot(&s, NULL, t, id), 0, "%s", sc_error_message());
+    return s;
+}
+
+static int checkpoint(sc_checkpoint_result *r, sc_table *t, const char *user, int64_t ident, sc_changes *append,
+                      sc_changes *compact, int has_wm, int64_t wm) {
+    sc_checkpoint_request req = {user, ident, 0, has_wm, wm, append, compact};
+    return sc_table_commit_checkpoint(r, t, &req);
+}
+
+/* A table with data/l0-a and data/l0-b at level 0 (snapshot 1), for a checkpoint that compacts them. */
+static sc_table *two_file_table(const char *name, sc_file_entry l0[2]) {
+    sc_table *t = tu_mem_table(name);
+    l0[0] = tu_file("dt=1", 0, 0, 0, "data/l0-a", 3, "a", "b");
+    l0[1] = tu_file("dt=1", 0, 0, 0, "data/l0-b", 4, "c", "d");
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, l0, 2, NULL, 0), 0, "%s", sc_error_message());
+    return t;
+}
+
+Test(checkpoint, append_then_compact_are_two_snapshots_of_one_identifier) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-two", l0);
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
+    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
+    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
+    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append.snapshot_id, 2);
+    cr_assert_eq(r.append_kind, SC_KIND_APPEND);
+    cr_assert_eq(r.compact.snapshot_id, 3);
+    sc_snapshot a = read_snap(t, 2), c = read_snap(t, 3);
+    cr_assert_eq(a.commit_kind, SC_KIND_APPEND);
+    cr_assert_eq(c.commit_kind, SC_KIND_COMPACT);
+    cr_assert_eq(a.commit_identifier, 7);
+    cr_assert_eq(c.commit_identifier, 7);
+    cr_assert_str_eq(a.commit_user, "job");
+    cr_assert_str_eq(c.commit_user, "job");
+    cr_assert_str_neq(a.commit_uuid, c.commit_uuid, "one commit UUID per part");
+    cr_assert_eq(a.delta_record_count, 5);
+    cr_assert_eq(a.total_record_count, 12);
+    cr_assert_eq(c.delta_record_count, 0, "7 rows added, 3 + 4 deleted");
+    cr_assert_eq(c.total_record_count, 12);
+    cr_assert_null(a.changelog_manifest_list.name, "no changelog: no list");
+    cr_assert_not(a.has_changelog_record_count);
+    cr_assert_not(a.has_watermark);
+    sc_snapshot_clear(&a);
+    sc_snapshot_clear(&c);
+    cr_assert_eq(tu_file_count(t), 2, "data/new and data/l1");
+    /* The whole checkpoint again (a restarted job): nothing is written. */
+    int before = tu_count_keys("ck-two", "", NULL);
+    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(r.append.existing_snapshot, 3, "the user's watermark names the compact part");
+    cr_assert_eq(tu_count_keys("ck-two", "", NULL), before, "a replay writes nothing");
+    cr_assert_eq(tu_latest(t), 3);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(append);
+    sc_changes_free(compact);
+    sc_table_free(t);
+}
+
+Test(checkpoint, a_landed_append_part_filters_the_whole_checkpoint) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-filter", l0);
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
+    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
+    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
+    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 7, append, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append.snapshot_id, 2);
+    cr_assert_eq(r.compact.snapshot_id, 0, "an empty part writes nothing");
+    /* The job died before its compact part; its replay is filtered whole, as Paimon's. */
+    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(r.append.snapshot_id, 0);
+    cr_assert_eq(r.compact.snapshot_id, 0);
+    cr_assert_eq(tu_latest(t), 2);
+    /* A checkpoint of only a compact part after the append landed in this call is not a replay;
+     * one alone, on an identifier already committed, is. */
+    cr_assert_eq(checkpoint(&r, t, "job", 7, NULL, compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(checkpoint(&r, t, "job", 8, NULL, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.compact.snapshot_id, 3);
+    cr_assert_eq(checkpoint(&r, t, "job", 9, NULL, NULL, 0, 0), 0, "both parts empty: nothing to do");
+    cr_assert_eq(tu_latest(t), 3);
+    sc_changes_free(append);
+    sc_changes_free(compact);
+    sc_table_free(t);
+}
+
+Test(checkpoint, an_append_part_that_deletes_is_labelled_overwrite_but_replaces_nothing) {
+    sc_table *t = tu_mem_table("ck-promote");
+    sc_file_entry seed[2] = {tu_file("dt=1", 0, 0, 0, "data/x", 2, "a", "a"), tu_file("dt=1", 0, 0, 0, "data/y", 3, "b", "b")};
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, seed, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/z", 1, "c", "c");
+    sc_changes *append = changes_of(&fresh, 1, &seed[0], 1, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 1, append, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append_kind, SC_KIND_OVERWRITE);
+    sc_snapshot s = read_snap(t, 2);
+    cr_assert_eq(s.commit_kind, SC_KIND_OVERWRITE);
+    cr_assert_eq(s.delta_record_count, -1);
+    cr_assert_eq(s.total_record_count, 4);
+    sc_snapshot_clear(&s);
+    /* data/y, in the same partition, stays: an OVERWRITE of sc_table_commit would have dropped it. */
+    cr_assert_eq(tu_file_count(t), 2);
+    /* Without a delete (or deletion vectors), an APPEND. */
+    sc_file_entry more = tu_file("dt=1", 0, 0, 0, "data/w", 1, "d", "d");
+    sc_changes *plain = changes_of(&more, 1, NULL, 0, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 2, plain, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append_kind, SC_KIND_APPEND);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(append);
+    sc_changes_free(plain);
+    sc_table_free(t);
+}
+
+Test(checkpoint, changelog_files_get_their_own_manifest_list_and_count) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-log", l0);
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
+    sc_file_entry logs[2] = {tu_file("dt=1", 0, 0, 0, "changelog-1", 6, "e", "e"),
+                             tu_file("dt=1", 0, 0, 0, "changelog-2", 2, "e", "e")};
+    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
+    sc_file_entry clog = tu_file("dt=1", 0, 0, 0, "changelog-3", 9, "a", "d");
+    sc_changes *append = changes_of(&fresh, 1, NULL, 0, logs, 2);
+    sc_changes *compact = changes_of(&l1, 1, l0, 2, &clog, 1);
+    sc_checkpoint_result r;
+    int lists = tu_count_keys("ck-log", "manifest/manifest-list-", NULL);
+    cr_assert_eq(checkpoint(&r, t, "job", 1, append, compact, 0, 0), 0, "%s", sc_error_message());
+    /* Per part: delta list, base list, changelog list. */
+    cr_assert_eq(tu_count_keys("ck-log", "manifest/manifest-list-", NULL), lists + 6);
+    sc_snapshot a = read_snap(t, 2), c = read_snap(t, 3);
+    cr_assert_not_null(a.changelog_manifest_list.name);
+    cr_assert(a.has_changelog_record_count);
+    cr_assert_eq(a.changelog_record_count, 8);
+    cr_assert_eq(a.delta_record_count, 5, "changelog rows are not data rows");
+    cr_assert_not_null(c.changelog_manifest_list.name);
+    cr_assert_eq(c.changelog_record_count, 9);
+    /* The list names one manifest of ADD records: the changelog files. */
+    sc_manifest_file_vec metas = {0};
+    cr_assert_eq(sc_state_load_list(&metas, t, &a.changelog_manifest_list), 0, "%s", sc_error_message());
+    cr_assert_eq(metas.count, 1);
+    sc_entry_vec recs = {0};
+    cr_assert_eq(sc_state_load_manifest(&recs, t, &metas.items[0]), 0, "%s", sc_error_message());
+    cr_assert_eq(recs.count, 2);
+    cr_assert_eq(recs.items[0].kind, SC_ENTRY_ADD);
+    cr_assert_str_eq(recs.items[0].file.file, "changelog-1");
+    sc_entry_vec_free(&recs);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&a);
+    sc_snapshot_clear(&c);
+    cr_assert_eq(tu_file_count(t), 2, "changelog files are not data files");
+    /* The next snapshot without changelog names none (a changelog is a snapshot's own). */
+    sc_file_entry more = tu_file("dt=1", 0, 0, 0, "data/more", 1, "f", "f");
+    cr_assert_eq(tu_commit(NULL, t, "job", 2, SC_KIND_APPEND, 0, &more, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_snapshot n = read_snap(t, 4);
+    cr_assert_null(n.changelog_manifest_list.name);
+    cr_assert_not(n.has_changelog_record_count);
+    sc_snapshot_clear(&n);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(append);
+    sc_changes_free(compact);
+    sc_table_free(t);
+}
+
+Test(checkpoint, the_watermark_only_moves_forward) {
+    sc_table *t = tu_mem_table("ck-wm");
+    sc_checkpoint_result r;
+    sc_file_entry f[4] = {tu_file("dt=1", 0, 0, 0, "data/1", 1, "a", "a"), tu_file("dt=1", 0, 0, 0, "data/2", 1, "b", "b"),
+                          tu_file("dt=1", 0, 0, 0, "data/3", 1, "c", "c"), tu_file("dt=1", 0, 0, 0, "data/4", 1, "d", "d")};
+    sc_changes *c[4];
+    for (int i = 0; i < 4; i++) c[i] = changes_of(&f[i], 1, NULL, 0, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 1, c[0], NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 2, c[1], NULL, 1, 500), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 3, c[2], NULL, 1, 300), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 4, c[3], NULL, 0, 0), 0, "%s", sc_error_message());
+    sc_snapshot s1 = read_snap(t, 1), s2 = read_snap(t, 2), s3 = read_snap(t, 3), s4 = read_snap(t, 4);
+    cr_assert_not(s1.has_watermark, "neither has one: absent");
+    cr_assert(s2.has_watermark);
+    cr_assert_eq(s2.watermark, 500);
+    cr_assert_eq(s3.watermark, 500, "max(previous, this checkpoint's)");
+    cr_assert(s4.has_watermark);
+    cr_assert_eq(s4.watermark, 500, "carried without one");
+    sc_snapshot_clear(&s1);
+    sc_snapshot_clear(&s2);
+    sc_snapshot_clear(&s3);
+    sc_snapshot_clear(&s4);
+    for (int i = 0; i < 4; i++) sc_changes_free(c[i]);
+    sc_table_free(t);
+}
+
+/* ---- lost claims and unknown outcomes of either part ---- */
+
+typedef struct steal_ctx {
+    const char *store_name;
+    uint64_t steal_claim; /* steal the claim of this snapshot id (once) */
+    int fired;
+} steal_ctx;
+
+/* Before our claim of steal_claim, another writer commits that id first. */
+static int steal(void *vctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    steal_ctx *ctx = vctx;
+    char want[64];
+    snprintf(want, sizeof want, "snapshot/snapshot-%llu", (unsigned long long)ctx->steal_claim);
+    if (op != SC_OP_PUT_IF_ABSENT || strcmp(key, want) != 0 || ctx->fired) return 0;
+    ctx->fired = 1;
+    sc_table *other = tu_reopen(ctx->store_name);
+    sc_file_entry f = tu_file("dt=2", 0, 0, 0, "data/other", 1, "z", "z");
+    cr_assert_eq(tu_commit(NULL, other, "other", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_table_free(other);
+    return 0;
+}
+
+static void lost_claim_of_part(const char *name, uint64_t id) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table(name, l0);
+    tu_fast_retries(t, 0, 2);
+    steal_ctx ctx = {name, id, 0};
+    sc_store_set_fault_hook(sc_table_store(t), steal, &ctx);
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
+    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
+    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
+    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 3, append, compact, 1, 42), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert(ctx.fired);
+    cr_assert_eq(r.append.lost_claims + r.compact.lost_claims, 1);
+    cr_assert_eq(id == 2 ? r.append.lost_claims : r.compact.lost_claims, 1);
+    cr_assert_eq(r.append.snapshot_id, id == 2 ? 3 : 2);
+    cr_assert_eq(r.compact.snapshot_id, 4);
+    sc_snapshot c = read_snap(t, 4);
+    cr_assert_eq(c.commit_kind, SC_KIND_COMPACT);
+    cr_assert_eq(c.commit_identifier, 3);
+    cr_assert_eq(c.watermark, 42);
+    sc_snapshot_clear(&c);
+    cr_assert_eq(tu_file_count(t), 3, "new, l1 and the other writer's");
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(append);
+    sc_changes_free(compact);
+    sc_table_free(t);
+}
+
+Test(checkpoint, a_lost_claim_of_the_append_part_is_retried) { lost_claim_of_part("ck-lost-a", 2); }
+Test(checkpoint, a_lost_claim_of_the_compact_part_is_retried) { lost_claim_of_part("ck-lost-c", 3); }
+
+Test(checkpoint, an_unknown_outcome_of_the_compact_claim_is_reconciled) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-unknown", l0);
+    /* The second claim from now (the compact part's) lands, and its answer is lost. */
+    cr_assert_eq(sc_mem_store_arm_fault("ck-unknown", 1u << SC_OP_PUT_IF_ABSENT, 2, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
+    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
+    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
+    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 3, append, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append.unknown_outcomes, 0);
+    cr_assert_eq(r.compact.unknown_outcomes, 1);
+    cr_assert_eq(r.compact.snapshot_id, 3);
+    cr_assert_eq(tu_latest(t), 3, "the compact part must not be written twice");
+    cr_assert_eq(tu_file_count(t), 2);
+    sc_changes_free(append);
+    sc_changes_free(compact);
+    sc_table_free(t);
+}

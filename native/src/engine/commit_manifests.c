@@ -226,6 +226,29 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     return rc;
 }
 
+int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_changes *c) {
+    sc_manifest_file_vec list = {0};
+    int rc = 0;
+    cm->changelog_rows = 0;
+    if (c->changelog.count == 0) return 0;
+    for (size_t i = 0; !rc && i < c->changelog.count; i++)
+        if (__builtin_add_overflow(cm->changelog_rows, c->changelog.items[i].file.rows, &cm->changelog_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the changelog files overflow a 64-bit count");
+    /* The list written last is the base list the next attempt compares against the winner's:
+     * this one must not take its place. */
+    sc_buf keep = cm->last_list;
+    uint8_t keep_sha[SC_SHA256_LEN];
+    memcpy(keep_sha, cm->last_list_sha, sizeof keep_sha);
+    cm->last_list = (sc_buf)SC_BUF_INIT;
+    if (!rc) rc = write_manifest(cm, &list, &c->changelog, 0, c->changelog.count);
+    if (!rc) rc = write_list(cm, &cm->changelog_list, &list);
+    sc_buf_free(&cm->last_list);
+    cm->last_list = keep;
+    memcpy(cm->last_list_sha, keep_sha, sizeof keep_sha);
+    sc_manifest_file_vec_free(&list);
+    return rc;
+}
+
 static int by_partition(const void *pa, const void *pb) {
     const sc_manifest_entry *a = pa, *b = pb;
     int c = sc_bytes_compare(a->file.partition, b->file.partition);
@@ -370,5 +393,6 @@ void sc_commit_manifests_free(sc_commit_manifests *cm) {
     free(cm->delta_manifest);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);
+    ref_clear(&cm->changelog_list);
     memset(cm, 0, sizeof *cm);
 }

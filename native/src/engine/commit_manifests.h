@@ -42,6 +42,10 @@ typedef struct sc_commit_manifests {
      * bytes under another name, which the retry then need not read. */
     sc_buf last_list;
     uint8_t last_list_sha[SC_SHA256_LEN];
+    /* The changelog manifest list (name NULL: the commit has no changelog file) and the
+     * rows of its files: written once, before the base is read. */
+    sc_object_ref changelog_list;
+    int64_t changelog_rows;
 } sc_commit_manifests;
 
 /*
@@ -55,6 +59,13 @@ typedef struct sc_commit_manifests {
  */
 int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c, sc_commit_kind kind,
                                     const sc_entry_vec *deletes);
+/*
+ * Paimon's changelog of one snapshot: one manifest of `c`'s changelog files
+ * (ADD records, the data manifests' schema) and a manifest list naming it, into
+ * changelog_list, with changelog_rows their rows. Nothing is written when there
+ * are none (changelog_list.name stays NULL). Depends on no base: written once.
+ */
+int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_changes *c);
 /*
  * The base list of snapshot N+1 (`latest` = N, NULL for the first snapshot)
  * into *out (caller clears the name): N's base and delta manifests, merged
