@@ -342,3 +342,112 @@ Test(checkpoint, an_unknown_outcome_of_the_compact_claim_is_reconciled) {
     sc_changes_free(compact);
     sc_table_free(t);
 }
+
+/* ---- the checkpoint JSON (docs/format.md §8) ---- */
+
+#include "format/changes.h"
+
+Test(checkpoint_json, parses_both_parts_sections_and_watermark) {
+    sc_table *t = tu_mem_table("ck-json");
+    const char *json =
+        "{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":0,\"file\":\"data-1.parquet\",\"rows\":3,\"size\":9,"
+        "\"minKey\":[\"k1\"],\"maxKey\":[\"k2\"],\"deleteRowCount\":1,\"fileSource\":\"APPEND\",\"creationTime\":1700000000000}],"
+        " \"changelog\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":0,\"file\":\"changelog-1.parquet\",\"rows\":3,"
+        "\"size\":9,\"minKey\":[\"k1\"],\"maxKey\":[\"k2\"]}],"
+        " \"index\":{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"type\":\"DELETION_VECTORS\",\"file\":\"index-u-0\","
+        "\"size\":40,\"rows\":1,\"dv\":[{\"file\":\"data-0.parquet\",\"offset\":1,\"length\":22,\"cardinality\":3}]}],"
+        "  \"delete\":[{\"partition\":\"part=a\",\"bucket\":0,\"type\":\"DELETION_VECTORS\",\"file\":\"index-t-0\",\"size\":30,"
+        "\"rows\":1,\"externalPath\":\"s3://b/x\"}]},"
+        " \"compact\":{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":1,\"file\":\"data-2.parquet\",\"rows\":3,"
+        "\"size\":9,\"minKey\":[\"k1\"],\"maxKey\":[\"k2\"],\"fileSource\":\"COMPACT\"}],"
+        "  \"delete\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":0,\"file\":\"data-0.parquet\",\"rows\":3,\"size\":9}],"
+        "  \"index\":{\"delete\":[{\"partition\":\"part=a\",\"bucket\":0,\"type\":\"DELETION_VECTORS\",\"file\":\"index-u-0\","
+        "\"size\":40,\"rows\":1}]}},"
+        " \"watermark\":1234}";
+    sc_changes *a, *c;
+    int has_wm;
+    int64_t wm;
+    cr_assert_eq(sc_table_parse_checkpoint(&a, &c, &has_wm, &wm, t, json, strlen(json)), 0, "%s", sc_error_message());
+    cr_assert(has_wm);
+    cr_assert_eq(wm, 1234);
+    cr_assert_eq(sc_changes_add_count(a), 1);
+    cr_assert_eq(sc_changes_changelog_count(a), 1);
+    cr_assert_eq(sc_changes_index_add_count(a), 1);
+    cr_assert_eq(sc_changes_index_delete_count(a), 1);
+    cr_assert_eq(sc_changes_add_count(c), 1);
+    cr_assert_eq(sc_changes_delete_count(c), 1);
+    cr_assert_eq(sc_changes_index_delete_count(c), 1);
+    const sc_file_entry *f = &a->adds.items[0].file;
+    cr_assert(f->has_delete_row_count && f->delete_row_count == 1);
+    cr_assert(f->has_file_source && f->file_source == 0);
+    cr_assert(f->has_creation_time && f->creation_time_millis == 1700000000000LL);
+    cr_assert_eq(c->adds.items[0].file.file_source, 1);
+    const sc_index_entry *ix = &a->index_adds.items[0].entry;
+    cr_assert_str_eq(ix->index_type, "DELETION_VECTORS");
+    cr_assert_str_eq(ix->file, "index-u-0");
+    cr_assert_eq(ix->size, 40);
+    cr_assert(ix->has_dv_ranges);
+    cr_assert_eq(ix->dv_range_count, 1);
+    cr_assert_str_eq(ix->dv_ranges[0].data_file, "data-0.parquet");
+    cr_assert_eq(ix->dv_ranges[0].length, 22);
+    cr_assert(ix->dv_ranges[0].has_cardinality && ix->dv_ranges[0].cardinality == 3);
+    cr_assert_str_eq(a->index_deletes.items[0].entry.external_path, "s3://b/x");
+    sc_changes_free(a);
+    sc_changes_free(c);
+    /* Neither part given: both empty, never NULL. */
+    cr_assert_eq(sc_table_parse_checkpoint(&a, &c, &has_wm, &wm, t, "{}", 2), 0, "%s", sc_error_message());
+    cr_assert(a && c);
+    cr_assert_not(has_wm);
+    sc_changes_free(a);
+    sc_changes_free(c);
+    sc_table_free(t);
+}
+
+Test(checkpoint_json, refuses_what_does_not_belong) {
+    sc_table *t = tu_mem_table("ck-json-bad");
+    static const struct {
+        const char *json, *message;
+    } bad[] = {
+        {"{\"compact\":{\"compact\":{}}}", "unknown key \"compact\" in \"compact\""},
+        {"{\"compact\":{\"watermark\":1}}", "unknown key \"watermark\" in \"compact\""},
+        {"{\"index\":{\"changelog\":[]}}", "unknown key \"changelog\" in \"index\""},
+        {"{\"watermark\":\"soon\"}", "\"watermark\" must be an integer"},
+        {"{\"watermark\":1,\"watermark\":2}", "duplicate object key \"watermark\""},
+        {"{\"index\":{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"type\":\"HASH\",\"file\":\"i\",\"size\":1}]}}",
+         "index.add[0].rows is required"},
+        {"{\"compact\":{\"index\":{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"type\":\"HASH\",\"file\":\"i\","
+         "\"size\":1,\"rows\":1,\"dv\":[{\"file\":\"d\",\"offset\":-1,\"length\":1}]}]}}}",
+         "compact.index.add[0].dv[0] needs \"offset\""},
+        {"{\"add\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":0,\"file\":\"f\",\"rows\":1,\"size\":1,"
+         "\"fileSource\":\"FLINK\"}]}",
+         "add[0].fileSource must be"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        sc_changes *a = (sc_changes *)1, *c = (sc_changes *)1;
+        int has_wm = 7;
+        int64_t wm = 7;
+        cr_assert_eq(sc_table_parse_checkpoint(&a, &c, &has_wm, &wm, t, bad[i].json, strlen(bad[i].json)), SC_EINVAL,
+                     "%s", bad[i].json);
+        cr_assert(strstr(sc_error_message(), bad[i].message), "%s: %s", bad[i].json, sc_error_message());
+        cr_assert_null(a);
+        cr_assert_null(c);
+    }
+    /* sc_table_parse_changes reads changelog and index sections, but a checkpoint's own keys are refused there. */
+    sc_changes *one;
+    cr_assert_eq(sc_table_parse_changes(&one, t, "{\"watermark\":1}", 15), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "unknown key \"watermark\""), "%s", sc_error_message());
+    const char *log = "{\"changelog\":[{\"partition\":\"part=a\",\"bucket\":0,\"level\":0,\"file\":\"c\",\"rows\":1,\"size\":1}]}";
+    cr_assert_eq(sc_table_parse_changes(&one, t, log, strlen(log)), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_changes_changelog_count(one), 1);
+    sc_changes_free(one);
+    /* Entries of nested lists count against the entry limit before any is decoded. */
+    size_t n = SC_CHANGES_MAX_ENTRIES + 1;
+    char *big = malloc(n * 3 + 64);
+    size_t at = (size_t)sprintf(big, "{\"compact\":{\"index\":{\"add\":[");
+    for (size_t i = 0; i < n; i++) at += (size_t)sprintf(big + at, "%s{}", i ? "," : "");
+    at += (size_t)sprintf(big + at, "]}}}");
+    sc_changes *a, *c;
+    cr_assert_eq(sc_table_parse_checkpoint(&a, &c, NULL, NULL, t, big, at), SC_ELIMIT, "%s", sc_error_message());
+    free(big);
+    sc_table_free(t);
+}

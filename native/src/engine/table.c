@@ -615,6 +615,15 @@ int sc_table_parse_changes(sc_changes **out, sc_table *t, const char *json, size
     return sc_changes_parse_json_schema(out, &t->schema, json, len);
 }
 
+int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                              int64_t *out_watermark, sc_table *t, const char *json, size_t len) {
+    if (!out_append || !out_compact) return sc_error_set(SC_EINVAL, "NULL output");
+    *out_append = *out_compact = NULL;
+    if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
+    return sc_changes_parse_checkpoint_json(out_append, out_compact, out_has_watermark, out_watermark, &t->schema, json,
+                                            len);
+}
+
 static int buf_to_string(char **out, sc_buf *b) {
     int rc = sc_buf_append_byte(b, 0);
     if (rc) {
