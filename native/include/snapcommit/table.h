@@ -343,7 +343,15 @@ typedef struct sc_snapshot_info {
     int64_t delta_record_count;
     uint64_t file_count;        /* live files after this snapshot */
     char parent_hash[65];       /* hex SHA-256 of snapshot id-1, "" for the first */
+    /* ---- added with checkpoint commits (the struct is the library's: it grows at the end) ---- */
+    int64_t schema_id;          /* the table's schema the snapshot names (Paimon's schemaId) */
+    int has_watermark;
+    int64_t watermark;          /* Paimon's event-time "watermark" */
+    int has_changelog_record_count;
+    int64_t changelog_record_count; /* rows of the snapshot's changelog files */
 } sc_snapshot_info;
+/* sc_snapshot_info has schema_id, watermark and changelog_record_count. */
+#define SC_SNAPSHOT_INFO_HAS_CHECKPOINT 1
 
 /* Latest snapshot id, 0 for an empty table. */
 SC_API int sc_table_latest_id(uint64_t *out_id, sc_table *table);
@@ -380,6 +388,9 @@ SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
  * for the latest, SC_ETRANSIENT when expirations removed it while it was read,
  * 3 times in a row (call again). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
+/* The changelog files snapshot `id` (0 = latest) added (its changelog manifest list; an empty
+ * list when it has none), as sc_table_files. Free with sc_file_list_free(). */
+SC_API int sc_table_changelog_files(sc_file_list **out, sc_table *table, uint64_t id);
 SC_API void sc_file_list_free(sc_file_list *list);
 
 /*

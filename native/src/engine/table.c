@@ -552,6 +552,11 @@ int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *t, uint64_t id) {
     i->delta_record_count = s.delta_record_count;
     i->file_count = s.file_count;
     if (s.has_parent) sc_hex_encode(i->parent_hash, s.parent_hash, SC_SHA256_LEN);
+    i->schema_id = s.schema_id;
+    i->has_watermark = s.has_watermark;
+    i->watermark = s.watermark;
+    i->has_changelog_record_count = s.has_changelog_record_count;
+    i->changelog_record_count = s.changelog_record_count;
     sc_snapshot_clear(&s);
     *out = i;
     return 0;
@@ -576,11 +581,27 @@ static int read_live(void *ctx, sc_table *t, uint64_t id) {
     return rc;
 }
 
-int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
+/* The changelog files of one snapshot (sc_state_read_retained's read for sc_table_changelog_files). */
+static int read_changelog(void *ctx, sc_table *t, uint64_t id) {
+    sc_entry_vec *out = ctx;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    sc_manifest_file_vec metas = {0};
+    if (s.changelog_manifest_list.name) rc = sc_state_load_list(&metas, t, &s.changelog_manifest_list);
+    for (size_t i = 0; !rc && i < metas.count; i++) rc = sc_state_load_manifest(out, t, &metas.items[i]);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s);
+    if (rc) sc_entry_vec_free(out);
+    return rc;
+}
+
+static int files_of(sc_file_list **out, sc_table *t, uint64_t id, const char *what, sc_state_read_fn read) {
     *out = NULL;
     sc_entry_vec live = {0};
     /* The latest read again if an expiration removes it meanwhile (never reported as damage). */
-    int rc = sc_state_read_retained(t, id, "files", read_live, &live);
+    int rc = sc_state_read_retained(t, id, what, read, &live);
     if (rc) return rc;
     sc_file_list *list = calloc(1, sizeof *list);
     /* Hand the vector's storage over: entries are laid out as sc_manifest_entry. */
@@ -595,6 +616,12 @@ int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
     free(live.items); /* the field buffers now belong to list->entries */
     *out = list;
     return 0;
+}
+
+int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) { return files_of(out, t, id, "files", read_live); }
+
+int sc_table_changelog_files(sc_file_list **out, sc_table *t, uint64_t id) {
+    return files_of(out, t, id, "changelog files", read_changelog);
 }
 
 void sc_file_list_free(sc_file_list *list) {
