@@ -9,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "format/binary_row.h"
+#include "format/index_manifest.h"
 #include "format/paimon_manifest.h"
 #include "format/partition.h"
 
@@ -171,13 +172,32 @@ static int add_paimon_files(sc_changes *c, int changelog, const uint8_t *avro, s
     return rc;
 }
 
+/* IndexManifestEntry records into the index section. */
+static int add_paimon_index(sc_changes *c, const uint8_t *avro, size_t len) {
+    sc_decode_limits limits;
+    sc_decode_limits_default(&limits);
+    sc_index_vec records = {0};
+    int rc = sc_index_manifest_decode(&records, avro, len, &limits, GIVEN_OBJECT);
+    size_t adds = c->index_adds.count, deletes = c->index_deletes.count;
+    for (size_t i = 0; !rc && i < records.count; i++) {
+        const sc_index_record *r = &records.items[i];
+        rc = r->kind == SC_ENTRY_ADD ? sc_changes_add_index(c, &r->entry) : sc_changes_delete_index(c, &r->entry);
+        if (rc) rc = sc_error_wrap(rc, "%s: record %zu", GIVEN_OBJECT, i);
+    }
+    sc_index_vec_free(&records);
+    if (rc) {
+        sc_index_vec_truncate(&c->index_adds, adds);
+        sc_index_vec_truncate(&c->index_deletes, deletes);
+    }
+    return rc;
+}
+
 int sc_changes_add_paimon(sc_changes *c, sc_paimon_section section, const uint8_t *avro, size_t len) {
     if (!c || (!avro && len)) return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: missing argument");
     switch (section) {
     case SC_SECTION_DATA: return add_paimon_files(c, 0, avro, len);
     case SC_SECTION_CHANGELOG: return add_paimon_files(c, 1, avro, len);
-    case SC_SECTION_INDEX:
-        return sc_error_set(SC_EUNSUPPORTED, "sc_changes_add_paimon: index manifests are not decoded by this build yet");
+    case SC_SECTION_INDEX: return add_paimon_index(c, avro, len);
     }
     return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: section %d is not DATA (0), CHANGELOG (1) or INDEX (2)",
                         (int)section);
