@@ -451,3 +451,147 @@ Test(checkpoint_json, refuses_what_does_not_belong) {
     free(big);
     sc_table_free(t);
 }
+
+/* ---- index files: carried by name, combined, replaced, checked ---- */
+
+#include "engine/index_state.h"
+
+static sc_index_entry dv_entry(const char *partition, int bucket, const char *file, const sc_dv_range *ranges, size_t n) {
+    sc_index_entry e = {.partition = tu_string_row(partition), .bucket = bucket, .index_type = "DELETION_VECTORS",
+                        .file = file, .size = 40, .rows = (int64_t)n, .has_dv_ranges = 1, .dv_ranges = ranges,
+                        .dv_range_count = n};
+    return e;
+}
+
+/* The live index files snapshot `id` names (its index manifest), as "file@bucket" sorted by file. */
+static size_t index_files(sc_table *t, uint64_t id, char out[][64], size_t cap) {
+    sc_snapshot s = read_snap(t, id);
+    sc_index_vec v = {0};
+    if (s.index_manifest) cr_assert_eq(sc_index_state_load(&v, t, s.index_manifest), 0, "%s", sc_error_message());
+    cr_assert_leq(v.count, cap);
+    for (size_t i = 0; i < v.count; i++)
+        snprintf(out[i], 64, "%s@%d", v.items[i].entry.file, (int)v.items[i].entry.bucket);
+    qsort(out, v.count, sizeof out[0], (int (*)(const void *, const void *))strcmp);
+    size_t n = v.count;
+    sc_index_vec_free(&v);
+    sc_snapshot_clear(&s);
+    return n;
+}
+
+static sc_changes *index_changes(const sc_index_entry *adds, size_t nadds, const sc_index_entry *dels, size_t ndels) {
+    sc_changes *c;
+    cr_assert_eq(sc_changes_new(&c), 0);
+    for (size_t i = 0; i < nadds; i++) cr_assert_eq(sc_changes_add_index(c, &adds[i]), 0, "%s", sc_error_message());
+    for (size_t i = 0; i < ndels; i++) cr_assert_eq(sc_changes_delete_index(c, &dels[i]), 0, "%s", sc_error_message());
+    return c;
+}
+
+Test(index, deletion_vectors_are_combined_by_bucket_replaced_and_carried_by_name) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-index", l0); /* data-l0-a, data-l0-b in dt=1 bucket 0 */
+    sc_file_entry b1 = tu_file("dt=1", 1, 0, 0, "data/b1", 2, "x", "x");
+    cr_assert_eq(tu_commit(NULL, t, "seed", 2, SC_KIND_APPEND, 0, &b1, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_dv_range ra = {"data-l0-a", 1, 10, 1, 1}, rb1 = {"data-b1", 1, 10, 1, 1}, rab[2] = {{"data-l0-a", 1, 10, 1, 1}, {"data-l0-b", 11, 10, 1, 2}};
+    sc_index_entry dv0 = dv_entry("dt=1", 0, "index-dv0", &ra, 1), dv1 = dv_entry("dt=1", 1, "index-dv1", &rb1, 1);
+    sc_changes *a1 = index_changes(&dv0, 1, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 1, a1, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append_kind, SC_KIND_OVERWRITE, "deletion vectors: Paimon labels the append part OVERWRITE");
+    cr_assert_eq(r.append.snapshot_id, 3);
+    char names[8][64];
+    cr_assert_eq(index_files(t, 3, names, 8), 1);
+    cr_assert_str_eq(names[0], "index-dv0@0");
+    /* Another bucket: combined with the first. */
+    sc_changes *a2 = index_changes(&dv1, 1, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 2, a2, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(index_files(t, 4, names, 8), 2);
+    cr_assert_str_eq(names[0], "index-dv0@0");
+    cr_assert_str_eq(names[1], "index-dv1@1");
+    /* A new file for bucket 0 replaces the old one (deleted here, as Paimon's writer does). */
+    sc_index_entry dv0b = dv_entry("dt=1", 0, "index-dv0b", rab, 2);
+    sc_changes *a3 = index_changes(&dv0b, 1, &dv0, 1);
+    cr_assert_eq(checkpoint(&r, t, "job", 3, a3, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(index_files(t, 5, names, 8), 2);
+    cr_assert_str_eq(names[0], "index-dv0b@0");
+    cr_assert_str_eq(names[1], "index-dv1@1");
+    /* A commit touching no index file names the same index manifest, writing and reading none. */
+    int manifests = tu_count_keys("ck-index", "manifest/index-manifest-", NULL);
+    sc_file_entry more = tu_file("dt=1", 0, 0, 0, "data/more", 1, "m", "m");
+    sc_commit_result plain;
+    cr_assert_eq(tu_commit(&plain, t, "job", 4, SC_KIND_APPEND, 0, &more, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_snapshot s5 = read_snap(t, 5), s6 = read_snap(t, 6);
+    cr_assert_str_eq(s6.index_manifest, s5.index_manifest);
+    sc_snapshot_clear(&s5);
+    sc_snapshot_clear(&s6);
+    cr_assert_eq(tu_count_keys("ck-index", "manifest/index-manifest-", NULL), manifests);
+    cr_assert_eq(plain.stats.ops[SC_OP_GET], 2, "GET LATEST and EARLIEST, as without an index");
+    /* Deleting an index file that is no longer live (replaced above): a conflict naming it. */
+    sc_changes *stale = index_changes(&dv0b, 1, &dv0, 1);
+    cr_assert_eq(checkpoint(&r, t, "job", 5, stale, NULL, 0, 0), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "index-dv0 "), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "not live"), "%s", sc_error_message());
+    /* A vector of a data file the compact part of another commit removed: a conflict. */
+    sc_file_entry l1 = tu_file("dt=1", 1, 0, 1, "data/b1-l1", 2, "x", "x");
+    cr_assert_eq(tu_commit(NULL, t, "compactor", 1, SC_KIND_COMPACT, 0, &l1, 1, &b1, 1), 0, "%s", sc_error_message());
+    sc_dv_range rb1b = {"data-b1", 1, 12, 1, 2};
+    sc_index_entry dv1b = dv_entry("dt=1", 1, "index-dv1b", &rb1b, 1);
+    sc_changes *gone = index_changes(&dv1b, 1, &dv1, 1);
+    cr_assert_eq(checkpoint(&r, t, "job", 6, gone, NULL, 0, 0), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "data-b1"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 7, "nothing written by the refused commits");
+    cr_assert_eq(tu_count_keys("ck-index", "manifest/index-manifest-", NULL), manifests, "their index manifests removed");
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(a1);
+    sc_changes_free(a2);
+    sc_changes_free(a3);
+    sc_changes_free(stale);
+    sc_changes_free(gone);
+    sc_table_free(t);
+}
+
+Test(index, an_overwrite_drops_the_index_files_of_the_partitions_it_replaces) {
+    sc_table *t = tu_mem_table("ck-index-ow");
+    sc_file_entry f[2] = {tu_file("dt=1", 0, 0, 0, "data/p1", 2, "a", "a"), tu_file("dt=2", 0, 0, 0, "data/p2", 2, "b", "b")};
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, f, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_dv_range r1 = {"data-p1", 1, 10, 0, 0}, r2 = {"data-p2", 1, 10, 0, 0};
+    sc_index_entry dv[2] = {dv_entry("dt=1", 0, "index-p1", &r1, 1), dv_entry("dt=2", 0, "index-p2", &r2, 1)};
+    sc_changes *c = index_changes(dv, 2, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 1, c, NULL, 0, 0), 0, "%s", sc_error_message());
+    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/p1-new", 1, "c", "c");
+    cr_assert_eq(tu_commit(NULL, t, "job", 2, SC_KIND_OVERWRITE, 0, &fresh, 1, NULL, 0), 0, "%s", sc_error_message());
+    char names[4][64];
+    cr_assert_eq(index_files(t, 3, names, 4), 1, "dt=1's vectors went with its files");
+    cr_assert_str_eq(names[0], "index-p2@0");
+    sc_changes_free(c);
+    sc_table_free(t);
+}
+
+#define UNAWARE                                                                                            \
+    "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"             \
+    "\"partitionKeys\":[\"dt\"],\"primaryKeys\":[],\"options\":{\"bucket\":\"-1\"}}"
+
+Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
+    sc_table *t = tu_schema_table("ck-index-unaware", UNAWARE);
+    sc_file_entry f[2] = {{.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u1", .rows = 3, .size = 9},
+                          {.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u2", .rows = 3, .size = 9}};
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, f, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_dv_range r1 = {"data-u1", 1, 10, 0, 0}, r2 = {"data-u2", 1, 10, 0, 0};
+    sc_index_entry a = dv_entry("1", 0, "index-a", &r1, 1), b = dv_entry("1", 0, "index-b", &r2, 1);
+    sc_checkpoint_result r;
+    sc_changes *c1 = index_changes(&a, 1, NULL, 0), *c2 = index_changes(&b, 1, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 1, c1, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 2, c2, NULL, 0, 0), 0, "%s", sc_error_message());
+    char names[4][64];
+    cr_assert_eq(index_files(t, 3, names, 4), 2, "same bucket, other file: both live (no bucket slots here)");
+    /* A second vector for data-u1 while index-a holds one: a conflict. */
+    sc_dv_range r1b = {"data-u1", 1, 12, 0, 0};
+    sc_index_entry a2 = dv_entry("1", 0, "index-a2", &r1b, 1);
+    sc_changes *c3 = index_changes(&a2, 1, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 3, c3, NULL, 0, 0), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "data-u1"), "%s", sc_error_message());
+    sc_changes_free(c1);
+    sc_changes_free(c2);
+    sc_changes_free(c3);
+    sc_table_free(t);
+}

@@ -17,6 +17,7 @@
 #include "engine/commit_manifests.h"
 #include "engine/conflict.h"
 #include "engine/entries.h"
+#include "engine/index_state.h"
 #include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "engine/replay.h"
@@ -120,16 +121,45 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     return rc;
 }
 
-/* Paimon's index type of deletion vectors (DeletionVectorsIndexFile.DELETION_VECTORS_INDEX). */
-#define SC_INDEX_TYPE_DV "DELETION_VECTORS"
+/* The snapshot's index manifest must be written anew: the commit changes index files, or
+ * replaces partitions (an OVERWRITE drops their index files, as Paimon's). */
+static int index_touched(const commit_state *cs, const sc_snapshot *latest) {
+    const sc_changes *c = cs->req->changes;
+    return c->index_adds.count || c->index_deletes.count ||
+           (cs->mode == SC_KIND_OVERWRITE && latest && latest->index_manifest);
+}
 
-static int index_touched(const sc_changes *c) { return c->index_adds.count || c->index_deletes.count; }
-
-/* The index manifest of N+1 into cs->index_name: N's live index files combined with this commit's. */
+/*
+ * The index manifest of N+1 into cs->index_name: N's live index files combined with
+ * this commit's (index_state.h), after the index conflict checks. Rebuilt only when
+ * N names another index manifest than the one it was built from; the vectors' data
+ * files are checked against every attempt's base.
+ */
 static int write_index(commit_state *cs, const sc_snapshot *latest) {
-    (void)cs;
-    (void)latest;
-    return sc_error_set(SC_EUNSUPPORTED, "index files cannot be committed by this build yet");
+    sc_table *t = cs->t;
+    const char *prev = latest ? latest->index_manifest : NULL;
+    int rc = sc_conflict_check_dv_targets(t, latest, cs->req->changes);
+    if (rc) return rc;
+    if (cs->index_built && (prev ? cs->index_built_on && strcmp(prev, cs->index_built_on) == 0 : !cs->index_built_on))
+        return 0;
+    sc_index_vec live = {0}, next = {0};
+    char *name = NULL, *built_on = NULL;
+    if (prev) rc = sc_index_state_load(&live, t, prev);
+    if (!rc) rc = sc_index_state_combine(&next, t, &live, cs->req->changes, cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL);
+    if (!rc && prev && !(built_on = strdup(prev))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
+    if (!rc) {
+        free(cs->index_name);
+        free(cs->index_built_on);
+        cs->index_name = name;
+        cs->index_built_on = built_on;
+        cs->index_built = 1;
+        built_on = NULL;
+    }
+    free(built_on);
+    sc_index_vec_free(&live);
+    sc_index_vec_free(&next);
+    return rc;
 }
 
 static int validate_request(const sc_commit_request *req) {
@@ -414,7 +444,7 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
         a->delta_written = 1;
     if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
     char *index_manifest = a->latest_id ? a->latest.index_manifest : NULL; /* untouched: carried by name */
-    if (!rc && index_touched(cs->req->changes)) {
+    if (!rc && index_touched(cs, base_of(a))) {
         rc = write_index(cs, base_of(a));
         index_manifest = cs->index_name;
     }

@@ -17,6 +17,7 @@
 #include "engine/state.h"
 #include "format/changes.h"
 #include "format/file_index.h"
+#include "format/index_manifest.h"
 #include "format/partition.h"
 
 static int remember(sc_commit_manifests *cm, const char *key) {
@@ -47,7 +48,7 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
     if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cm->t, out, body->data, body->len);
-    else sc_state_remember_manifest(cm->t, out, body->data, body->len);
+    else if (strcmp(prefix, "manifest") == 0) sc_state_remember_manifest(cm->t, out, body->data, body->len);
     return 0;
 }
 
@@ -246,6 +247,18 @@ int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_change
     cm->last_list = keep;
     memcpy(cm->last_list_sha, keep_sha, sizeof keep_sha);
     sc_manifest_file_vec_free(&list);
+    return rc;
+}
+
+int sc_commit_manifests_write_index(sc_commit_manifests *cm, char **out_name, const sc_index_vec *entries) {
+    sc_buf body = SC_BUF_INIT;
+    sc_object_ref ref = {0};
+    *out_name = NULL;
+    int rc = sc_index_manifest_encode(&body, entries);
+    if (!rc) rc = put_unique(cm, &ref, "index-manifest", &body);
+    if (!rc) *out_name = ref.name;
+    else free(ref.name);
+    sc_buf_free(&body);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #ifndef SC_COMMIT_MANIFESTS_H
 #define SC_COMMIT_MANIFESTS_H
 
+#include "format/index_entry.h"
 #include "format/manifest.h"
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
@@ -66,6 +67,12 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
  * are none (changelog_list.name stays NULL). Depends on no base: written once.
  */
 int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_changes *c);
+/*
+ * Paimon's index manifest of N+1: `entries` (every live index file, ADD
+ * records) as manifest/index-manifest-<uuid>-0; *out_name its name (the
+ * caller frees it). Remembered for clean-up like the others.
+ */
+int sc_commit_manifests_write_index(sc_commit_manifests *cm, char **out_name, const sc_index_vec *entries);
 /*
  * The base list of snapshot N+1 (`latest` = N, NULL for the first snapshot)
  * into *out (caller clears the name): N's base and delta manifests, merged
