@@ -10,6 +10,7 @@
 #include "sc_test_assert.h"
 
 #include <inttypes.h>
+#include <time.h>
 
 #include "snapcommit/upkeep.h"
 #include "strategy/strategy.h" /* sc_table.watermark_inline_users: a low bound makes archives early */
@@ -999,4 +1000,159 @@ Test(expire, discovery_that_an_expiration_passes_looks_from_the_new_earliest) {
     cr_assert_eq(earliest(t), 3, "the expiration ran");
     sc_table_free(r);
     sc_table_free(t);
+}
+
+/* ---- Paimon's changelog and index objects (a primary-key table with deletion vectors and a
+ * lookup changelog producer written by Paimon 1.4.2: tests/vectors/paimon-1.4.2/index) ---- */
+
+#include "engine/upkeep.h" /* sc_upkeep_load_index: reading what the snapshots name */
+
+/* A copy of the golden pk_dv table in a fresh directory, adopted; *dir receives its path. */
+static sc_table *golden_pk_dv(char dir[64], const char *options) {
+    const char *src = getenv("SC_SOURCE_DIR");
+    cr_assert_not_null(src, "SC_SOURCE_DIR is set by ctest");
+    snprintf(dir, 64, "/tmp/sc-expire-pk-dv.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/vectors/paimon-1.4.2/index/warehouse/golden.db/pk_dv/.' '%s/'", src, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    if (options) { /* extra table options, into schema-0's "options" */
+        snprintf(cmd, sizeof cmd, "sed -i 's/\"options\" : {/\"options\" : { %s,/' '%s/schema/schema-0'", options, dir);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+    }
+    sc_store *s;
+    OK(sc_store_open(&s, dir));
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    return tu_open(dir, (tu_table_opts){0});
+}
+
+static void rm_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* What snapshot `id` names of Paimon's objects, read with the state and codec functions. */
+typedef struct paimon_objects {
+    char keys[64][256]; /* changelog list, its manifests, changelog files; index manifest, index files */
+    size_t count;
+} paimon_objects;
+
+static void objects_of(paimon_objects *o, sc_table *t, uint64_t id) {
+    memset(o, 0, sizeof *o);
+    sc_snapshot s;
+    OK(sc_table_read_snapshot(&s, NULL, t, id));
+    if (s.changelog_manifest_list.name) {
+        snprintf(o->keys[o->count++], 256, "manifest/%s", s.changelog_manifest_list.name);
+        sc_manifest_file_vec metas = {0};
+        OK(sc_state_load_list(&metas, t, &s.changelog_manifest_list));
+        for (size_t i = 0; i < metas.count; i++) {
+            snprintf(o->keys[o->count++], 256, "manifest/%s", metas.items[i].name);
+            sc_entry_vec records = {0};
+            OK(sc_state_load_manifest(&records, t, &metas.items[i]));
+            for (size_t j = 0; j < records.count; j++) {
+                char *k;
+                OK(sc_table_file_path(&k, t, &records.items[j].file));
+                snprintf(o->keys[o->count++], 256, "%s", k);
+                free(k);
+            }
+            sc_entry_vec_free(&records);
+        }
+        sc_manifest_file_vec_free(&metas);
+    }
+    if (s.index_manifest) {
+        snprintf(o->keys[o->count++], 256, "manifest/%s", s.index_manifest);
+        sc_index_vec v = {0};
+        OK(sc_upkeep_load_index(&v, t, s.index_manifest));
+        for (size_t i = 0; i < v.count; i++) snprintf(o->keys[o->count++], 256, "index/%s", v.items[i].entry.file);
+        sc_index_vec_free(&v);
+    }
+    cr_assert_lt(o->count, 64);
+    sc_snapshot_clear(&s);
+}
+
+static int named(const paimon_objects *o, const char *key) {
+    for (size_t i = 0; i < o->count; i++)
+        if (strcmp(o->keys[i], key) == 0) return 1;
+    return 0;
+}
+
+/* Paimon's SnapshotDeletion: an expired snapshot's changelog list, manifests and files go; its
+ * index manifest and the index files no retained snapshot's index manifest lists go; what the
+ * retained snapshot names stays, and the table checks whole (metadata and files). */
+Test(expire, paimon_changelog_and_index_objects_follow_paimons_rules) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    cr_assert_eq(tu_latest(t), 6);
+    paimon_objects before[7], kept;
+    size_t changelog_files = 0, index_files = 0;
+    for (uint64_t id = 1; id <= 6; id++) objects_of(&before[id], t, id);
+    objects_of(&kept, t, 6);
+    cr_assert_gt(kept.count, 4, "snapshot 6 names a changelog list and an index manifest");
+    sc_expire_options o = opts(1, 1, 0, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 6);
+    cr_assert_eq(r.skipped, 0, "nothing left for lack of understanding");
+    for (uint64_t id = 1; id <= 5; id++)
+        for (size_t i = 0; i < before[id].count; i++) {
+            const char *k = before[id].keys[i];
+            int keep = named(&kept, k);
+            cr_assert_eq(present(t, k), keep, "snapshot %" PRIu64 "'s %s: %s", id, k, keep ? "named by snapshot 6, deleted" : "left behind");
+            if (id > 1 && named(&before[id - 1], k)) continue; /* carried from the snapshot before: counted there */
+            if (!keep && strstr(k, "/changelog-")) changelog_files++;
+            if (!keep && strncmp(k, "index/", 6) == 0) index_files++;
+        }
+    for (size_t i = 0; i < kept.count; i++) cr_assert(present(t, kept.keys[i]), "snapshot 6 lost %s", kept.keys[i]);
+    cr_assert_geq(changelog_files, 2, "the changelog files of snapshots 2 and 4");
+    cr_assert_eq(index_files, 1, "the deletion vector replaced in snapshot 6");
+    check_retained(t);
+    sc_data_check_result d;
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* Paimon keeps the changelog of expired snapshots when its lifecycle is decoupled: refused. */
+Test(expire, a_decoupled_changelog_lifecycle_is_refused) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, "\"changelog.num-retained.min\" : \"20\"");
+    sc_expire_options o = opts(1, 1, 0, 50);
+    FAILS(SC_EUNSUPPORTED, sc_table_expire(NULL, t, &o));
+    cr_assert(strstr(sc_error_message(), "changelog.num-retained"), "%s", sc_error_message());
+    cr_assert(present(t, "snapshot/snapshot-1"), "nothing expired");
+    sc_table_free(t);
+    rm_dir(dir);
+    /* Equal to the snapshot options: not decoupled. */
+    t = golden_pk_dv(dir, "\"changelog.num-retained.min\" : \"10\", \"changelog.time-retained\" : \"1h\"");
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert(!present(t, "snapshot/snapshot-1"));
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* remove-orphans: retained snapshots' changelog files, lists and manifests, index manifests and
+ * index files are live; an unreferenced changelog file is an orphan. */
+Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    paimon_objects all[7];
+    for (uint64_t id = 1; id <= 6; id++) objects_of(&all[id], t, id);
+    OK(sc_store_put(sc_table_store(t), NULL, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet", TEXT("x")));
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the storage's mtimes must lie below the cutoff */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 1;
+    oo.force = 1;
+    sc_orphans_result r;
+    OK(sc_table_remove_orphans(&r, t, &oo));
+    cr_assert_eq(r.data_files_deleted, 1, "only the stray changelog file");
+    cr_assert(!present(t, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet"));
+    for (uint64_t id = 1; id <= 6; id++)
+        for (size_t i = 0; i < all[id].count; i++) cr_assert(present(t, all[id].keys[i]), "%s deleted", all[id].keys[i]);
+    check_retained(t);
+    sc_table_free(t);
+    rm_dir(dir);
 }
