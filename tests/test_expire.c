@@ -1156,3 +1156,30 @@ Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live)
     sc_table_free(t);
     rm_dir(dir);
 }
+
+/* An expired snapshot's statistics file goes unless a retained snapshot names it too. */
+Test(expire, paimon_statistics_files_follow_their_snapshots) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    char cmd[512];
+    /* Paimon's snapshots are not sealed: name statistics files in snapshots 1, 5 and 6 (5 and 6 share one). */
+    const struct {
+        int id;
+        const char *name;
+    } stats[] = {{1, "stat-old-0"}, {5, "stat-kept-0"}, {6, "stat-kept-0"}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "sed -i 's/\"nextRowId\"/\"statistics\" : \"%s\",\\n  \"nextRowId\"/' '%s/snapshot/snapshot-%d'",
+                 stats[i].name, dir, stats[i].id);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+    }
+    OK(sc_store_put(sc_table_store(t), NULL, "statistics/stat-old-0", TEXT("{}")));
+    OK(sc_store_put(sc_table_store(t), NULL, "statistics/stat-kept-0", TEXT("{}")));
+    sc_table *u = tu_open(dir, (tu_table_opts){0});
+    sc_expire_options o = opts(1, 1, 0, 50);
+    OK(sc_table_expire(NULL, u, &o));
+    cr_assert(!present(u, "statistics/stat-old-0"), "the statistics of expired snapshot 1");
+    cr_assert(present(u, "statistics/stat-kept-0"), "named by retained snapshot 6 too");
+    sc_table_free(u);
+    sc_table_free(t);
+    rm_dir(dir);
+}
