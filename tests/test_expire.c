@@ -1005,7 +1005,7 @@ Test(expire, discovery_that_an_expiration_passes_looks_from_the_new_earliest) {
 /* ---- Paimon's changelog and index objects (a primary-key table with deletion vectors and a
  * lookup changelog producer written by Paimon 1.4.2: tests/vectors/paimon-1.4.2/index) ---- */
 
-#include "engine/upkeep.h" /* sc_upkeep_load_index: reading what the snapshots name */
+#include "engine/index_state.h" /* sc_index_state_load: reading what the snapshots name */
 
 /* A copy of the golden pk_dv table in a fresh directory, adopted; *dir receives its path. */
 static sc_table *golden_pk_dv(char dir[64], const char *options) {
@@ -1064,7 +1064,7 @@ static void objects_of(paimon_objects *o, sc_table *t, uint64_t id) {
     if (s.index_manifest) {
         snprintf(o->keys[o->count++], 256, "manifest/%s", s.index_manifest);
         sc_index_vec v = {0};
-        OK(sc_upkeep_load_index(&v, t, s.index_manifest));
+        OK(sc_index_state_load(&v, t, s.index_manifest));
         for (size_t i = 0; i < v.count; i++) snprintf(o->keys[o->count++], 256, "index/%s", v.items[i].entry.file);
         sc_index_vec_free(&v);
     }
@@ -1182,4 +1182,95 @@ Test(expire, paimon_statistics_files_follow_their_snapshots) {
     sc_table_free(u);
     sc_table_free(t);
     rm_dir(dir);
+}
+
+/* ---- the same through the public API: checkpoints with changelog and deletion-vector files ---- */
+
+static void put_key(sc_table *t, const char *key) {
+    OK(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)"0123456789", 10));
+}
+
+/* Checkpoint `i`: data/d<i> and its changelog file log/c<i>; with `dv`, a deletion vector of data/d1 in
+ * index/dv-<i> (one per bucket: it replaces the previous one, as Paimon's bucketed vectors do). */
+static void dv_checkpoint(sc_table *t, int i, int dv) {
+    char data[32], log[32], index[32], key[64];
+    snprintf(data, sizeof data, "data/d%d", i);
+    snprintf(log, sizeof log, "log/c%d", i);
+    snprintf(index, sizeof index, "dv-%d", i);
+    tu_put_data(t, data);
+    tu_put_data(t, log);
+    sc_file_entry d = tu_file("p", 0, 0, 0, data, 1, NULL, NULL), c = tu_file("p", 0, 0, 0, log, 1, NULL, NULL);
+    c.size = d.size = 10;
+    sc_changes *ch;
+    OK(sc_changes_new(&ch));
+    OK(sc_changes_add(ch, &d));
+    OK(sc_changes_add_changelog(ch, &c));
+    if (dv) {
+        snprintf(key, sizeof key, "index/%s", index);
+        put_key(t, key);
+        sc_file_entry d1 = tu_file("p", 0, 0, 0, "data/d1", 1, NULL, NULL);
+        sc_dv_range range = {d1.file, 1, 8, 1, 1};
+        sc_index_entry e = {d1.partition, 0, "DELETION_VECTORS", index, 10, 1, 1, &range, 1, NULL};
+        OK(sc_changes_add_index(ch, &e));
+    }
+    clock_ms += 1000;
+    sc_checkpoint_request req = {"job", i, 0, 0, 0, ch, NULL};
+    sc_checkpoint_result r;
+    cr_assert_eq(sc_table_commit_checkpoint(&r, t, &req), 0, "checkpoint %d: %s", i, sc_error_message());
+    cr_assert_eq(r.append.snapshot_id, (uint64_t)i);
+    sc_changes_free(ch);
+}
+
+static int log_present(sc_table *t, int i) {
+    char f[32];
+    snprintf(f, sizeof f, "log/c%d", i);
+    return data_present(t, f);
+}
+
+Test(expire, changelog_and_deletion_vectors_of_our_checkpoints) {
+    sc_table *t = table("ex_ckpt");
+    dv_checkpoint(t, 1, 0);
+    dv_checkpoint(t, 2, 1);
+    dv_checkpoint(t, 3, 1);
+    dv_checkpoint(t, 4, 0); /* names snapshot 3's index manifest, unchanged */
+    sc_snapshot s2, s3, s4;
+    OK(sc_table_read_snapshot(&s2, NULL, t, 2));
+    OK(sc_table_read_snapshot(&s3, NULL, t, 3));
+    OK(sc_table_read_snapshot(&s4, NULL, t, 4));
+    cr_assert(s2.index_manifest && s3.index_manifest && s4.index_manifest);
+    cr_assert_str_eq(s4.index_manifest, s3.index_manifest);
+    cr_assert_not_null(s2.changelog_manifest_list.name);
+    char im2[256], im3[256], cl2[256], cl4[256];
+    snprintf(im2, sizeof im2, "manifest/%s", s2.index_manifest);
+    snprintf(im3, sizeof im3, "manifest/%s", s3.index_manifest);
+    snprintf(cl2, sizeof cl2, "manifest/%s", s2.changelog_manifest_list.name);
+    snprintf(cl4, sizeof cl4, "manifest/%s", s4.changelog_manifest_list.name);
+    sc_snapshot_clear(&s2);
+    sc_snapshot_clear(&s3);
+    sc_snapshot_clear(&s4);
+    sc_data_check_result d;
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    /* Orphan removal keeps every retained snapshot's changelog and index objects. */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 0;
+    oo.force = 1;
+    clock_ms += 10000;
+    sc_orphans_result orr;
+    OK(sc_table_remove_orphans(&orr, t, &oo));
+    cr_assert_eq(orr.data_files_deleted + orr.manifests_deleted, 0, "nothing of ours is an orphan");
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(1, 1, 0, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 4);
+    for (int i = 1; i <= 3; i++) cr_assert(!log_present(t, i), "changelog file of expired snapshot %d", i);
+    cr_assert(log_present(t, 4), "the retained snapshot's changelog file");
+    cr_assert(!present(t, cl2) && present(t, cl4), "changelog lists follow their snapshots");
+    cr_assert(!present(t, "index/dv-2"), "replaced in snapshot 3: in no retained index manifest");
+    cr_assert(present(t, "index/dv-3"), "live in snapshot 4");
+    cr_assert(!present(t, im2) && present(t, im3), "index manifests follow the snapshots naming them");
+    check_retained(t);
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
 }

@@ -263,7 +263,8 @@ Test(fsck_data, a_file_missing_from_a_retained_snapshot_stays_corrupt_while_earl
  * deletion vectors, a lookup changelog producer) ---- */
 
 #include "engine/state.h"  /* sc_table_read_snapshot */
-#include "engine/upkeep.h" /* sc_upkeep_load_index */
+#include "engine/index_state.h" /* sc_index_state_load */
+#include "engine/upkeep.h"
 
 static sc_table *golden_pk_dv(char dir[64]) {
     const char *src = getenv("SC_SOURCE_DIR");
@@ -294,7 +295,7 @@ static void latest_objects(sc_table *t, char index_manifest[256], char index_fil
     cr_assert_not_null(s.changelog_manifest_list.name);
     snprintf(index_manifest, 256, "manifest/%s", s.index_manifest);
     sc_index_vec v = {0};
-    OK(sc_upkeep_load_index(&v, t, s.index_manifest));
+    OK(sc_index_state_load(&v, t, s.index_manifest));
     cr_assert_gt(v.count, 0);
     snprintf(index_file, 256, "index/%s", v.items[0].entry.file);
     sc_index_vec_free(&v);

@@ -20,11 +20,11 @@
 
 #include "base/error_internal.h"
 #include "base/log.h"
+#include "engine/index_state.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/table.h"
 #include "engine/upkeep.h"
-#include "format/index_manifest.h"
 #include "snapcommit/upkeep.h"
 
 /* ---- key sets ---- */
@@ -123,19 +123,6 @@ int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, con
 
 void sc_upkeep_index_key(char *out, size_t cap, const char *name) { snprintf(out, cap, "index/%s", name); }
 
-int sc_upkeep_load_index(sc_index_vec *out, sc_table *t, const char *name) {
-    char key[SC_MANIFEST_PATH_MAX + 16];
-    sc_manifest_key(key, sizeof key, name);
-    uint8_t *data = NULL;
-    size_t len = 0;
-    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, t->limits.max_object_len);
-    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage", key);
-    if (rc) return sc_error_wrap(rc, "reading %s", key);
-    rc = sc_index_manifest_decode(out, data, len, &t->limits, key);
-    free(data);
-    return rc;
-}
-
 int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
                           uint64_t *out_skipped, sc_table *t, const sc_snapshot *s) {
     int rc = 0;
@@ -161,7 +148,7 @@ int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *fil
     }
     sc_manifest_file_vec_free(&metas);
     sc_index_vec index = {0};
-    if (!rc && s->index_manifest) rc = sc_upkeep_load_index(&index, t, s->index_manifest);
+    if (!rc && s->index_manifest) rc = sc_index_state_load(&index, t, s->index_manifest);
     for (size_t i = 0; !rc && i < index.count; i++) {
         const sc_index_entry *e = &index.items[i].entry;
         if (index.items[i].kind != SC_ENTRY_ADD) continue; /* a snapshot's index manifest lists the live files */

@@ -13,7 +13,7 @@
 #include "base/log.h"
 #include "engine/replay.h"
 #include "engine/state.h"
-#include "engine/upkeep.h"
+#include "engine/index_state.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
 
@@ -60,7 +60,7 @@ static int check_paimon_objects(sc_table *t, const sc_snapshot *s, char **index_
                           s->changelog_manifest_list.name, s->id, dels);
     if (rc || !s->index_manifest || (*index_checked && strcmp(*index_checked, s->index_manifest) == 0)) return rc;
     sc_index_vec index = {0};
-    rc = sc_upkeep_load_index(&index, t, s->index_manifest);
+    rc = sc_index_state_load(&index, t, s->index_manifest);
     sc_index_vec_free(&index);
     if (rc) return sc_error_wrap(rc, "snapshot %" PRIu64, s->id);
     free(*index_checked);

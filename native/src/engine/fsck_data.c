@@ -11,6 +11,7 @@
 
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "engine/index_state.h"
 #include "engine/upkeep.h"
 #include "snapcommit/upkeep.h"
 
@@ -64,7 +65,7 @@ static int check_paimon_files(sc_data_check_result *r, sc_table *t, const sc_lis
     sc_manifest_file_vec_free(&metas);
     if (rc || !s->index_manifest || (*checked_index && strcmp(*checked_index, s->index_manifest) == 0)) return rc;
     sc_index_vec index = {0};
-    rc = sc_upkeep_load_index(&index, t, s->index_manifest);
+    rc = sc_index_state_load(&index, t, s->index_manifest);
     for (size_t i = 0; !rc && i < index.count; i++) {
         const sc_index_entry *e = &index.items[i].entry;
         if (index.items[i].kind != SC_ENTRY_ADD) continue;

@@ -53,11 +53,6 @@ int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const
  */
 int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
                           uint64_t *out_skipped, sc_table *t, const sc_snapshot *s);
-/* Read and decode manifest/<name>, an index manifest, appending its records to `out`:
- * SC_ECORRUPT naming it when it is missing or does not decode, SC_ELIMIT above the
- * handle's limits, SC_EUNSUPPORTED for a global index. */
-#include "format/index_manifest.h"
-int sc_upkeep_load_index(sc_index_vec *out, sc_table *t, const char *name);
 /* Store key of an index file: "index/<name>". */
 void sc_upkeep_index_key(char *out, size_t cap, const char *name);
 
