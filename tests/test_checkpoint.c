@@ -504,6 +504,7 @@ Test(index, deletion_vectors_are_combined_by_bucket_replaced_and_carried_by_name
     /* Another bucket: combined with the first. */
     sc_changes *a2 = index_changes(&dv1, 1, NULL, 0);
     cr_assert_eq(checkpoint(&r, t, "job", 2, a2, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append.stats.ops[SC_OP_GET], 2, "GET LATEST and EARLIEST: the index manifest this handle wrote is not read back");
     cr_assert_eq(index_files(t, 4, names, 8), 2);
     cr_assert_str_eq(names[0], "index-dv0@0");
     cr_assert_str_eq(names[1], "index-dv1@1");

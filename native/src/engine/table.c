@@ -481,6 +481,8 @@ void sc_table_free(sc_table *t) {
     if (t->owns_store) sc_store_free(t->store);
     sc_schema_clear(&t->schema);
     sc_cache_free(t->cache);
+    free(t->index_cache_name);
+    sc_index_vec_free(&t->index_cache);
     free(t);
 }
 
