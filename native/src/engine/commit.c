@@ -161,7 +161,9 @@ static int write_index(commit_state *cs, const sc_snapshot *latest) {
     const sc_index_vec *base = &live;
     if (prev && t->index_cache_name && strcmp(prev, t->index_cache_name) == 0) base = &t->index_cache;
     else if (prev) rc = sc_index_state_load(&live, t, prev);
-    if (!rc) rc = sc_index_state_combine(&next, t, base, cs->req->changes, cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL);
+    const sc_partition_set *replace = cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL;
+    if (!rc) rc = sc_conflict_check_index(t, base, cs->req->changes);
+    if (!rc) rc = sc_index_state_combine(&next, t, base, cs->req->changes, replace);
     if (!rc && prev && !(built_on = strdup(prev))) rc = sc_error_set(SC_ENOMEM, "out of memory");
     if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
     if (!rc) remember_index(t, name, &next); /* best effort */
