@@ -129,12 +129,6 @@ static int index_touched(const commit_state *cs, const sc_snapshot *latest) {
            (cs->mode == SC_KIND_OVERWRITE && latest && latest->index_manifest);
 }
 
-/*
- * The index manifest of N+1 into cs->index_name: N's live index files combined with
- * this commit's (index_state.h), after the index conflict checks. Rebuilt only when
- * N names another index manifest than the one it was built from; the vectors' data
- * files are checked against every attempt's base.
- */
 /* Keep `entries` (moved out, the caller's vector left empty) as the handle's last index
  * manifest `name`; nothing kept without memory for the name. */
 static void remember_index(sc_table *t, const char *name, sc_index_vec *entries) {
@@ -148,6 +142,12 @@ static void remember_index(sc_table *t, const char *name, sc_index_vec *entries)
     memset(entries, 0, sizeof *entries);
 }
 
+/*
+ * The index manifest of N+1 into cs->index_name: N's live index files combined with
+ * this commit's (index_state.h), after the index conflict checks. Rebuilt only when
+ * N names another index manifest than the one it was built from; the vectors' data
+ * files are checked against every attempt's base.
+ */
 static int write_index(commit_state *cs, const sc_snapshot *latest) {
     sc_table *t = cs->t;
     const char *prev = latest ? latest->index_manifest : NULL;
