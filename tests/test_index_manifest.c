@@ -708,3 +708,43 @@ Test(changes_paimon, index_kinds_and_refusals) {
     sc_index_vec_free(&bad);
     sc_changes_free(c);
 }
+
+/* Fields are found by name: another order, an unknown field and a file without the nullable
+ * fields Paimon added later all decode (absent nullable = null). */
+Test(index_manifest_codec, any_field_order_and_unknown_fields) {
+    static const char schema[] =
+        "{\"type\":\"record\",\"name\":\"record\",\"fields\":["
+        "{\"name\":\"_ROW_COUNT\",\"type\":\"long\"},{\"name\":\"_FUTURE\",\"type\":\"string\"},"
+        "{\"name\":\"_FILE_NAME\",\"type\":\"string\"},{\"name\":\"_INDEX_TYPE\",\"type\":\"string\"},"
+        "{\"name\":\"_BUCKET\",\"type\":\"int\"},{\"name\":\"_PARTITION\",\"type\":\"bytes\"},"
+        "{\"name\":\"_KIND\",\"type\":\"int\"},{\"name\":\"_FILE_SIZE\",\"type\":\"int\"},"
+        "{\"name\":\"_VERSION\",\"type\":\"int\"}]}";
+    sc_avro_writer *w;
+    cr_assert_eq(sc_avro_writer_new(&w, schema, "null"), 0, "%s", sc_error_message());
+    avro_value_t *rec, v;
+    cr_assert_eq(sc_avro_writer_value(&rec, w), 0);
+    set(rec, "_ROW_COUNT", &v), avro_value_set_long(&v, 2);
+    set(rec, "_FUTURE", &v), avro_value_set_string(&v, "ignored");
+    set(rec, "_FILE_NAME", &v), avro_value_set_string(&v, "index-x-0");
+    set(rec, "_INDEX_TYPE", &v), avro_value_set_string(&v, "HASH");
+    set(rec, "_BUCKET", &v), avro_value_set_int(&v, 3);
+    set(rec, "_PARTITION", &v), avro_value_set_bytes(&v, (void *)sc_empty_row, SC_EMPTY_ROW_LEN);
+    set(rec, "_KIND", &v), avro_value_set_int(&v, 1);
+    set(rec, "_FILE_SIZE", &v), avro_value_set_int(&v, 8); /* an int where Paimon writes a long: promoted */
+    set(rec, "_VERSION", &v), avro_value_set_int(&v, 1);
+    cr_assert_eq(sc_avro_writer_append(w), 0, "%s", sc_error_message());
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_avro_writer_finish(&b, w), 0);
+    sc_avro_writer_free(w);
+    sc_index_vec out = {0};
+    cr_assert_eq(sc_index_manifest_decode(&out, b.data, b.len, NULL, "reordered"), 0, "%s", sc_error_message());
+    cr_assert_eq(out.count, 1);
+    const sc_index_entry *e = &out.items[0].entry;
+    cr_assert_eq(out.items[0].kind, SC_ENTRY_DELETE);
+    cr_assert_str_eq(e->file, "index-x-0");
+    cr_assert_str_eq(e->index_type, "HASH");
+    cr_assert(e->bucket == 3 && e->size == 8 && e->rows == 2);
+    cr_assert(!e->has_dv_ranges && !e->external_path);
+    sc_index_vec_free(&out);
+    sc_buf_free(&b);
+}
