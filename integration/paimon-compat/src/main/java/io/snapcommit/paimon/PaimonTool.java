@@ -46,6 +46,15 @@ import java.util.Map;
  *                                            commit already written data files through Paimon's committer
  *   write-rows TABLE --user U --identifier N --rows-json F
  *                                            write rows with Paimon's writer and commit them
+ *   create TABLE --schema-json F             a new table (schema-0) from snapcommit's schema JSON
+ *   prepare TABLE --user U --identifier N --rows-json F --out-json CP.json --out-messages MSG.bin
+ *           [--wait-compaction true] [--full-compaction true] [--watermark W]
+ *                                            one checkpoint of Paimon's writer, not committed: its
+ *                                            messages as snapcommit's checkpoint change set and as
+ *                                            CommitMessageSerializer bytes
+ *   commit-messages TABLE --user U --identifier N --in MSG.bin [--watermark W]
+ *                                            commit those messages with Paimon's committer
+ *   snapshots TABLE --detail true            also each snapshot's files, changelog and index files
  * </pre>
  *
  * Tables are local paths or s3://bucket/key (paimon-s3; the AWS_* variables, see {@link #s3Options}).
@@ -94,6 +103,14 @@ public final class PaimonTool {
         return m;
     }
 
+    static boolean bool(Map<String, String> f, String k) {
+        String v = f.getOrDefault(k, "false");
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new Usage("--" + k + " takes true or false");
+        }
+        return v.equals("true");
+    }
+
     static String need(Map<String, String> f, String k) {
         String v = f.get(k);
         if (v == null) {
@@ -109,7 +126,11 @@ public final class PaimonTool {
                     + " | read-all TABLE --out DIR [--snapshots N,M] [--stream true] [--timeout-ms T]"
                     + " | dump-manifests TABLE [--snapshot N]"
                     + " | commit-files TABLE --user U --identifier N --file-json F"
-                    + " | write-rows TABLE --user U --identifier N --rows-json F)");
+                    + " | write-rows TABLE --user U --identifier N --rows-json F"
+                    + " | create TABLE --schema-json F"
+                    + " | prepare TABLE --user U --identifier N --rows-json F --out-json F --out-messages F"
+                    + " [--wait-compaction B] [--full-compaction B] [--watermark W]"
+                    + " | commit-messages TABLE --user U --identifier N --in F [--watermark W])");
         }
         String cmd = args[0];
         String target = args[1];
@@ -122,9 +143,10 @@ public final class PaimonTool {
                 Map<String, String> f = flags(args, 2, "snapshot");
                 return read(open(target, f.get("snapshot")), f.get("snapshot"), OUT);
             }
-            case "snapshots":
-                flags(args, 2);
-                return snapshots(open(target, null), OUT);
+            case "snapshots": {
+                Map<String, String> f = flags(args, 2, "detail");
+                return snapshots(open(target, null), OUT, bool(f, "detail"));
+            }
             case "stream": {
                 Map<String, String> f = flags(args, 2, "expect-snapshots", "from", "timeout-ms");
                 return stream(open(target, null), Integer.parseInt(need(f, "expect-snapshots")),
@@ -162,6 +184,24 @@ public final class PaimonTool {
                 Map<String, String> f = flags(args, 2, "user", "identifier", "rows-json");
                 return Commits.writeRows(open(target, null), need(f, "user"),
                         Long.parseLong(need(f, "identifier")), need(f, "rows-json"));
+            }
+            case "create": {
+                Map<String, String> f = flags(args, 2, "schema-json");
+                return Checkpoints.create(target, need(f, "schema-json"));
+            }
+            case "prepare": {
+                Map<String, String> f = flags(args, 2, "user", "identifier", "rows-json", "out-json", "out-messages",
+                        "wait-compaction", "full-compaction", "watermark");
+                return Checkpoints.prepare(open(target, null), need(f, "user"), Long.parseLong(need(f, "identifier")),
+                        need(f, "rows-json"), need(f, "out-json"), need(f, "out-messages"),
+                        bool(f, "wait-compaction"), bool(f, "full-compaction"),
+                        f.get("watermark") == null ? null : Long.valueOf(f.get("watermark")));
+            }
+            case "commit-messages": {
+                Map<String, String> f = flags(args, 2, "user", "identifier", "in", "watermark");
+                return Checkpoints.commitMessages(open(target, null), need(f, "user"),
+                        Long.parseLong(need(f, "identifier")), need(f, "in"),
+                        f.get("watermark") == null ? null : Long.valueOf(f.get("watermark")));
             }
             default:
                 throw new Usage("unknown command " + cmd);
@@ -261,6 +301,10 @@ public final class PaimonTool {
     }
 
     static int snapshots(FileStoreTable t, PrintStream out) throws Exception {
+        return snapshots(t, out, false);
+    }
+
+    static int snapshots(FileStoreTable t, PrintStream out, boolean detail) throws Exception {
         SnapshotManager sm = t.snapshotManager();
         Iterator<Snapshot> it = sm.snapshots();
         List<Snapshot> all = new ArrayList<>();
@@ -276,6 +320,9 @@ public final class PaimonTool {
             m.put("totalRecordCount", s.totalRecordCount());
             m.put("deltaRecordCount", s.deltaRecordCount());
             m.put("properties", s.properties());
+            if (detail) {
+                Checkpoints.detail(t, s, m);
+            }
             out.println(Json.write(m));
         }
         return 0;
