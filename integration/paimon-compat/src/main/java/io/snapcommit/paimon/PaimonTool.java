@@ -356,11 +356,13 @@ public final class PaimonTool {
                 if (!plan.splits().isEmpty()) {
                     throw new IllegalStateException("a plan with splits that consumed no snapshot");
                 }
-                if (before != null && System.currentTimeMillis() > deadline) {
+                // The deadline holds before the first snapshot too: a table with fewer snapshots
+                // than expected (or none) must end the read, not spin.
+                if (System.currentTimeMillis() > deadline) {
                     System.err.println("paimon-tool: stream: timed out after " + seen + " of " + expect + " snapshots");
                     return 1;
                 }
-                if (before != null) {
+                if (before != null || t.snapshotManager().latestSnapshotId() == null) {
                     Thread.sleep(100);
                 }
                 continue;
