@@ -269,6 +269,40 @@ static int load_schema(sc_table *t) {
     return rc;
 }
 
+/*
+ * Every snapshot names the table's latest schema (Paimon's schemaId), and an
+ * ALTER TABLE adds schema/schema-<k+1> with no snapshot: one HEAD of the next
+ * id per commit sees it (outside the claim window). The handle's first commit
+ * skips it, as the open just listed the schemas. A newer one is loaded whole
+ * (a LIST finds the highest, should several ALTERs have run).
+ */
+int sc_table_refresh_schema(sc_table *t) {
+    if (t->schema_just_listed) {
+        t->schema_just_listed = 0;
+        return 0;
+    }
+    char key[64];
+    sc_schema_key(key, t->schema.id + 1);
+    sc_object_info info;
+    int rc = sc_store_head(t->store, &info, key);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "looking for a newer schema (%s)", key);
+    sc_table_schema old = t->schema;
+    memset(&t->schema, 0, sizeof t->schema);
+    rc = load_schema(t);
+    if (rc) {
+        sc_schema_clear(&t->schema);
+        t->schema = old;
+        return rc;
+    }
+    sc_log(SC_LOG_INFO, "the table's schema is now schema/schema-%" PRId64 " (was %" PRId64 ")", t->schema.id, old.id);
+    sc_schema_clear(&old);
+    return 0;
+}
+
 int sc_table_read_schema(sc_table_schema *out, sc_table *t, int64_t id) {
     char key[64];
     sc_schema_key(key, id);
@@ -398,6 +432,7 @@ static int table_open(sc_table **out, sc_store *store, unsigned flags, const cha
         free(t);
         return rc;
     }
+    t->schema_just_listed = 1;
     if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
         sc_schema_clear(&t->schema);
         free(t);
@@ -517,6 +552,11 @@ int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *t, uint64_t id) {
     i->delta_record_count = s.delta_record_count;
     i->file_count = s.file_count;
     if (s.has_parent) sc_hex_encode(i->parent_hash, s.parent_hash, SC_SHA256_LEN);
+    i->schema_id = s.schema_id;
+    i->has_watermark = s.has_watermark;
+    i->watermark = s.watermark;
+    i->has_changelog_record_count = s.has_changelog_record_count;
+    i->changelog_record_count = s.changelog_record_count;
     sc_snapshot_clear(&s);
     *out = i;
     return 0;
@@ -541,11 +581,27 @@ static int read_live(void *ctx, sc_table *t, uint64_t id) {
     return rc;
 }
 
-int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
+/* The changelog files of one snapshot (sc_state_read_retained's read for sc_table_changelog_files). */
+static int read_changelog(void *ctx, sc_table *t, uint64_t id) {
+    sc_entry_vec *out = ctx;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    sc_manifest_file_vec metas = {0};
+    if (s.changelog_manifest_list.name) rc = sc_state_load_list(&metas, t, &s.changelog_manifest_list);
+    for (size_t i = 0; !rc && i < metas.count; i++) rc = sc_state_load_manifest(out, t, &metas.items[i]);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s);
+    if (rc) sc_entry_vec_free(out);
+    return rc;
+}
+
+static int files_of(sc_file_list **out, sc_table *t, uint64_t id, const char *what, sc_state_read_fn read) {
     *out = NULL;
     sc_entry_vec live = {0};
     /* The latest read again if an expiration removes it meanwhile (never reported as damage). */
-    int rc = sc_state_read_retained(t, id, "files", read_live, &live);
+    int rc = sc_state_read_retained(t, id, what, read, &live);
     if (rc) return rc;
     sc_file_list *list = calloc(1, sizeof *list);
     /* Hand the vector's storage over: entries are laid out as sc_manifest_entry. */
@@ -560,6 +616,12 @@ int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
     free(live.items); /* the field buffers now belong to list->entries */
     *out = list;
     return 0;
+}
+
+int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) { return files_of(out, t, id, "files", read_live); }
+
+int sc_table_changelog_files(sc_file_list **out, sc_table *t, uint64_t id) {
+    return files_of(out, t, id, "changelog files", read_changelog);
 }
 
 void sc_file_list_free(sc_file_list *list) {
@@ -578,6 +640,15 @@ int sc_table_parse_changes(sc_changes **out, sc_table *t, const char *json, size
     *out = NULL;
     if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
     return sc_changes_parse_json_schema(out, &t->schema, json, len);
+}
+
+int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                              int64_t *out_watermark, sc_table *t, const char *json, size_t len) {
+    if (!out_append || !out_compact) return sc_error_set(SC_EINVAL, "NULL output");
+    *out_append = *out_compact = NULL;
+    if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
+    return sc_changes_parse_checkpoint_json(out_append, out_compact, out_has_watermark, out_watermark, &t->schema, json,
+                                            len);
 }
 
 static int buf_to_string(char **out, sc_buf *b) {
