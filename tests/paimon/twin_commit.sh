@@ -30,7 +30,9 @@
 #   pk_lookup       PK, bucket 2, changelog-producer=lookup, waitCompaction: APPEND + COMPACT per
 #                   checkpoint, the changelog in the COMPACT part
 #   pk_dv           PK, bucket 2, deletion-vectors.enabled: DELETION_VECTORS index files in the COMPACT part
-#   pk_dynamic      PK, bucket -1 (dynamic; Paimon's HashBucketAssigner): HASH index files in the APPEND part
+#   pk_dynamic      PK, bucket -1 (dynamic; Paimon's HashBucketAssigner): HASH index files in the APPEND
+#                   part. snapcommit refuses to adopt such a table today (docs/format.md §11); the
+#                   scenario checks that refusal and runs in full once init accepts the table
 #   pk_full         PK, bucket 2: two checkpoints, then a full compaction rewriting every file
 # Prints "ok"/"FAIL" lines and "twin_commit: N passed, M failed"; exit 1 on any failure.
 set -uo pipefail
@@ -63,6 +65,43 @@ if ! "$sc" commit "$work/probe/t" --user probe --identifier 1 --changes "$work/p
     cap=0
     cap_why="snapcommit commit does not take a checkpoint change set (changelog/index/compact/watermark): $(first "$work/out")"
 fi
+
+# The comparison of two `snapshots --detail true` outputs: every field but "properties"; lists of
+# files compared as sets (their order is nothing a reader sees), differences named per file and field.
+cat > "$work/cmp.py" <<'PY'
+import json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+same = len(a) == len(b)
+if not same:
+    print(f"A has {len(a)} snapshots, B has {len(b)}: A {[x['commitKind'] for x in a]}, B {[x['commitKind'] for x in b]}")
+def ident(f):
+    return (f["kind"], f["partition"], f["bucket"], f.get("type", ""), f["file"])
+for x, y in zip(a, b):
+    for k in sorted(set(x) | set(y)):
+        if k == "properties" or x.get(k) == y.get(k):
+            continue
+        if isinstance(x.get(k), list) and isinstance(y.get(k), list) and \
+                sorted(map(json.dumps, x[k])) == sorted(map(json.dumps, y[k])):
+            continue  # the same entries in another order: nothing a reader sees
+        same = False
+        if isinstance(x.get(k), list) and isinstance(y.get(k), list):
+            xa = {ident(f): f for f in x[k]}
+            yb = {ident(f): f for f in y[k]}
+            if xa == yb:  # the same set with an entry repeated on one side
+                print(f"snapshot {x['id']} {k}: A {x[k]}, B {y[k]}")
+            for i in sorted(set(xa) | set(yb)):
+                if i not in yb:
+                    print(f"snapshot {x['id']} {k}: only in A: {xa[i]}")
+                elif i not in xa:
+                    print(f"snapshot {x['id']} {k}: only in B: {yb[i]}")
+                elif xa[i] != yb[i]:
+                    d = {f: (xa[i].get(f), yb[i].get(f)) for f in xa[i] if xa[i].get(f) != yb[i].get(f)}
+                    print(f"snapshot {x['id']} {k} {' '.join(map(str, i))}: (A, B) {d}")
+        else:
+            print(f"snapshot {x['id']} {k}: A {x.get(k)!r}, B {y.get(k)!r}")
+sys.exit(0 if same else 1)
+PY
 
 # ---- schemas ----
 schema() { # NAME: the schema JSON of a scenario
@@ -126,35 +165,15 @@ PY
 compare() { # SCEN: A and B through Paimon's readers
     local s=$1 A=$work/$s/A B=$work/$s/B d=$work/$s n
     if "$tool" snapshots "$A" --detail true > "$d/snapA" 2> "$d/err" && "$tool" snapshots "$B" --detail true > "$d/snapB" 2>> "$d/err"; then
-        if python3 - "$d/snapA" "$d/snapB" > "$d/snapdiff" <<'PY'; then ok "$s: snapshots agree ($(wc -l < "$d/snapA") snapshots: $(python3 -c 'import json,sys; print(" ".join(json.loads(l)["commitKind"] for l in open(sys.argv[1])))' "$d/snapA"))"; else bad "$s: snapshots differ (A = Paimon's committer, B = snapcommit):"; sed 's/^/     /' "$d/snapdiff"; fi
-import json, sys
-a = [json.loads(l) for l in open(sys.argv[1])]
-b = [json.loads(l) for l in open(sys.argv[2])]
-same = len(a) == len(b)
-if not same:
-    print(f"A has {len(a)} snapshots, B has {len(b)}: A {[x['commitKind'] for x in a]}, B {[x['commitKind'] for x in b]}")
-def ident(f):
-    return (f["kind"], f["partition"], f["bucket"], f.get("type", ""), f["file"])
-for x, y in zip(a, b):
-    for k in sorted(set(x) | set(y)):
-        if k == "properties" or x.get(k) == y.get(k):
-            continue
-        same = False
-        if isinstance(x.get(k), list) and isinstance(y.get(k), list):
-            xa = {ident(f): f for f in x[k]}
-            yb = {ident(f): f for f in y[k]}
-            for i in sorted(set(xa) | set(yb)):
-                if i not in yb:
-                    print(f"snapshot {x['id']} {k}: only in A: {xa[i]}")
-                elif i not in xa:
-                    print(f"snapshot {x['id']} {k}: only in B: {yb[i]}")
-                elif xa[i] != yb[i]:
-                    d = {f: (xa[i].get(f), yb[i].get(f)) for f in xa[i] if xa[i].get(f) != yb[i].get(f)}
-                    print(f"snapshot {x['id']} {k} {' '.join(map(str, i))}: (A, B) {d}")
-        else:
-            print(f"snapshot {x['id']} {k}: A {x.get(k)!r}, B {y.get(k)!r}")
-sys.exit(0 if same else 1)
-PY
+        if python3 "$work/cmp.py" "$d/snapA" "$d/snapB" > "$d/snapdiff"; then ok "$s: snapshots agree ($(wc -l < "$d/snapA") snapshots: $(python3 -c 'import json,sys; print(" ".join(json.loads(l)["commitKind"] for l in open(sys.argv[1])))' "$d/snapA"))"; else bad "$s: snapshots differ (A = Paimon's committer, B = snapcommit):"; sed 's/^/     /' "$d/snapdiff"; fi
+        # The comparison can fail: A against a copy of itself with one data file's metadata changed.
+        python3 -c 'import json,sys
+s=[json.loads(l) for l in open(sys.argv[1])]
+f=s[-1]["files"][0]; f["deleteRowCount"]=(f["deleteRowCount"] or 0)+1
+for x in s: print(json.dumps(x))' "$d/snapA" > "$d/snapX"
+        if python3 "$work/cmp.py" "$d/snapA" "$d/snapX" > "$d/snapdiffX" || ! grep -q "deleteRowCount" "$d/snapdiffX"; then
+            bad "$s: the snapshot comparison does not see a changed deleteRowCount: $(first "$d/snapdiffX")"
+        fi
     else
         bad "$s: PaimonTool snapshots failed: $(first "$d/err")"
     fi
@@ -165,7 +184,7 @@ PY
         bad "$s: PaimonTool read failed: $(first "$d/err")"
     fi
     n=$(wc -l < "$d/snapA")
-    if "$tool" stream "$A" --expect-snapshots "$n" > "$d/streamA" 2> "$d/err" && "$tool" stream "$B" --expect-snapshots "$n" > "$d/streamB" 2>> "$d/err"; then
+    if "$tool" stream "$A" --expect-snapshots "$n" --timeout-ms 20000 > "$d/streamA" 2> "$d/err" && "$tool" stream "$B" --expect-snapshots "$n" --timeout-ms 20000 > "$d/streamB" 2>> "$d/err"; then
         if cmp -s "$d/streamA" "$d/streamB"; then ok "$s: stream agrees ($n snapshots, $(grep -c '"_kind"' "$d/streamA") rows)"
         else bad "$s: stream differs:"; diff "$d/streamA" "$d/streamB" | head -20 | sed 's/^/     /'; fi
     else
@@ -199,7 +218,16 @@ run() { # SCEN: create A and B, run its checkpoints, judge
     schema "$s" > "$d/schema.json"
     if ! "$tool" create "$d/A" --schema-json "$d/schema.json" > "$work/out" 2>&1; then bad "$s: PaimonTool create: $(first "$work/out")"; return; fi
     cp -a "$d/A" "$d/B"
-    if ! "$sc" init "$d/B" > "$work/out" 2>&1; then bad "$s: snapcommit init (adopt): $(first "$work/out")"; return; fi
+    if ! "$sc" init "$d/B" > "$work/out" 2>&1; then
+        # docs/format.md §2/§11: dynamic-bucket primary-key tables are not supported yet. Paimon's
+        # side of this scenario is ready for when they are; until then the refusal is what is checked.
+        if [[ $s == pk_dynamic ]] && grep -q 'dynamic-bucket primary-key tables are not supported yet' "$work/out"; then
+            ok "$s: snapcommit refuses to adopt a dynamic-bucket primary-key table, as documented (no twin)"
+        else
+            bad "$s: snapcommit init (adopt): $(first "$work/out")"
+        fi
+        return
+    fi
     local rows=$d/rows
     case $s in
         append_unaware|append_fixed)
