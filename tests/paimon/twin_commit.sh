@@ -28,7 +28,7 @@
 #   pk_input        PK (dt, id), bucket 2, deduplicate, changelog-producer=input: inserts, -U/+U
 #                   upserts, a delete, over 3 checkpoints with watermarks on the first two
 #   pk_lookup       PK, bucket 2, changelog-producer=lookup, waitCompaction: APPEND + COMPACT per
-#                   checkpoint, the changelog in the COMPACT part
+#                   checkpoint, the changelog in the COMPACT part; the last checkpoint replayed on both
 #   pk_dv           PK, bucket 2, deletion-vectors.enabled: DELETION_VECTORS index files in the COMPACT part
 #   pk_dynamic      PK, bucket -1 (dynamic; Paimon's HashBucketAssigner): HASH index files in the APPEND
 #                   part. snapcommit refuses to adopt such a table today (docs/format.md §11); the
@@ -161,6 +161,24 @@ PY
     fi
 }
 
+# replay SCEN ID: checkpoint ID (an APPEND and a COMPACT snapshot) committed again, as a restored
+# committer does: Paimon's filterAndCommit drops it, snapcommit exits 3 (already committed); neither
+# writes a snapshot (compare then sees the same chain).
+replay() {
+    local s=$1 id=$2 A=$work/$1/A B=$work/$1/B n
+    if ! "$tool" commit-messages "$A" --user twin --identifier "$id" --in "$work/$s/msg-$id.bin" --replay true > "$work/out" 2>&1; then
+        bad "$s: Paimon's replay of checkpoint $id failed: $(first "$work/out")"
+    elif [[ $(tail -1 "$work/out") != 0 ]]; then
+        bad "$s: Paimon's replay of checkpoint $id committed $(tail -1 "$work/out") checkpoints, not 0"
+    else
+        ok "$s: Paimon's committer drops the replayed checkpoint $id"
+    fi
+    "$sc" commit "$B" --user twin --identifier "$id" --changes "$work/$s/cp-$id.json" --json > "$work/out" 2>&1
+    n=$?
+    [[ $n == 3 ]] && ok "$s: snapcommit's replay of checkpoint $id exits 3 (already committed)" \
+        || bad "$s: snapcommit's replay of checkpoint $id exited $n, not 3: $(first "$work/out")"
+}
+
 # ---- the judges ----
 compare() { # SCEN: A and B through Paimon's readers
     local s=$1 A=$work/$s/A B=$work/$s/B d=$work/$s n
@@ -256,6 +274,7 @@ run() { # SCEN: create A and B, run its checkpoints, judge
         python3 -c 'import json,sys; print(json.dumps([json.loads(l) for l in open(sys.argv[1])]))' "$rows.$i" > "$rows.$i.json"
         checkpoint "$s" "$i" "$rows.$i.json" "${flags[@]}" "${f[@]}" || return
     done
+    [[ $s == pk_lookup ]] && replay "$s" 3
     compare "$s"
     case $s in
         append_unaware) expect "$s" "two APPEND snapshots" 's and [x["commitKind"] for x in s] == ["APPEND", "APPEND"]' ;;

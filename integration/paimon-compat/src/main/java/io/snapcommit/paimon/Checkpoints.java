@@ -303,9 +303,13 @@ final class Checkpoints {
         return m;
     }
 
-    /** commit-messages: the messages `prepare` wrote, committed by Paimon's TableCommitImpl. */
-    static int commitMessages(FileStoreTable t, String user, long identifier, String in, Long watermark)
-            throws Exception {
+    /**
+     * commit-messages: the messages `prepare` wrote, committed by Paimon's TableCommitImpl. With
+     * replay, as a restored Flink committer does (filterAndCommitMultiple: an identifier the user
+     * already committed is dropped); prints the number of checkpoints committed, else the latest id.
+     */
+    static int commitMessages(FileStoreTable t, String user, long identifier, String in, Long watermark,
+            boolean replay) throws Exception {
         byte[] b = Files.readAllBytes(Paths.get(in));
         DataInputViewStreamWrapper view = new DataInputViewStreamWrapper(new ByteArrayInputStream(b));
         int version = view.readInt();
@@ -315,6 +319,10 @@ final class Checkpoints {
         // An empty part writes no snapshot: what snapcommit does (Paimon's streaming sink would
         // write an empty APPEND).
         try (TableCommitImpl commit = t.newCommit(user).ignoreEmptyCommit(true)) {
+            if (replay) {
+                System.out.println(commit.filterAndCommitMultiple(List.of(c)));
+                return 0;
+            }
             commit.commit(c);
         }
         System.out.println(t.snapshotManager().latestSnapshotId());

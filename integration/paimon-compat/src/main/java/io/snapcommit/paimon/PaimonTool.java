@@ -52,8 +52,9 @@ import java.util.Map;
  *                                            one checkpoint of Paimon's writer, not committed: its
  *                                            messages as snapcommit's checkpoint change set and as
  *                                            CommitMessageSerializer bytes
- *   commit-messages TABLE --user U --identifier N --in MSG.bin [--watermark W]
+ *   commit-messages TABLE --user U --identifier N --in MSG.bin [--watermark W] [--replay true]
  *                                            commit those messages with Paimon's committer
+ *                                            (--replay: as a restored one, skipping what landed)
  *   snapshots TABLE --detail true            also each snapshot's files, changelog and index files
  * </pre>
  *
@@ -130,7 +131,7 @@ public final class PaimonTool {
                     + " | create TABLE --schema-json F"
                     + " | prepare TABLE --user U --identifier N --rows-json F --out-json F --out-messages F"
                     + " [--wait-compaction B] [--full-compaction B] [--watermark W]"
-                    + " | commit-messages TABLE --user U --identifier N --in F [--watermark W])");
+                    + " | commit-messages TABLE --user U --identifier N --in F [--watermark W] [--replay B])");
         }
         String cmd = args[0];
         String target = args[1];
@@ -198,10 +199,10 @@ public final class PaimonTool {
                         f.get("watermark") == null ? null : Long.valueOf(f.get("watermark")));
             }
             case "commit-messages": {
-                Map<String, String> f = flags(args, 2, "user", "identifier", "in", "watermark");
+                Map<String, String> f = flags(args, 2, "user", "identifier", "in", "watermark", "replay");
                 return Checkpoints.commitMessages(open(target, null), need(f, "user"),
                         Long.parseLong(need(f, "identifier")), need(f, "in"),
-                        f.get("watermark") == null ? null : Long.valueOf(f.get("watermark")));
+                        f.get("watermark") == null ? null : Long.valueOf(f.get("watermark")), bool(f, "replay"));
             }
             default:
                 throw new Usage("unknown command " + cmd);
