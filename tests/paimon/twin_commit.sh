@@ -33,7 +33,8 @@
 #   pk_dynamic      PK, bucket -1 (dynamic; Paimon's HashBucketAssigner): HASH index files in the APPEND
 #                   part. snapcommit refuses to adopt such a table today (docs/format.md §11); the
 #                   scenario checks that refusal and runs in full once init accepts the table
-#   pk_full         PK, bucket 2: two checkpoints, then a full compaction rewriting every file
+#   pk_full         PK, bucket 2: two checkpoints, then a full compaction rewriting every file (one of
+#                   them upgraded: the same file deleted at level 0 and added at level 5 in one COMPACT)
 # Prints "ok"/"FAIL" lines and "twin_commit: N passed, M failed"; exit 1 on any failure.
 set -uo pipefail
 sc=${1:?usage: twin_commit.sh PATH_TO_SNAPCOMMIT [SCENARIO...]}
@@ -287,8 +288,8 @@ run() { # SCEN: create A and B, run its checkpoints, judge
             'any(x["commitKind"] == "COMPACT" and any(i["type"] == "DELETION_VECTORS" for i in x["index"]) for x in s)' ;;
         pk_dynamic) expect "$s" "HASH index files in APPEND snapshots, over several buckets" \
             'any(i["type"] == "HASH" for i in s[-1]["index"]) and len({(i["partition"], i["bucket"]) for i in s[-1]["index"]}) > 2' ;;
-        pk_full) expect "$s" "a full compaction: a COMPACT deleting every file the snapshot before held" \
-            's[-1]["commitKind"] == "COMPACT" and {f["file"] for f in s[-2]["files"]} <= {f["file"] for f in s[-1]["delta"] if f["kind"] == "DELETE"}' ;;
+        pk_full) expect "$s" "a full compaction: a COMPACT deleting every file the snapshot before held, one file upgraded (deleted at level 0, added at level 5)" \
+            's[-1]["commitKind"] == "COMPACT" and {f["file"] for f in s[-2]["files"]} <= {f["file"] for f in s[-1]["delta"] if f["kind"] == "DELETE"} and {(f["file"], 0) for f in s[-1]["delta"] if f["kind"] == "DELETE"} & {(f["file"], f["level"] - 5) for f in s[-1]["delta"] if f["kind"] == "ADD"}' ;;
     esac
 }
 
