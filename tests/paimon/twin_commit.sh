@@ -277,6 +277,13 @@ run() { # SCEN: create A and B, run its checkpoints, judge
     done
     [[ $s == pk_lookup ]] && replay "$s" 3
     compare "$s"
+    # Beyond Paimon's readers: fsck --data finds both tables sound (A as Paimon wrote it, with its
+    # changelog and index files; B as we committed it).
+    local t
+    for t in A B; do
+        if "$sc" fsck "$d/$t" --data > "$work/out" 2>&1; then ok "$s: snapcommit fsck --data finds $t sound"
+        else bad "$s: snapcommit fsck --data on $t: $(first "$work/out")"; fi
+    done
     case $s in
         append_unaware) expect "$s" "two APPEND snapshots" 's and [x["commitKind"] for x in s] == ["APPEND", "APPEND"]' ;;
         append_fixed) expect "$s" "a full compaction: a COMPACT deleting every file the snapshot before held" \
