@@ -43,7 +43,7 @@ assert r["result"]=="SC_OK" and s["list"]==0 and s["put_if_absent"]==1, r
 # window long enough that snapshot 2 is looked for (one HEAD) before the base list is written and
 # the claim made; after it, one GET of snapshot/EARLIEST (the claim did not land below an expired
 # history). The claim window holds the base list and the claim (a long-lived handle has the lists
-# and the manifest cached: 9 in all; test_requests counts that on this server).
+# and the manifest cached: 10 in all with the look for a newer schema; test_requests counts that on this server).
 total = sum(v for k, v in s.items() if not k.startswith("bytes"))
 assert total == 15 and s["get"] == 6 and s["head"] == 4 and s["put"] == 4, r
 assert w == {"get": 0, "head": 0, "put": 1, "put_if_absent": 1, "put_if_match": 0, "list": 0, "delete": 0}, r
