@@ -258,3 +258,180 @@ Test(snapshot_codec, out_of_memory_never_drops_a_watermark) {
     json_set_alloc_funcs(malloc, free);
     cr_assert(completed);
 }
+
+/* ---- Paimon's optional members: changelog list, index manifest, changelog count, watermark, statistics ---- */
+
+static void sample_optional(sc_snapshot *s) {
+    sample(s, 1);
+    s->changelog_manifest_list.name = strdup("manifest-list-c-0");
+    s->changelog_manifest_list.length = 977;
+    s->changelog_manifest_list.has_sha256 = 1;
+    s->changelog_manifest_list.sha256[3] = 0xab;
+    s->index_manifest = strdup("index-manifest-d-0");
+    s->has_changelog_record_count = 1;
+    s->changelog_record_count = 12;
+    s->has_watermark = 1;
+    s->watermark = -5; /* event time before the epoch is still a watermark */
+    s->statistics = strdup("stats-e-0");
+}
+
+Test(snapshot_codec, optional_members_round_trip_in_paimon_order) {
+    sc_snapshot s, d;
+    sample_optional(&s);
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b, &s), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_snapshot_decode(&d, b.data, b.len, "snap"), 0, "%s", sc_error_message());
+    cr_assert_str_eq(d.changelog_manifest_list.name, "manifest-list-c-0");
+    cr_assert_eq(d.changelog_manifest_list.length, 977);
+    cr_assert(d.changelog_manifest_list.has_sha256);
+    cr_assert_eq(d.changelog_manifest_list.sha256[3], 0xab);
+    cr_assert_str_eq(d.index_manifest, "index-manifest-d-0");
+    cr_assert(d.has_changelog_record_count);
+    cr_assert_eq(d.changelog_record_count, 12);
+    cr_assert(d.has_watermark);
+    cr_assert_eq(d.watermark, -5);
+    cr_assert_str_eq(d.statistics, "stats-e-0");
+    /* Snapshot.java's member order (Jackson writes fields in declaration order). */
+    static const char *order[] = {"\"deltaManifestListSize\":", "\"changelogManifestList\":", "\"changelogManifestListSize\":",
+                                  "\"indexManifest\":",         "\"commitUser\":",            "\"deltaRecordCount\":",
+                                  "\"changelogRecordCount\":",  "\"watermark\":",             "\"statistics\":",
+                                  "\"properties\":"};
+    const char *doc = sc_buf_cstr(&b), *prev = doc;
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        const char *at = strstr(doc, order[i]);
+        cr_assert_not_null(at, "%s missing", order[i]);
+        cr_assert(at > prev || i == 0, "%s out of Paimon's order: %s", order[i], doc);
+        prev = at;
+    }
+    sc_buf b2 = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b2, &d), 0);
+    cr_assert(b2.len == b.len && memcmp(b.data, b2.data, b.len) == 0, "canonical re-encoding");
+    sc_buf_free(&b);
+    sc_buf_free(&b2);
+    sc_snapshot_clear(&s);
+    sc_snapshot_clear(&d);
+}
+
+Test(snapshot_codec, absent_optional_members_are_omitted) {
+    sc_snapshot s, d;
+    sample(&s, 1);
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b, &s), 0);
+    static const char *absent[] = {"\"changelogManifestList\":", "\"changelogManifestListSize\":", "\"indexManifest\":",
+                                   "\"changelogRecordCount\":",  "\"watermark\":",                 "\"statistics\":",
+                                   "snapcommit.changelogManifestList.sha256"};
+    for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+        cr_assert_null(strstr(sc_buf_cstr(&b), absent[i]), "%s written while absent", absent[i]);
+    cr_assert_eq(sc_snapshot_decode(&d, b.data, b.len, "snap"), 0);
+    cr_assert_null(d.changelog_manifest_list.name);
+    cr_assert_null(d.index_manifest);
+    cr_assert_null(d.statistics);
+    cr_assert(!d.has_changelog_record_count && !d.has_watermark);
+    sc_buf_free(&b);
+    sc_snapshot_clear(&s);
+    sc_snapshot_clear(&d);
+}
+
+Test(snapshot_codec, encoder_refuses_bad_optional_names) {
+    sc_snapshot s;
+    sample_optional(&s);
+    free(s.index_manifest);
+    s.index_manifest = strdup("../index-manifest");
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b, &s), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "indexManifest"), "%s", sc_error_message());
+    cr_assert_eq(b.len, 0);
+    sc_buf_free(&b);
+    sc_snapshot_clear(&s);
+}
+
+/* A snapshot in the shape Paimon 1.4.2 writes for a primary-key table with a changelog
+ * producer, deletion vectors and a watermark (Jackson's pretty printer, nulls omitted). */
+static const char PAIMON_PK_SNAPSHOT[] =
+    "{\n  \"version\" : 3,\n  \"id\" : 7,\n  \"schemaId\" : 1,\n"
+    "  \"baseManifestList\" : \"manifest-list-5e1c-12\",\n  \"baseManifestListSize\" : 1116,\n"
+    "  \"deltaManifestList\" : \"manifest-list-5e1c-13\",\n  \"deltaManifestListSize\" : 1108,\n"
+    "  \"changelogManifestList\" : \"manifest-list-5e1c-14\",\n  \"changelogManifestListSize\" : 1099,\n"
+    "  \"indexManifest\" : \"index-manifest-7a2f-3\",\n"
+    "  \"commitUser\" : \"flink-job\",\n  \"commitIdentifier\" : 4,\n  \"commitKind\" : \"COMPACT\",\n"
+    "  \"timeMillis\" : 1796090100496,\n  \"totalRecordCount\" : 10,\n  \"deltaRecordCount\" : -2,\n"
+    "  \"changelogRecordCount\" : 3,\n  \"watermark\" : 1796090000000,\n"
+    "  \"statistics\" : \"stats-9c1d-0\",\n  \"nextRowId\" : 0\n}";
+
+Test(snapshot_codec, paimon_optional_members_decode) {
+    sc_snapshot d;
+    cr_assert_eq(sc_snapshot_decode(&d, (const uint8_t *)PAIMON_PK_SNAPSHOT, strlen(PAIMON_PK_SNAPSHOT), "snapshot-7"), 0,
+                 "%s", sc_error_message());
+    cr_assert(d.foreign);
+    cr_assert_str_eq(d.changelog_manifest_list.name, "manifest-list-5e1c-14");
+    cr_assert_eq(d.changelog_manifest_list.length, 1099);
+    cr_assert(!d.changelog_manifest_list.has_sha256);
+    cr_assert_str_eq(d.index_manifest, "index-manifest-7a2f-3");
+    cr_assert(d.has_changelog_record_count && d.changelog_record_count == 3);
+    cr_assert(d.has_watermark && d.watermark == 1796090000000LL);
+    cr_assert_str_eq(d.statistics, "stats-9c1d-0");
+    sc_snapshot_clear(&d);
+    /* null is absent (other writers may spell it so). */
+    char text[sizeof PAIMON_PK_SNAPSHOT + 64];
+    snprintf(text, sizeof text, "%s", PAIMON_PK_SNAPSHOT);
+    char *at = strstr(text, "\"index-manifest-7a2f-3\"");
+    memcpy(at, "null", 4);
+    memmove(at + 4, at + strlen("\"index-manifest-7a2f-3\""), strlen(at + strlen("\"index-manifest-7a2f-3\"")) + 1);
+    cr_assert_eq(sc_snapshot_decode(&d, (const uint8_t *)text, strlen(text), "snapshot-7"), 0, "%s", sc_error_message());
+    cr_assert_null(d.index_manifest);
+    sc_snapshot_clear(&d);
+}
+
+Test(snapshot_codec, damaged_optional_members_name_the_field) {
+    static const struct {
+        const char *from, *to, *field;
+    } cases[] = {
+        {"\"manifest-list-5e1c-14\"", "\"../manifest-list\"", "changelogManifestList"},
+        {"\"manifest-list-5e1c-14\"", "14", "changelogManifestList"},
+        {"\"changelogManifestListSize\" : 1099", "\"changelogManifestListSize\" : -1", "changelogManifestListSize"},
+        {"\"index-manifest-7a2f-3\"", "\"\"", "indexManifest"},
+        {"\"index-manifest-7a2f-3\"", "[1]", "indexManifest"},
+        {"\"changelogRecordCount\" : 3", "\"changelogRecordCount\" : -3", "changelogRecordCount"},
+        {"\"changelogRecordCount\" : 3", "\"changelogRecordCount\" : \"3\"", "changelogRecordCount"},
+        {"\"watermark\" : 1796090000000", "\"watermark\" : 1.5", "watermark"},
+        {"\"stats-9c1d-0\"", "\"a/b\"", "statistics"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char text[4096];
+        const char *at = strstr(PAIMON_PK_SNAPSHOT, cases[c].from);
+        cr_assert_not_null(at, "%s", cases[c].from);
+        snprintf(text, sizeof text, "%.*s%s%s", (int)(at - PAIMON_PK_SNAPSHOT), PAIMON_PK_SNAPSHOT, cases[c].to,
+                 at + strlen(cases[c].from));
+        sc_snapshot d;
+        int rc = sc_snapshot_decode(&d, (const uint8_t *)text, strlen(text), "snapshot-7");
+        cr_assert_eq(rc, SC_ECORRUPT, "case %zu: %s: %s", c, sc_error_name(rc), sc_error_message());
+        cr_assert(strstr(sc_error_message(), cases[c].field), "case %zu: %s", c, sc_error_message());
+        cr_assert(strstr(sc_error_message(), "snapshot-7"), "%s", sc_error_message());
+    }
+}
+
+/* Our changelog list is pinned by its hash: a damaged hash or one without a list is refused. */
+Test(snapshot_codec, changelog_list_hash_is_checked) {
+    sc_snapshot s, d;
+    sample_optional(&s);
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b, &s), 0);
+    sc_snapshot_clear(&s);
+    char edited[8192];
+    snprintf(edited, sizeof edited, "%s", sc_buf_cstr(&b));
+    char *at = strstr(edited, "\"snapcommit.changelogManifestList.sha256\":\"");
+    cr_assert_not_null(at);
+    at[strlen("\"snapcommit.changelogManifestList.sha256\":\"")] = 'x';
+    reseal(edited);
+    cr_assert_eq(sc_snapshot_decode(&d, (const uint8_t *)edited, strlen(edited), "snap"), SC_ECORRUPT);
+    cr_assert(strstr(sc_error_message(), "snapcommit.changelogManifestList.sha256"), "%s", sc_error_message());
+    /* Without the list the hash pins nothing. */
+    snprintf(edited, sizeof edited, "%s", sc_buf_cstr(&b));
+    at = strstr(edited, "\"changelogManifestList\":");
+    cr_assert_not_null(at);
+    memcpy(at, "\"changelogManifestLisX\":", strlen("\"changelogManifestList\":"));
+    reseal(edited);
+    cr_assert_eq(sc_snapshot_decode(&d, (const uint8_t *)edited, strlen(edited), "snap"), SC_ECORRUPT);
+    cr_assert(strstr(sc_error_message(), "without changelogManifestList"), "%s", sc_error_message());
+    sc_buf_free(&b);
+}

@@ -59,6 +59,47 @@ SC_API int sc_changes_delete(sc_changes *changes, const sc_file_entry *entry);
 SC_API size_t sc_changes_add_count(const sc_changes *changes);
 SC_API size_t sc_changes_delete_count(const sc_changes *changes);
 
+/*
+ * Changelog files (Paimon's changelog producers write them under the bucket
+ * directory like data files) are only ever added: the entry is checked and
+ * copied as sc_changes_add's. SC_EINVAL names the bad field.
+ */
+SC_API int sc_changes_add_changelog(sc_changes *changes, const sc_file_entry *entry);
+/*
+ * Copy an index file (a bucket's hash index or deletion vectors) into the set
+ * as added or deleted. SC_EINVAL names the bad field: index_type non-empty,
+ * file a file name (no "/", not "." or "..", at most 1024 bytes, no control
+ * character when added), size and rows >= 0, bucket >= 0, every range's
+ * data_file a file name and offset and length >= 0, partition at most
+ * 65,536 bytes.
+ */
+SC_API int sc_changes_add_index(sc_changes *changes, const sc_index_entry *entry);
+SC_API int sc_changes_delete_index(sc_changes *changes, const sc_index_entry *entry);
+/* Numbers of changelog files, added and deleted index files so far; `changes` must not be NULL. */
+SC_API size_t sc_changes_changelog_count(const sc_changes *changes);
+SC_API size_t sc_changes_index_add_count(const sc_changes *changes);
+SC_API size_t sc_changes_index_delete_count(const sc_changes *changes);
+
+/* The section of a change set that sc_changes_add_paimon fills. */
+typedef enum sc_paimon_section {
+    SC_SECTION_DATA = 0,      /* data files: ManifestEntry records */
+    SC_SECTION_CHANGELOG = 1, /* changelog files: ManifestEntry records, ADD only */
+    SC_SECTION_INDEX = 2,     /* index files: IndexManifestEntry records */
+} sc_paimon_section;
+/*
+ * Decode `len` bytes of a Paimon manifest-format Avro container (the null,
+ * deflate and zstandard codecs Paimon writes) and add every record: DATA and
+ * CHANGELOG read ManifestEntry records (_KIND 0 ADD adds, 1 DELETE deletes; a
+ * DELETE in CHANGELOG is SC_EINVAL), INDEX reads IndexManifestEntry records
+ * (ADD → sc_changes_add_index, DELETE → sc_changes_delete_index). The same
+ * decoders and limits as manifests read from storage: SC_ECORRUPT names the
+ * record and field, SC_ELIMIT when over the limits, SC_EUNSUPPORTED for a
+ * _GLOBAL_INDEX; each record then passes the checks of the add/delete call
+ * (SC_EINVAL naming the record). Nothing is added on error. The bytes are
+ * borrowed for the call.
+ */
+SC_API int sc_changes_add_paimon(sc_changes *changes, sc_paimon_section section, const uint8_t *avro, size_t len);
+
 /* ---- opening ---- */
 
 /*

@@ -110,6 +110,40 @@ typedef struct sc_file_entry {
     size_t write_col_count;
 } sc_file_entry;
 
+/*
+ * One deletion vector inside an index file (Paimon's DeletionVectorMeta): the
+ * data file whose deleted rows it marks and where its bytes are in the index
+ * file. Borrowed pointers, as in sc_file_entry.
+ */
+typedef struct sc_dv_range {
+    const char *data_file;  /* f0: the data file's name (no directory) */
+    int32_t offset;         /* f1: byte offset in the index file, >= 0 */
+    int32_t length;         /* f2: bytes, >= 0 */
+    int has_cardinality;
+    int64_t cardinality;    /* _CARDINALITY: deleted rows (Paimon's nullable field) */
+} sc_dv_range;
+
+/*
+ * One index file as Paimon's index manifest records it (IndexManifestEntry
+ * without its kind): a bucket's hash index ("HASH") or deletion vectors
+ * ("DELETION_VECTORS"), stored under index/ (or at external_path). Borrowed
+ * pointers: the library copies what it keeps. Paimon's _GLOBAL_INDEX (global
+ * indexes of data-evolution tables) is not represented: an index manifest
+ * carrying one is refused with SC_EUNSUPPORTED.
+ */
+typedef struct sc_index_entry {
+    sc_bytes partition;           /* serialized BinaryRow, as in sc_file_entry */
+    int32_t bucket;               /* >= 0 (0 for a bucket-unaware table) */
+    const char *index_type;       /* "HASH", "DELETION_VECTORS", ...: non-empty */
+    const char *file;             /* _FILE_NAME: a file name under index/ (no "/") */
+    int64_t size;                 /* _FILE_SIZE, >= 0 */
+    int64_t rows;                 /* _ROW_COUNT, >= 0 */
+    int has_dv_ranges;            /* _DELETIONS_VECTORS_RANGES is non-null */
+    const sc_dv_range *dv_ranges; /* dv_range_count items (may be 0 with has_dv_ranges) */
+    size_t dv_range_count;
+    const char *external_path;    /* _EXTERNAL_PATH: NULL when absent */
+} sc_index_entry;
+
 /* max_retries value: no limit on the number of lost claims (the default). */
 #define SC_RETRY_UNBOUNDED (-1)
 /* The default commit budget (sc_retry_policy.timeout_ms). Orphan removal refuses an

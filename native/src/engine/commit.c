@@ -50,6 +50,7 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     s.commit_user = (char *)req->commit_user;
     s.commit_identifier = req->identifier;
     s.commit_kind = req->kind;
+    s.schema_id = cs->t->schema.id; /* Paimon's readers take the table's schema at a snapshot from it */
     s.time_millis = sc_env_now_ms(&cs->t->env);
     s.delta_record_count = cs->written.delta_rows;
     /* A count the reader would reject must never be written: it would make the table unreadable. */
@@ -197,7 +198,7 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     /* Paimon carries its index manifest from snapshot to snapshot; ours would not name it,
      * and its deletion vectors (deleted rows) or bucket index would silently be lost. */
-    if (!rc && a->latest_id && a->latest.has_index_manifest)
+    if (!rc && a->latest_id && a->latest.index_manifest)
         rc = sc_error_set(SC_EUNSUPPORTED, "snapshot %" PRIu64 " names a Paimon index manifest (deletion vectors or a "
                                            "bucket index), which snapcommit cannot carry yet: nothing written",
                           a->latest_id);
@@ -728,6 +729,7 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     sc_store_stats_get(&before, t->store);
     int64_t started = sc_env_monotonic_ms(&t->env);
     rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
+    if (!rc) rc = sc_table_refresh_schema(t);
     if (!rc) rc = sc_entries_prepare(t, req->changes, req->kind, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);

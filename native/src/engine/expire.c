@@ -404,7 +404,7 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
             }
             if (!rc) rc = sc_upkeep_extra_refs(NULL, &p->gone_extra, t, &s);
             /* Paimon's changelog, index and statistics objects are left alone (orphans, for Paimon's cleaner). */
-            if (!rc && (s.has_index_manifest || s.has_changelog_or_stats)) r->skipped++;
+            if (!rc && (s.index_manifest || s.changelog_manifest_list.name || s.statistics)) r->skipped++;
         }
         sc_snapshot_clear(&s);
         if (rc) return rc;

@@ -146,7 +146,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
             continue;
         }
         if (rc && rc != SC_ECORRUPT && rc != SC_ENOTFOUND) return sc_error_wrap(rc, "remove-orphans: reading snapshot %" PRIu64, id);
-        if (!rc && (s.has_index_manifest || s.has_changelog_or_stats))
+        if (!rc && (s.index_manifest || s.changelog_manifest_list.name || s.statistics))
             rc = sc_error_set(SC_EUNSUPPORTED, "remove-orphans refused: snapshot %" PRIu64 " names Paimon changelog, index "
                                                "or statistics objects this build does not follow",
                               id);

@@ -269,6 +269,40 @@ static int load_schema(sc_table *t) {
     return rc;
 }
 
+/*
+ * Every snapshot names the table's latest schema (Paimon's schemaId), and an
+ * ALTER TABLE adds schema/schema-<k+1> with no snapshot: one HEAD of the next
+ * id per commit sees it (outside the claim window). The handle's first commit
+ * skips it, as the open just listed the schemas. A newer one is loaded whole
+ * (a LIST finds the highest, should several ALTERs have run).
+ */
+int sc_table_refresh_schema(sc_table *t) {
+    if (t->schema_just_listed) {
+        t->schema_just_listed = 0;
+        return 0;
+    }
+    char key[64];
+    sc_schema_key(key, t->schema.id + 1);
+    sc_object_info info;
+    int rc = sc_store_head(t->store, &info, key);
+    if (rc == SC_ENOTFOUND) {
+        sc_error_clear();
+        return 0;
+    }
+    if (rc) return sc_error_wrap(rc, "looking for a newer schema (%s)", key);
+    sc_table_schema old = t->schema;
+    memset(&t->schema, 0, sizeof t->schema);
+    rc = load_schema(t);
+    if (rc) {
+        sc_schema_clear(&t->schema);
+        t->schema = old;
+        return rc;
+    }
+    sc_log(SC_LOG_INFO, "the table's schema is now schema/schema-%" PRId64 " (was %" PRId64 ")", t->schema.id, old.id);
+    sc_schema_clear(&old);
+    return 0;
+}
+
 int sc_table_read_schema(sc_table_schema *out, sc_table *t, int64_t id) {
     char key[64];
     sc_schema_key(key, id);
@@ -398,6 +432,7 @@ static int table_open(sc_table **out, sc_store *store, unsigned flags, const cha
         free(t);
         return rc;
     }
+    t->schema_just_listed = 1;
     if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
         sc_schema_clear(&t->schema);
         free(t);

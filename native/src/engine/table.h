@@ -13,4 +13,8 @@ int sc_table_adoption_error(const char *location);
 /* 0 when `t` may be written; the adoption error for a handle opened on a table not adopted. */
 int sc_table_check_adopted(sc_table *t);
 
+/* Load a schema newer than the handle's, if an ALTER TABLE added one (one HEAD; the
+ * handle's first commit after open skips it). Store errors; the old schema stays on failure. */
+int sc_table_refresh_schema(sc_table *t);
+
 #endif

@@ -1,4 +1,5 @@
-/* Building and parsing change sets: {"add":[ENTRY...],"delete":[ENTRY...]}. */
+/* Building and parsing change sets: {"add":[ENTRY...],"delete":[ENTRY...]}; their
+ * changelog and index sections, also from Paimon's own manifest bytes. */
 #include "format/changes.h"
 
 #include <inttypes.h>
@@ -8,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "format/binary_row.h"
+#include "format/paimon_manifest.h"
 #include "format/partition.h"
 
 int sc_changes_new(sc_changes **out) {
@@ -19,6 +21,9 @@ void sc_changes_free(sc_changes *c) {
     if (!c) return;
     sc_entry_vec_free(&c->adds);
     sc_entry_vec_free(&c->deletes);
+    sc_entry_vec_free(&c->changelog);
+    sc_index_vec_free(&c->index_adds);
+    sc_index_vec_free(&c->index_deletes);
     free(c);
 }
 
@@ -97,6 +102,86 @@ int sc_changes_delete(sc_changes *c, const sc_file_entry *e) {
 
 size_t sc_changes_add_count(const sc_changes *c) { return c->adds.count; }
 size_t sc_changes_delete_count(const sc_changes *c) { return c->deletes.count; }
+
+int sc_changes_add_changelog(sc_changes *c, const sc_file_entry *e) {
+    return push_checked(&c->changelog, SC_ENTRY_ADD, e);
+}
+
+static int push_index_checked(sc_index_vec *v, sc_entry_kind kind, const sc_index_entry *entry) {
+    if (!entry) return sc_error_set(SC_EINVAL, "NULL index entry");
+    sc_index_entry copy = *entry;
+    /* One spelling of the unpartitioned table's partition, as for data files. */
+    if (!copy.partition.data || copy.partition.len == 0) copy.partition = (sc_bytes){sc_empty_row, SC_EMPTY_ROW_LEN};
+    int rc = sc_index_entry_validate(&copy);
+    sc_decode_limits limits;
+    sc_decode_limits_default(&limits);
+    if (!rc && copy.partition.len > limits.max_field_len)
+        rc = sc_error_set(SC_EINVAL, "partition: %zu bytes, longer than the field limit of %zu bytes", copy.partition.len,
+                          limits.max_field_len);
+    /* Names an add introduces end up in output; a delete may name what an older version let in. */
+    if (!rc && kind == SC_ENTRY_ADD) rc = sc_name_check("file", (const uint8_t *)copy.file, strlen(copy.file));
+    if (!rc && kind == SC_ENTRY_ADD)
+        rc = sc_name_check("index_type", (const uint8_t *)copy.index_type, strlen(copy.index_type));
+    for (size_t i = 0; !rc && kind == SC_ENTRY_ADD && i < copy.dv_range_count; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "dv_ranges[%zu].data_file", i);
+        rc = sc_name_check(field, (const uint8_t *)copy.dv_ranges[i].data_file, strlen(copy.dv_ranges[i].data_file));
+    }
+    return rc ? rc : sc_index_vec_push_copy(v, kind, &copy);
+}
+
+int sc_changes_add_index(sc_changes *c, const sc_index_entry *e) {
+    return push_index_checked(&c->index_adds, SC_ENTRY_ADD, e);
+}
+
+int sc_changes_delete_index(sc_changes *c, const sc_index_entry *e) {
+    return push_index_checked(&c->index_deletes, SC_ENTRY_DELETE, e);
+}
+
+size_t sc_changes_changelog_count(const sc_changes *c) { return c->changelog.count; }
+size_t sc_changes_index_add_count(const sc_changes *c) { return c->index_adds.count; }
+size_t sc_changes_index_delete_count(const sc_changes *c) { return c->index_deletes.count; }
+
+/* ---- Paimon's manifest bytes ---- */
+
+#define GIVEN_OBJECT "the given Paimon manifest"
+
+/* ManifestEntry records into the data or changelog section. */
+static int add_paimon_files(sc_changes *c, int changelog, const uint8_t *avro, size_t len) {
+    sc_decode_limits limits;
+    sc_decode_limits_default(&limits);
+    sc_entry_vec records = {0};
+    int rc = sc_paimon_manifest_decode(&records, avro, len, &limits, GIVEN_OBJECT);
+    size_t adds = c->adds.count, deletes = c->deletes.count, logs = c->changelog.count;
+    for (size_t i = 0; !rc && i < records.count; i++) {
+        const sc_manifest_entry *r = &records.items[i];
+        if (changelog && r->kind != SC_ENTRY_ADD)
+            rc = sc_error_set(SC_EINVAL, "%s: record %zu: a DELETE of changelog file \"%s\" (changelog files are only added)",
+                              GIVEN_OBJECT, i, r->file.file);
+        else if (changelog) rc = sc_changes_add_changelog(c, &r->file);
+        else rc = r->kind == SC_ENTRY_ADD ? sc_changes_add(c, &r->file) : sc_changes_delete(c, &r->file);
+        if (rc && !(changelog && r->kind != SC_ENTRY_ADD)) rc = sc_error_wrap(rc, "%s: record %zu", GIVEN_OBJECT, i);
+    }
+    sc_entry_vec_free(&records);
+    if (rc) { /* nothing from this call stays */
+        sc_entry_vec_truncate(&c->adds, adds);
+        sc_entry_vec_truncate(&c->deletes, deletes);
+        sc_entry_vec_truncate(&c->changelog, logs);
+    }
+    return rc;
+}
+
+int sc_changes_add_paimon(sc_changes *c, sc_paimon_section section, const uint8_t *avro, size_t len) {
+    if (!c || (!avro && len)) return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: missing argument");
+    switch (section) {
+    case SC_SECTION_DATA: return add_paimon_files(c, 0, avro, len);
+    case SC_SECTION_CHANGELOG: return add_paimon_files(c, 1, avro, len);
+    case SC_SECTION_INDEX:
+        return sc_error_set(SC_EUNSUPPORTED, "sc_changes_add_paimon: index manifests are not decoded by this build yet");
+    }
+    return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: section %d is not DATA (0), CHANGELOG (1) or INDEX (2)",
+                        (int)section);
+}
 
 /* ---- JSON ---- */
 

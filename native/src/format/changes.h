@@ -2,12 +2,16 @@
 #ifndef SC_CHANGES_H
 #define SC_CHANGES_H
 
+#include "format/index_entry.h"
 #include "format/manifest.h"
 #include "snapcommit/table.h" /* the public sc_changes API this module implements */
 
 struct sc_changes {
-    sc_entry_vec adds;
+    sc_entry_vec adds;      /* data files */
     sc_entry_vec deletes;
+    sc_entry_vec changelog; /* changelog files (all ADD) */
+    sc_index_vec index_adds;
+    sc_index_vec index_deletes;
 };
 
 /* 0, or SC_EINVAL naming `field`, the name and the first control character

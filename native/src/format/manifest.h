@@ -48,6 +48,13 @@ void sc_entry_vec_free(sc_entry_vec *v);
  * key rows, key order) is engine/entries.c's. SC_EINVAL naming the field.
  */
 int sc_file_entry_validate(const sc_file_entry *file);
+/*
+ * Check a file name (a data or changelog file under <partition>/bucket-<b>/,
+ * an index file under index/, a manifest under manifest/): non-NULL,
+ * non-empty, at most SC_MANIFEST_PATH_MAX bytes, no "/" and not "." or "..".
+ * SC_EINVAL with a message naming `field`.
+ */
+int sc_file_name_validate(const char *field, const char *name);
 /* Bytewise comparison of two optional byte strings (absent sorts first). */
 int sc_bytes_compare(sc_bytes a, sc_bytes b);
 /* Printable form of an opaque partition/key for messages (escapes non-printables). */

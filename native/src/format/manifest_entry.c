@@ -55,14 +55,9 @@ void sc_bytes_describe(char *out, size_t cap, sc_bytes b) {
 
 const uint8_t sc_empty_row[SC_EMPTY_ROW_LEN] = {0};
 
-/*
- * Check a file name (a data file under <partition>/bucket-<b>/, a manifest
- * under manifest/): non-NULL, non-empty, at most SC_MANIFEST_PATH_MAX bytes,
- * no "/" and not "." or "..": the directory follows from the partition and
- * bucket, so a name with one would be a second spelling of a path.
- * SC_EINVAL with a message naming `field`.
- */
-static int file_name_validate(const char *field, const char *name) {
+/* The directory follows from the partition and bucket (or the object's kind),
+ * so a name with a "/" would be a second spelling of a path. */
+int sc_file_name_validate(const char *field, const char *name) {
     char q[256];
     if (!name) return sc_error_set(SC_EINVAL, "%s: missing", field);
     size_t len = strnlen(name, SC_MANIFEST_PATH_MAX + 1);
@@ -96,7 +91,7 @@ int sc_file_entry_validate(const sc_file_entry *f) {
     if (f->size < 0) return sc_error_set(SC_EINVAL, "size: %lld is negative", (long long)f->size);
     if (f->min_seq > f->max_seq)
         return sc_error_set(SC_EINVAL, "min_seq: %lld is above max_seq %lld", (long long)f->min_seq, (long long)f->max_seq);
-    int rc = file_name_validate("file", f->file);
+    int rc = sc_file_name_validate("file", f->file);
     if (!rc) rc = bytes_check("partition", f->partition);
     if (!rc) rc = bytes_check("min_key", f->min_key);
     if (!rc) rc = bytes_check("max_key", f->max_key);

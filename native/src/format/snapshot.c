@@ -10,6 +10,7 @@
 
 #include "base/error_internal.h"
 #include "format/head_record.h"
+#include "format/manifest.h"
 #include "format/seal.h"
 
 #define SNAPSHOT_KEY_PREFIX "snapshot/snapshot-"
@@ -66,6 +67,9 @@ void sc_snapshot_clear(sc_snapshot *snap) {
     object_ref_clear(&snap->base_manifest_list);
     object_ref_clear(&snap->delta_manifest_list);
     object_ref_clear(&snap->watermark_archive);
+    object_ref_clear(&snap->changelog_manifest_list);
+    free(snap->index_manifest);
+    free(snap->statistics);
     for (size_t i = 0; i < snap->watermark_count; i++) free(snap->watermarks[i].user);
     free(snap->watermarks);
     memset(snap, 0, sizeof *snap);
@@ -131,6 +135,7 @@ static int watermarks_text(char **out, const sc_snapshot *s) {
 }
 
 #define ARCHIVE_KEY "snapcommit.watermarkArchive"
+#define CHANGELOG_SHA_KEY "snapcommit.changelogManifestList.sha256"
 #define ARCHIVE_LENGTH_KEY "snapcommit.watermarkArchive.length"
 
 static json_t *snapshot_properties(const sc_snapshot *s) {
@@ -143,6 +148,8 @@ static json_t *snapshot_properties(const sc_snapshot *s) {
     if (!rc && s->has_parent) rc = set_prop_hash(p, "snapcommit.parentHash", s->parent_hash);
     if (!rc) rc = set_prop_hash(p, "snapcommit.baseManifestList.sha256", s->base_manifest_list.sha256);
     if (!rc) rc = set_prop_hash(p, "snapcommit.deltaManifestList.sha256", s->delta_manifest_list.sha256);
+    if (!rc && s->changelog_manifest_list.name && s->changelog_manifest_list.has_sha256)
+        rc = set_prop_hash(p, CHANGELOG_SHA_KEY, s->changelog_manifest_list.sha256);
     if (!rc) rc = watermarks_text(&wm, s);
     if (!rc) rc = set_prop(p, "snapcommit.watermarks", wm);
     /* The archive's hash is its name (content-addressed): name and length pin it. */
@@ -192,19 +199,49 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
     if (!s->commit_user || !s->base_manifest_list.name || !s->delta_manifest_list.name)
         return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 " is incomplete", s->id);
     if (s->foreign) return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 ": only snapcommit's own snapshots are encoded", s->id);
+    /* What the reader would refuse is refused here, naming the field (not as a damaged document). */
+    if ((s->changelog_manifest_list.name && sc_file_name_validate("changelogManifestList", s->changelog_manifest_list.name)) ||
+        (s->index_manifest && sc_file_name_validate("indexManifest", s->index_manifest)) ||
+        (s->statistics && sc_file_name_validate("statistics", s->statistics)))
+        return sc_error_wrap(SC_EINVAL, "snapshot %" PRIu64, s->id);
+    if (s->has_changelog_record_count && s->changelog_record_count < 0)
+        return sc_error_set(SC_EINVAL, "snapshot %" PRIu64 ": changelogRecordCount %" PRId64 " is negative", s->id,
+                            s->changelog_record_count);
     json_t *props = snapshot_properties(s);
     if (!props) return sc_error_set(SC_ENOMEM, "out of memory building the properties of snapshot %" PRIu64, s->id);
-    /* Paimon's field order (org.apache.paimon.Snapshot); properties last (the seal). */
-    json_t *doc = json_pack(
-        "{s:i, s:I, s:I, s:s, s:I, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:I, s:o}",
-        "version", PAIMON_SNAPSHOT_VERSION, "id", (json_int_t)s->id, "schemaId", (json_int_t)s->schema_id,
-        "baseManifestList", s->base_manifest_list.name, "baseManifestListSize", (json_int_t)s->base_manifest_list.length,
-        "deltaManifestList", s->delta_manifest_list.name, "deltaManifestListSize",
-        (json_int_t)s->delta_manifest_list.length, "commitUser", s->commit_user, "commitIdentifier",
-        (json_int_t)s->commit_identifier, "commitKind", sc_commit_kind_name(s->commit_kind), "timeMillis",
-        (json_int_t)s->time_millis, "totalRecordCount", (json_int_t)s->total_record_count, "deltaRecordCount",
-        (json_int_t)s->delta_record_count, "properties", props);
-    if (!doc) return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    /* Paimon's field order (org.apache.paimon.Snapshot), its optional members
+     * omitted when absent as its NON_NULL inclusion does; properties last (the seal). */
+    json_t *doc = json_object();
+    int ok = doc != NULL;
+#define MEMBER(name, value) (ok = ok && json_object_set_new(doc, name, value) == 0)
+    MEMBER("version", json_integer(PAIMON_SNAPSHOT_VERSION));
+    MEMBER("id", json_integer((json_int_t)s->id));
+    MEMBER("schemaId", json_integer((json_int_t)s->schema_id));
+    MEMBER("baseManifestList", json_string(s->base_manifest_list.name));
+    MEMBER("baseManifestListSize", json_integer((json_int_t)s->base_manifest_list.length));
+    MEMBER("deltaManifestList", json_string(s->delta_manifest_list.name));
+    MEMBER("deltaManifestListSize", json_integer((json_int_t)s->delta_manifest_list.length));
+    if (s->changelog_manifest_list.name) {
+        MEMBER("changelogManifestList", json_string(s->changelog_manifest_list.name));
+        MEMBER("changelogManifestListSize", json_integer((json_int_t)s->changelog_manifest_list.length));
+    }
+    if (s->index_manifest) MEMBER("indexManifest", json_string(s->index_manifest));
+    MEMBER("commitUser", json_string(s->commit_user));
+    MEMBER("commitIdentifier", json_integer((json_int_t)s->commit_identifier));
+    MEMBER("commitKind", json_string(sc_commit_kind_name(s->commit_kind)));
+    MEMBER("timeMillis", json_integer((json_int_t)s->time_millis));
+    MEMBER("totalRecordCount", json_integer((json_int_t)s->total_record_count));
+    MEMBER("deltaRecordCount", json_integer((json_int_t)s->delta_record_count));
+    if (s->has_changelog_record_count) MEMBER("changelogRecordCount", json_integer((json_int_t)s->changelog_record_count));
+    if (s->has_watermark) MEMBER("watermark", json_integer((json_int_t)s->watermark));
+    if (s->statistics) MEMBER("statistics", json_string(s->statistics));
+    if (ok) MEMBER("properties", props);
+    else json_decref(props);
+#undef MEMBER
+    if (!ok) {
+        json_decref(doc);
+        return sc_error_set(SC_ENOMEM, "out of memory building JSON");
+    }
     char *text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (!text) return sc_error_set(SC_ENOMEM, "out of memory encoding JSON");
@@ -225,7 +262,11 @@ int sc_snapshot_encode(sc_buf *out, const sc_snapshot *s) {
     }
     int same = check.id == s->id && check.watermark_count == s->watermark_count &&
                check.commit_identifier == s->commit_identifier && !check.foreign &&
-               !check.watermark_archive.name == !s->watermark_archive.name;
+               !check.watermark_archive.name == !s->watermark_archive.name &&
+               !check.changelog_manifest_list.name == !s->changelog_manifest_list.name &&
+               !check.index_manifest == !s->index_manifest && !check.statistics == !s->statistics &&
+               check.has_changelog_record_count == !!s->has_changelog_record_count &&
+               check.has_watermark == !!s->has_watermark;
     sc_snapshot_clear(&check);
     if (!same) {
         out->len = start;
@@ -430,6 +471,53 @@ static int decode_archive_ref(sc_snapshot *out, const field_ctx *c, json_t *prop
     return out->watermark_archive.name ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
 }
 
+/* 1 when `field` is present and not null (Paimon writes absent members as nothing, older
+ * writers or other tools may write null). */
+static int has_member(json_t *doc, const char *field) {
+    json_t *v = json_object_get(doc, field);
+    return v && !json_is_null(v);
+}
+
+/* An optional file name under a fixed directory (manifest/, statistics/): *out strdup'd or NULL. */
+static int get_opt_name(const field_ctx *c, json_t *doc, const char *field, const char *dir, char **out) {
+    const char *name = NULL; /* set by get_str on success; -O3 cannot see it */
+    if (!has_member(doc, field)) return 0;
+    int rc = get_str(c, doc, field, 1024, &name);
+    if (!rc && (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)) {
+        char what[64];
+        snprintf(what, sizeof what, "is not a file name under %s", dir);
+        rc = corrupt(c, field, what);
+    }
+    if (rc) return rc;
+    *out = strdup(name);
+    return *out ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+}
+
+/* Paimon's optional members: changelog list, index manifest, changelog count, watermark, statistics. */
+static int decode_optional(sc_snapshot *out, const field_ctx *c, json_t *doc) {
+    int rc = 0;
+    if (has_member(doc, "changelogManifestList"))
+        rc = get_ref(c, doc, "changelogManifestList", "changelogManifestListSize", &out->changelog_manifest_list);
+    json_t *props = json_object_get(doc, "properties");
+    if (!rc && !out->foreign && json_object_get(props, CHANGELOG_SHA_KEY)) {
+        if (!out->changelog_manifest_list.name)
+            rc = corrupt(c, CHANGELOG_SHA_KEY, "is present without changelogManifestList");
+        else if (!(rc = get_hash(c, props, CHANGELOG_SHA_KEY, out->changelog_manifest_list.sha256)))
+            out->changelog_manifest_list.has_sha256 = 1;
+    }
+    if (!rc) rc = get_opt_name(c, doc, "indexManifest", "manifest/", &out->index_manifest);
+    if (!rc && has_member(doc, "changelogRecordCount")) {
+        rc = get_int(c, doc, "changelogRecordCount", 0, &out->changelog_record_count);
+        out->has_changelog_record_count = rc == 0;
+    }
+    if (!rc && has_member(doc, "watermark")) {
+        rc = get_int(c, doc, "watermark", INT64_MIN, &out->watermark);
+        out->has_watermark = rc == 0;
+    }
+    if (!rc) rc = get_opt_name(c, doc, "statistics", "statistics/", &out->statistics);
+    return rc;
+}
+
 /* Verify the seal of a snapcommit snapshot (see seal_snapshot). */
 static int unseal_snapshot(const uint8_t *data, size_t len, const field_ctx *c) {
     size_t at;
@@ -538,13 +626,7 @@ int sc_snapshot_decode(sc_snapshot *out, const uint8_t *data, size_t len, const 
     if (!rc) rc = get_ref(&c, doc, "baseManifestList", "baseManifestListSize", &out->base_manifest_list);
     if (!rc) rc = get_ref(&c, doc, "deltaManifestList", "deltaManifestListSize", &out->delta_manifest_list);
     if (!rc) rc = decode_properties(out, &c, doc, data, len);
-    if (!rc) {
-        json_t *index = json_object_get(doc, "indexManifest");
-        out->has_index_manifest = index && !json_is_null(index);
-        json_t *changelog = json_object_get(doc, "changelogManifestList");
-        json_t *stats = json_object_get(doc, "statistics");
-        out->has_changelog_or_stats = (changelog && !json_is_null(changelog)) || (stats && !json_is_null(stats));
-    }
+    if (!rc) rc = decode_optional(out, &c, doc);
     if (!rc && !out->foreign && ident < 0) rc = corrupt(&c, "commitIdentifier", "is negative");
     if (!rc) {
         out->schema_id = schema;

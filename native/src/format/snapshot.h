@@ -70,9 +70,17 @@ typedef struct sc_snapshot {
     /* The watermark archive (everyone else): name under metadata/watermarks/,
      * length, and the SHA-256 the name carries; name NULL = no archive. */
     sc_object_ref watermark_archive;
-    int has_index_manifest; /* Paimon's "indexManifest" (deletion vectors, bucket index): never ours */
-    int has_changelog_or_stats; /* Paimon's "changelogManifestList" or "statistics": never ours;
-                                   upkeep must not delete what they name */
+    /* Paimon's optional members, in its JSON order; each is omitted when absent. */
+    /* "changelogManifestList" + "changelogManifestListSize": the manifest list of this
+     * snapshot's changelog files; name NULL = none. has_sha256 when snapcommit wrote it
+     * (property snapcommit.changelogManifestList.sha256). */
+    sc_object_ref changelog_manifest_list;
+    char *index_manifest;        /* "indexManifest": name under manifest/ of all live index files; NULL = none */
+    int has_changelog_record_count;
+    int64_t changelog_record_count; /* "changelogRecordCount" (>= 0) */
+    int has_watermark;
+    int64_t watermark;           /* "watermark": the event-time watermark */
+    char *statistics;            /* "statistics": name under statistics/; NULL = none */
 } sc_snapshot;
 
 /* The watermark archive's name (format/watermark_archive.h holds the object's codec):

@@ -17,6 +17,9 @@ struct sc_table {
     int owns_store;
     sc_table_meta meta;
     sc_table_schema schema; /* the current schema (schema/schema-<highest id>) */
+    /* The schema was listed by this handle's open and no commit has looked for a newer one
+     * since: the handle's first commit trusts it (engine/table.c sc_table_refresh_schema). */
+    int schema_just_listed;
     const sc_strategy *strategy;
     sc_retry_policy retry;
     sc_env env; /* time and randomness (complete: no NULL member); the store's at open */
