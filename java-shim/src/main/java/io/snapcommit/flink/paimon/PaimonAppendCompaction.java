@@ -15,7 +15,8 @@ import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 
 import io.snapcommit.jni.AlreadyCommittedException;
-import io.snapcommit.jni.CheckpointResult;
+import io.snapcommit.jni.CommitKind;
+import io.snapcommit.jni.CommitResult;
 import io.snapcommit.jni.ConflictException;
 import io.snapcommit.jni.NativeChanges;
 import io.snapcommit.jni.NativeTable;
@@ -26,7 +27,7 @@ import io.snapcommit.jni.StoreConfig;
  * (batch: plans over the latest snapshot with the table's compaction.min.file-num, target file size
  * and delete ratio) and {@link AppendCompactTask#doCompact}, which rewrites each task's files with
  * Paimon's append writer; the result is committed through the native library as the COMPACT part
- * of a checkpoint of its own (compactBefore deleted, compactAfter added).
+ * of a commit of its own: one COMPACT snapshot (compactBefore deleted, compactAfter added).
  */
 public final class PaimonAppendCompaction implements AutoCloseable {
     public enum Outcome { NOTHING_TO_DO, COMPACTED, CONFLICT, ALREADY_COMMITTED }
@@ -89,8 +90,9 @@ public final class PaimonAppendCompaction implements AutoCloseable {
         }
         PaimonSections sections = PaimonSections.of(messages, -1, table.coreOptions().manifestCompression());
         try (NativeChanges compact = sections.compact.toNative()) {
-            CheckpointResult r = t.commitCheckpoint(user, identifier, 0, null, null, compact);
-            return new Result(Outcome.COMPACTED, tasks.size(), before, after, r.compact().snapshotId());
+            // The COMPACT part alone: one snapshot of kind COMPACT, as sc_table_commit makes it.
+            CommitResult r = t.commit(user, identifier, CommitKind.COMPACT, 0, compact);
+            return new Result(Outcome.COMPACTED, tasks.size(), before, after, r.snapshotId());
         } catch (ConflictException e) {
             deleteWritten(messages);
             return new Result(Outcome.CONFLICT, tasks.size(), before, after, 0);
