@@ -290,7 +290,7 @@ public final class SnapcommitSink {
         public Builder compaction(boolean v) { this.compaction = v; return this; }
         /** Paimon's {@code compaction.min.file-num} for the sink's compaction (default: the table's, else 5). */
         public Builder compactionMinFileNum(int n) { this.compactionMinFileNum = n; return this; }
-        /** {@code sink.compaction.max-file-num}: small files merged per task at most (default 50). */
+        /** {@code sink.compaction.max-file-num}: accepted and ignored (Paimon's compaction decides; logged). */
         public Builder compactionMaxFileNum(int n) { this.compactionMaxFileNum = n; return this; }
         public Builder uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder writerParallelism(int p) { this.writerParallelism = p; return this; }

@@ -234,6 +234,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     /** The compaction of the upkeep thread, or null when off (logged): bucket-unaware append tables only. */
     private TableUpkeep.Compaction compaction(PaimonTableSpec stored) {
         if (!config.compactionEnabled()) return null;
+        if (config.compactionMaxFileNum() != null)
+            LOG.warn("sink.compaction.max-file-num = {} is ignored: Paimon's compaction decides how many files a task "
+                     + "merges", config.compactionMaxFileNum());
         if (!stored.schema().primaryKeys().isEmpty()) {
             LOG.info("sink.compaction.enabled: {} has primary keys, and only append tables are compacted by the "
                      + "sink: no compaction", config.location());
@@ -316,9 +319,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     /**
      * Restored pending checkpoints: drop the ones already committed, commit the rest now. Paimon's
      * committer then fails once (RestoreAndFailCommittableStateManager) so that writers restart
-     * from the new snapshot; the append writers here need not: a fixed-bucket writer reads its
-     * bucket's files from the latest snapshot when it first writes to it, after this commit, and
-     * a bucket-unaware writer restores nothing.
+     * from the new snapshot. Not done for append tables: a bucket-unaware writer restores nothing;
+     * a fixed-bucket writer that read its bucket before this commit only repeats sequence numbers
+     * of the re-committed files, which loses or doubles no row. Primary-key tables need the rule.
      */
     private void commitRestored() throws Exception {
         long[] ids = new long[pending.size()];
