@@ -1,7 +1,5 @@
 package io.snapcommit.flink.paimon;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -11,6 +9,7 @@ import org.apache.paimon.fs.FileIO;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
 import org.apache.paimon.options.Options;
+import org.apache.paimon.s3.S3Loader;
 import org.apache.paimon.table.CatalogEnvironment;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.FileStoreTableFactory;
@@ -49,12 +48,15 @@ public final class PaimonStoreTable {
         if (scheme == null || scheme.equalsIgnoreCase("file")) return LocalFileIO.create();
         if (!scheme.toLowerCase(Locale.ROOT).equals("s3"))
             throw new IllegalArgumentException("no Paimon FileIO for " + path + " (local paths and s3:// only)");
+        // paimon-s3's loader directly, not FileIO.get: its discovery insists on keys in the options,
+        // and a table may rely on S3A's own credential chain (instance profile, anonymous).
+        FileIO io = new S3Loader().load(path);
         try {
-            return FileIO.get(path, CatalogContext.create(Options.fromMap(s3Options(storage, System.getenv()))));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open Paimon's S3 FileIO for " + path
-                                           + " (is paimon-s3 on the classpath?): " + e.getMessage(), e);
+            io.configure(CatalogContext.create(Options.fromMap(s3Options(storage, System.getenv()))));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot configure Paimon's S3 FileIO for " + path + ": " + e.getMessage(), e);
         }
+        return io;
     }
 
     /**
@@ -62,8 +64,8 @@ public final class PaimonStoreTable {
      * settings, with the same fallbacks the native store applies when a setting is unset:
      * endpoint from $AWS_ENDPOINT_URL_S3 / $AWS_ENDPOINT_URL, region from $AWS_REGION /
      * $AWS_DEFAULT_REGION, path-style addressing on when there is an endpoint
-     * ($SNAPCOMMIT_S3_PATH_STYLE otherwise), credentials given per table or S3A's own chain
-     * (environment, profile, instance).
+     * ($SNAPCOMMIT_S3_PATH_STYLE otherwise), the table's keys, else $AWS_ACCESS_KEY_ID /
+     * $AWS_SECRET_ACCESS_KEY / $AWS_SESSION_TOKEN, else S3A's own chain (profile, instance).
      */
     static Map<String, String> s3Options(StoreConfig c, Map<String, String> env) {
         Map<String, String> o = new HashMap<>();
@@ -81,11 +83,15 @@ public final class PaimonStoreTable {
         o.put("s3.path.style.access", pathStyle.toString());
         if (c.anonymous()) {
             o.put("s3.aws.credentials.provider", "org.apache.hadoop.fs.s3a.AnonymousAWSCredentialsProvider");
-        } else if (c.accessKey() != null) {
-            o.put("s3.access-key", c.accessKey());
-            o.put("s3.secret-key", c.secretKey());
-            if (c.sessionToken() != null) {
-                o.put("s3.session.token", c.sessionToken());
+        } else if (c.accessKey() != null || env.get("AWS_ACCESS_KEY_ID") != null) {
+            // The table's keys, else the environment's, as the native store takes them.
+            boolean own = c.accessKey() != null;
+            o.put("s3.access-key", own ? c.accessKey() : env.get("AWS_ACCESS_KEY_ID"));
+            String secret = own ? c.secretKey() : env.get("AWS_SECRET_ACCESS_KEY");
+            if (secret != null) o.put("s3.secret-key", secret);
+            String token = own ? c.sessionToken() : env.get("AWS_SESSION_TOKEN");
+            if (token != null) {
+                o.put("s3.session.token", token);
                 o.put("s3.aws.credentials.provider", "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider");
             }
         }

@@ -32,7 +32,13 @@ class PaimonStoreTableTest {
         assertEquals("https://s3.example", o.get("s3.endpoint"));
         assertFalse(o.containsKey("s3.connection.ssl.enabled"));
         assertEquals("us-west-2", o.get("s3.endpoint.region"));
-        assertFalse(o.containsKey("s3.access-key"), "no per-table credentials: S3A's own chain");
+        assertFalse(o.containsKey("s3.access-key"), "no credentials anywhere: S3A's own chain");
+        Map<String, String> env = PaimonStoreTable.s3Options(StoreConfig.DEFAULTS,
+                                                             Map.of("AWS_ACCESS_KEY_ID", "eak", "AWS_SECRET_ACCESS_KEY", "esk",
+                                                                    "AWS_SESSION_TOKEN", "tok"));
+        assertEquals("eak", env.get("s3.access-key"));
+        assertEquals("esk", env.get("s3.secret-key"));
+        assertEquals("tok", env.get("s3.session.token"));
         Map<String, String> aws = PaimonStoreTable.s3Options(StoreConfig.builder().pathStyle(false).build(), Map.of());
         assertEquals("false", aws.get("s3.path.style.access"));
         assertEquals("us-east-1", aws.get("s3.endpoint.region"));
