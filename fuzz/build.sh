@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang into OUT (default /tmp/sc-fuzz):
-#   OUT/fuzz_manifest, fuzz_snapshot, fuzz_schema, fuzz_row
+#   OUT/fuzz_manifest, fuzz_snapshot, fuzz_schema, fuzz_row, fuzz_index_manifest
 # The library's base/ and format/ layers are compiled into each target with the
 # same instrumentation (format/ uses only base/: ctest layers).
 set -euo pipefail
@@ -17,8 +17,8 @@ for src in native/src/base/*.c native/src/format/*.c; do
   if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ]; then "$cc" "${flags[@]}" -c "$src" -o "$obj"; fi
   objs+=("$obj")
 done
-for t in manifest snapshot schema row; do
+for t in manifest snapshot schema row index_manifest; do
   "$cc" "${flags[@]}" -fsanitize=fuzzer -DSC_FUZZ_LIBFUZZER "fuzz/fuzz_$t.c" "${objs[@]}" "${libs[@]}" \
     -o "$out/fuzz_$t"
 done
-echo "built $out/fuzz_{manifest,snapshot,schema,row}"
+echo "built $out/fuzz_{manifest,snapshot,schema,row,index_manifest}"

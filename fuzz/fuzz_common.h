@@ -21,6 +21,7 @@ int sc_fuzz_manifest(const uint8_t *data, size_t size);
 int sc_fuzz_snapshot(const uint8_t *data, size_t size);
 int sc_fuzz_schema(const uint8_t *data, size_t size);
 int sc_fuzz_row(const uint8_t *data, size_t size);
+int sc_fuzz_index_manifest(const uint8_t *data, size_t size);
 
 #ifdef SC_FUZZ_LIBFUZZER
 #define SC_FUZZ_ENTRY(fn)                                              \

@@ -35,6 +35,7 @@ static const struct {
     {"snapshot", sc_fuzz_snapshot},
     {"schema", sc_fuzz_schema},
     {"row", sc_fuzz_row},
+    {"index_manifest", sc_fuzz_index_manifest},
 };
 
 static uint64_t rng_state;

@@ -217,5 +217,44 @@ for l in lines[1:]:
         else: assert l[end-1].isdigit() and (end==len(l) or l[end]==" "), (name, l)
 ' "$work/log" u "$long_user" w
 
+# A checkpoint (docs/format.md section 8): its append part and its compact part are two snapshots
+# of one identifier; JSON output names both; log shows schema, watermark and changelog count.
+c="$work/ck"
+"$sc" init "$c" --schema "$work/schema" >/dev/null; check "init of the checkpoint table" 0 $?
+echo "{\"add\":[$(entry l0-a.parquet)]}" | "$sc" commit "$c" --user job --identifier 1 --changes - >/dev/null
+cat >"$work/ck.json" <<EOF
+{"add":[$(entry l0-b.parquet dt=1/h=3 0 4 '[10]' '[19]')],
+ "changelog":[$(entry changelog-b.parquet dt=1/h=3 0 4 '[10]' '[19]')],
+ "compact":{"delete":[$(entry l0-a.parquet)],"add":[$(entry l1-a.parquet dt=1/h=3 1)]},
+ "watermark":1700000000000}
+EOF
+"$sc" commit "$c" --user job --identifier 2 --changes "$work/ck.json" --json >"$work/ck.out"; check "checkpoint commit" 0 $?
+expect "checkpoint JSON names both snapshots" python3 -c '
+import json,sys; o=json.load(open(sys.argv[1]))
+assert (o["result"],o["snapshot"],o["kind"],o["compactSnapshot"])==("SC_OK",2,"APPEND",3), o' "$work/ck.out"
+"$sc" commit "$c" --user job --identifier 2 --changes "$work/ck.json" --json >"$work/ck2.out" 2>/dev/null; check "checkpoint replay" 3 $?
+expect "a replay names what holds the identifier" python3 -c '
+import json,sys; o=json.load(open(sys.argv[1]))
+assert (o["result"],o["snapshot"],o["compactSnapshot"])==("SC_ECOMMITTED",3,0), o' "$work/ck2.out"
+"$sc" commit "$c" --user job --identifier 3 --kind compact --changes "$work/ck.json" >/dev/null 2>"$work/err"; check "--kind with a checkpoint" 2 $?
+echo "{\"add\":[$(entry l0-c.parquet dt=1/h=3 0 4 '[20]' '[29]')],\"delete\":[$(entry l0-b.parquet dt=1/h=3 0 4 '[10]' '[19]')],\"watermark\":5}" \
+  | "$sc" commit "$c" --user job --identifier 4 --changes - >"$work/ck3.out"; check "checkpoint whose append part deletes" 0 $?
+expect "text output: both ids, 0 for an empty part" [ "$(cat "$work/ck3.out")" = "4 0" ]
+"$sc" log "$c" --json >"$work/cklog.json"; check "log --json of the checkpoint table" 0 $?
+expect "log JSON: kinds, schemaId, watermark, changelogRecordCount" python3 -c '
+import json,sys; log=json.load(open(sys.argv[1]))
+assert [s["commitKind"] for s in log]==["APPEND","APPEND","COMPACT","OVERWRITE"], log
+assert [s["commitIdentifier"] for s in log]==[1,2,2,4], log
+assert all(s["schemaId"]==0 for s in log), log
+assert [s.get("watermark") for s in log]==[None,1700000000000,1700000000000,1700000000000], log
+assert [s.get("changelogRecordCount") for s in log]==[None,10,None,None], log' "$work/cklog.json"
+"$sc" files "$c" --snapshot 2 --changelog --json >"$work/ckfiles.json"; check "files --changelog" 0 $?
+expect "files --changelog lists the snapshot's changelog" python3 -c '
+import json,sys; f=json.load(open(sys.argv[1]))
+assert [(x["file"],x["path"]) for x in f]==[("changelog-b.parquet","dt=1/h=3/bucket-0/changelog-b.parquet")], f' "$work/ckfiles.json"
+"$sc" files "$c" --changelog --json >"$work/ckfiles4.json"; check "files --changelog of a snapshot without one" 0 $?
+expect "no changelog: an empty list" [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ckfiles4.json")" = 0 ]
+"$sc" fsck "$c" >/dev/null; check "fsck of the checkpoint table" 0 $?
+
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -417,3 +417,108 @@ Test(conflict, change_set_naming_a_file_twice_or_two_counts_is_einval) {
     cr_assert_eq(tu_latest(t), 1);
     sc_table_free(t);
 }
+
+/* ---- index files (engine/conflict.c sc_conflict_check_index / _dv_targets) ---- */
+
+#include "engine/conflict.h"
+#include "format/index_entry.h"
+
+/* An unpartitioned INT_PK index entry of `type` in `bucket`, with the vectors of `dv_files` (NULL-terminated). */
+static sc_index_entry index_entry(const char *type, int bucket, const char *file, const char *const *dv_files,
+                                  sc_dv_range *ranges) {
+    size_t n = 0;
+    for (; dv_files && dv_files[n]; n++) ranges[n] = (sc_dv_range){dv_files[n], (int32_t)(10 * n), 10, 0, 0};
+    /* The unpartitioned row as a decoded index manifest holds it (sc_changes_*_index spell it so too). */
+    sc_index_entry e = {.partition = {sc_empty_row, SC_EMPTY_ROW_LEN}, .bucket = bucket, .index_type = type, .file = file, .size = 1, .rows = (int64_t)n,
+                        .has_dv_ranges = n > 0, .dv_ranges = n ? ranges : NULL, .dv_range_count = n};
+    return e;
+}
+
+Test(conflict, index_delete_not_live_fails_naming_the_index_file) {
+    sc_table *t = tu_schema_table("c-index-del", INT_PK);
+    sc_dv_range ra[1], rb[1];
+    sc_index_vec live = {0};
+    sc_index_entry live_e = index_entry("HASH", 0, "index-live", NULL, ra);
+    cr_assert_eq(sc_index_vec_push(&live, SC_ENTRY_ADD, &live_e), 0);
+    sc_changes *c;
+    cr_assert_eq(sc_changes_new(&c), 0);
+    sc_index_entry gone = index_entry("HASH", 0, "index-gone", NULL, rb);
+    cr_assert_eq(sc_changes_delete_index(c, &live_e), 0);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_changes_delete_index(c, &gone), 0);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "index file index-gone (HASH, partition \"\", bucket 0) is deleted by this commit but is not live"),
+              "%s", sc_error_message());
+    sc_changes_free(c);
+    sc_index_vec_free(&live);
+    sc_table_free(t);
+}
+
+Test(conflict, a_deletion_vector_of_a_data_file_not_live_after_the_commit_fails) {
+    sc_table *t = tu_schema_table("c-index-dv", INT_PK);
+    COMMITS(NULL, t, "w", 1, SC_KIND_APPEND, 0, entry("", 0, 2, 0, "data-1", "1", "1"), "");
+    sc_snapshot latest;
+    cr_assert_eq(sc_table_read_snapshot(&latest, NULL, t, 1), 0);
+    sc_dv_range r[2];
+    static const char *const live_file[] = {"data-1", NULL}, *const new_file[] = {"data-2", NULL};
+    sc_changes *c;
+    cr_assert_eq(sc_changes_new(&c), 0);
+    sc_index_entry ok = index_entry("DELETION_VECTORS", 0, "index-1", live_file, r);
+    cr_assert_eq(sc_changes_add_index(c, &ok), 0);
+    cr_assert_eq(sc_conflict_check_dv_targets(t, &latest, c), 0, "%s", sc_error_message());
+    /* The same data file deleted by the commit itself: not live after it. */
+    char json[512];
+    snprintf(json, sizeof json, "{\"delete\":[%s]}", entry("", 0, 2, 0, "data-1", "1", "1"));
+    sc_changes *parsed = NULL;
+    cr_assert_eq(sc_table_parse_changes(&parsed, t, json, strlen(json)), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_changes_add_index(parsed, &ok), 0);
+    cr_assert_eq(sc_conflict_check_dv_targets(t, &latest, parsed), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "data file data-1, which is not live"), "%s", sc_error_message());
+    /* A data file never added (nor by this commit). */
+    sc_changes *c2;
+    cr_assert_eq(sc_changes_new(&c2), 0);
+    sc_dv_range r2[2];
+    sc_index_entry bad = index_entry("DELETION_VECTORS", 0, "index-2", new_file, r2);
+    cr_assert_eq(sc_changes_add_index(c2, &bad), 0);
+    cr_assert_eq(sc_conflict_check_dv_targets(t, &latest, c2), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "data-2"), "%s", sc_error_message());
+    sc_changes_free(c);
+    sc_changes_free(c2);
+    sc_changes_free(parsed);
+    sc_snapshot_clear(&latest);
+    sc_table_free(t);
+}
+
+#define UNAWARE_TABLE                                                                                      \
+    "{\"fields\":[{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[],\"primaryKeys\":[],"           \
+    "\"options\":{\"bucket\":\"-1\"}}"
+
+Test(conflict, a_second_deletion_vector_for_one_data_file_fails_on_a_bucket_unaware_table) {
+    sc_table *t = tu_schema_table("c-index-unaware", UNAWARE_TABLE);
+    sc_dv_range r1[2], r2[2], r3[2];
+    static const char *const f1[] = {"data-1", NULL};
+    sc_index_vec live = {0};
+    sc_index_entry held = index_entry("DELETION_VECTORS", 0, "index-1", f1, r1);
+    cr_assert_eq(sc_index_vec_push(&live, SC_ENTRY_ADD, &held), 0);
+    sc_changes *c;
+    cr_assert_eq(sc_changes_new(&c), 0);
+    sc_index_entry second = index_entry("DELETION_VECTORS", 0, "index-2", f1, r2);
+    cr_assert_eq(sc_changes_add_index(c, &second), 0);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "deletion vector of data file data-1, which live index file index-1"), "%s",
+              sc_error_message());
+    /* Replacing it (deleting index-1 in the same commit) is no conflict; re-adding its name is. */
+    cr_assert_eq(sc_changes_delete_index(c, &held), 0);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), 0, "%s", sc_error_message());
+    sc_changes *again;
+    cr_assert_eq(sc_changes_new(&again), 0);
+    static const char *const f3[] = {"data-3", NULL};
+    sc_index_entry same_name = index_entry("DELETION_VECTORS", 0, "index-1", f3, r3);
+    cr_assert_eq(sc_changes_add_index(again, &same_name), 0);
+    cr_assert_eq(sc_conflict_check_index(t, &live, again, NULL), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "a live index file has that name"), "%s", sc_error_message());
+    sc_changes_free(c);
+    sc_changes_free(again);
+    sc_index_vec_free(&live);
+    sc_table_free(t);
+}

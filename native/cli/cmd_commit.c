@@ -19,6 +19,12 @@ static const char help[] =
     "FILE holds {\"add\":[ENTRY...],\"delete\":[ENTRY...]}, ENTRY = {\"partition\":\"dt=1\",\n"
     "\"bucket\":0,\"totalBuckets\":4,\"level\":0,\"file\":\"data/f1\",\"rows\":10,\"size\":100,\n"
     "\"minKey\":\"a\",\"maxKey\":\"k\"} (totalBuckets, minKey, maxKey optional).\n"
+    "The checkpoint form adds \"changelog\":[ENTRY...], \"index\":{\"add\":[INDEX...],\"delete\":[...]},\n"
+    "\"compact\":{\"add\",\"delete\",\"changelog\",\"index\"} (the compact part) and \"watermark\":N\n"
+    "(docs/format.md section 8): then the append part and the compact part are committed as two\n"
+    "snapshots of the same identifier (Paimon's checkpoint commit; the append part is labelled\n"
+    "OVERWRITE when it deletes a data file or touches deletion vectors), and both ids are printed\n"
+    "(\"APPEND_ID COMPACT_ID\", 0 for a part that wrote nothing; --json: snapshot, kind, compactSnapshot).\n"
     "Prints the new snapshot id. --stats adds the storage requests spent, and those of the claim\n"
     "window (from reading the latest snapshot to the claim's answer), to stderr or in --json.\n"
     "Lost claims are retried until --timeout-ms (default 60000) would be exceeded; --max-retries N\n"
@@ -39,7 +45,7 @@ int cmd_commit(int argc, char **argv) {
     const char *user = NULL, *changes_path = NULL, *identifier_text = NULL;
     unsigned long long identifier = 0, base = 0, value;
     sc_commit_kind kind = SC_KIND_APPEND;
-    int stats = 0, as_json = 0;
+    int stats = 0, as_json = 0, kind_given = 0;
     sc_retry_policy policy;
     sc_retry_policy_default(&policy);
     optind = 1;
@@ -55,6 +61,7 @@ int cmd_commit(int argc, char **argv) {
         case 's': stats = 1; break;
         case 'j': as_json = 1; break;
         case 'k':
+            kind_given = 1;
             if (sc_commit_kind_parse(&kind, optarg) != 0)
                 return cli_usage_error("commit", "unknown kind \"%s\" (append, compact, overwrite)", optarg);
             break;
@@ -92,8 +99,10 @@ int cmd_commit(int argc, char **argv) {
         free(text);
         return rc;
     }
-    sc_changes *changes;
-    rc = sc_table_parse_changes(&changes, t, text, len);
+    sc_changes *changes = NULL, *compact = NULL;
+    int has_watermark = 0;
+    int64_t watermark = 0;
+    rc = sc_table_parse_checkpoint(&changes, &compact, &has_watermark, &watermark, t, text, len);
     free(text);
     if (rc) {
         /* Everything the parser refuses is bad input (exit 2), the size limit included. */
@@ -101,15 +110,52 @@ int cmd_commit(int argc, char **argv) {
         sc_table_free(t);
         return rc == SC_ENOMEM ? code : EXIT_USAGE;
     }
+    /* Any section only a checkpoint has makes it one (two snapshots, Paimon's labels). */
+    int is_checkpoint = has_watermark || sc_changes_changelog_count(changes) || sc_changes_index_add_count(changes) ||
+                        sc_changes_index_delete_count(changes) || sc_changes_add_count(compact) ||
+                        sc_changes_delete_count(compact) || sc_changes_changelog_count(compact) ||
+                        sc_changes_index_add_count(compact) || sc_changes_index_delete_count(compact);
+    if (is_checkpoint && kind_given) {
+        sc_table_free(t);
+        sc_changes_free(changes);
+        sc_changes_free(compact);
+        return cli_usage_error("commit", "--kind applies to a plain change set; a checkpoint (changelog, index, compact "
+                                         "or watermark given) commits its append part and its compact part");
+    }
     sc_table_set_retry_policy(t, &policy);
-    sc_commit_request req = {user, (int64_t)identifier, kind, base, changes};
     sc_commit_result res;
-    rc = sc_table_commit(&res, t, &req);
+    sc_checkpoint_result cp;
+    memset(&cp, 0, sizeof cp);
+    if (is_checkpoint) {
+        sc_checkpoint_request req = {user, (int64_t)identifier, base, has_watermark, watermark, changes, compact};
+        rc = sc_table_commit_checkpoint(&cp, t, &req);
+        /* One result for the counts: both parts' together. */
+        res = cp.append;
+        res.snapshot_id = cp.append.snapshot_id;
+        res.existing_snapshot = cp.append.existing_snapshot ? cp.append.existing_snapshot : cp.compact.existing_snapshot;
+        res.attempts += cp.compact.attempts;
+        res.lost_claims += cp.compact.lost_claims;
+        res.unknown_outcomes += cp.compact.unknown_outcomes;
+        res.elapsed_ms += cp.compact.elapsed_ms;
+        for (int op = 0; op < SC_OP_COUNT; op++) {
+            res.stats.ops[op] += cp.compact.stats.ops[op];
+            res.window_stats.ops[op] += cp.compact.window_stats.ops[op];
+        }
+        res.stats.bytes_read += cp.compact.stats.bytes_read;
+        res.stats.bytes_written += cp.compact.stats.bytes_written;
+    } else {
+        sc_commit_request req = {user, (int64_t)identifier, kind, base, changes};
+        rc = sc_table_commit(&res, t, &req);
+    }
     if (as_json) {
         json_t *o = json_pack("{s:s, s:I, s:i, s:i, s:i, s:I}", "result", rc ? sc_error_name(rc) : "SC_OK",
-                              "snapshot", (json_int_t)(rc ? res.existing_snapshot : res.snapshot_id),
+                              "snapshot", (json_int_t)(rc && !res.snapshot_id ? res.existing_snapshot : res.snapshot_id),
                               "attempts", res.attempts, "lostClaims", res.lost_claims,
                               "unknownOutcomes", res.unknown_outcomes, "elapsedMs", (json_int_t)res.elapsed_ms);
+        if (is_checkpoint) {
+            json_object_set_new(o, "kind", json_string(sc_commit_kind_name(cp.append_kind)));
+            json_object_set_new(o, "compactSnapshot", json_integer((json_int_t)cp.compact.snapshot_id));
+        }
         if (stats) {
             json_t *s = json_object();
             for (int op = 0; op < SC_OP_COUNT; op++)
@@ -126,8 +172,14 @@ int cmd_commit(int argc, char **argv) {
         json_dumpf(o, stdout, JSON_COMPACT | JSON_ENSURE_ASCII);
         putchar('\n');
         json_decref(o);
+    } else if (!rc && is_checkpoint) {
+        printf("%" PRIu64 " %" PRIu64 "\n", cp.append.snapshot_id, cp.compact.snapshot_id);
     } else if (!rc) {
         printf("%" PRIu64 "\n", res.snapshot_id);
+    } else if (is_checkpoint && cp.append.snapshot_id) {
+        /* The append part landed, the compact part failed: say what is in the table. */
+        fprintf(stderr, "snapcommit commit: the append part landed as snapshot %" PRIu64 "; the compact part failed\n",
+                cp.append.snapshot_id);
     }
     if (stats && !as_json) {
         fprintf(stderr, "stats: attempts=%d lost_claims=%d unknown_outcomes=%d elapsed_ms=%" PRId64, res.attempts,
@@ -142,5 +194,6 @@ int cmd_commit(int argc, char **argv) {
     int code = rc ? cli_fail("commit", rc) : EXIT_OK;
     sc_table_free(t);
     sc_changes_free(changes);
+    sc_changes_free(compact);
     return code;
 }

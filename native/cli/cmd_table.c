@@ -121,7 +121,8 @@ int cmd_log(int argc, char **argv) {
         "usage: snapcommit log TABLE [--json]\n"
         "List the retained snapshots, oldest first. --json prints an array of objects with id,\n"
         "commitUser, commitIdentifier, commitKind, timeMillis, totalRecordCount,\n"
-        "deltaRecordCount, fileCount and parentHash.\n";
+        "deltaRecordCount, fileCount, parentHash, schemaId, and watermark and changelogRecordCount\n"
+        "when the snapshot has them (text: WATERMARK and CHANGELOG are - when absent).\n";
     int as_json = 0;
     const char *location = NULL;
     int rc = parse(argc, argv, "log", help, opts, json_option, &as_json, &location);
@@ -134,7 +135,8 @@ int cmd_log(int argc, char **argv) {
     if (!rc) rc = sc_table_latest_id(&last, t);
     json_t *arr = json_array();
     if (!rc && !as_json)
-        printf("%-8s %-9s %19s %-20s %12s %8s %s\n", "ID", "KIND", "IDENTIFIER", "TIME (UTC)", "RECORDS", "FILES", "USER");
+        printf("%-8s %-9s %19s %-20s %12s %8s %6s %20s %10s %s\n", "ID", "KIND", "IDENTIFIER", "TIME (UTC)", "RECORDS",
+               "FILES", "SCHEMA", "WATERMARK", "CHANGELOG", "USER");
     for (uint64_t id = first; !rc && first && id <= last; id++) {
         sc_snapshot_info *s;
         if ((rc = sc_table_snapshot_info(&s, t, id)) != 0) {
@@ -157,6 +159,11 @@ int cmd_log(int argc, char **argv) {
                 "commitKind", sc_commit_kind_name(s->commit_kind), "timeMillis", (json_int_t)s->time_millis,
                 "totalRecordCount", (json_int_t)s->total_record_count, "deltaRecordCount", (json_int_t)s->delta_record_count,
                 "fileCount", (json_int_t)s->file_count, "parentHash", s->parent_hash[0] ? json_string(s->parent_hash) : json_null()));
+            json_t *entry = json_array_get(arr, json_array_size(arr) - 1);
+            json_object_set_new(entry, "schemaId", json_integer((json_int_t)s->schema_id));
+            if (s->has_watermark) json_object_set_new(entry, "watermark", json_integer((json_int_t)s->watermark));
+            if (s->has_changelog_record_count)
+                json_object_set_new(entry, "changelogRecordCount", json_integer((json_int_t)s->changelog_record_count));
         } else {
             char when[32];
             format_time(when, sizeof when, s->time_millis);
@@ -165,8 +172,12 @@ int cmd_log(int argc, char **argv) {
              * IDENTIFIER holds any non-negative int64 (Paimon's batch commits use
              * Long.MAX_VALUE). The user is escaped: a table written before users were
              * checked may hold newlines or terminal escapes that would forge rows. */
-            printf("%-8" PRIu64 " %-9s %19" PRId64 " %-20s %12" PRId64 " %8" PRIu64 " ", s->id,
-                   sc_commit_kind_name(s->commit_kind), s->commit_identifier, when, s->total_record_count, s->file_count);
+            char watermark[24] = "-", changelog[24] = "-";
+            if (s->has_watermark) snprintf(watermark, sizeof watermark, "%" PRId64, s->watermark);
+            if (s->has_changelog_record_count) snprintf(changelog, sizeof changelog, "%" PRId64, s->changelog_record_count);
+            printf("%-8" PRIu64 " %-9s %19" PRId64 " %-20s %12" PRId64 " %8" PRIu64 " %6" PRId64 " %20s %10s ", s->id,
+                   sc_commit_kind_name(s->commit_kind), s->commit_identifier, when, s->total_record_count, s->file_count,
+                   s->schema_id, watermark, changelog);
             cli_put_str(stdout, s->commit_user, 0);
             putchar('\n');
         }
@@ -189,12 +200,14 @@ int cmd_log(int argc, char **argv) {
 
 typedef struct files_opts {
     int as_json;
+    int changelog; /* --changelog: the snapshot's changelog files instead of the live data files */
     unsigned long long snapshot;
 } files_opts;
 
 static int files_option(void *ctx, int opt, const char *arg) {
     files_opts *o = ctx;
     if (opt == 'j') o->as_json = 1;
+    if (opt == 'c') o->changelog = 1;
     if (opt == 's' && (cli_parse_u64(arg, &o->snapshot) != 0 || o->snapshot == 0))
         return cli_usage_error("files", "--snapshot needs a snapshot id >= 1, got \"%s\"", arg);
     return -1;
@@ -212,21 +225,22 @@ static json_t *key_json(sc_table *t, sc_bytes key) {
 
 int cmd_files(int argc, char **argv) {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"snapshot", required_argument, NULL, 's'},
-                                         {"help", no_argument, NULL, 'h'}, {0}};
+                                         {"changelog", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
     static const char help[] =
-        "usage: snapcommit files TABLE [--snapshot N] [--json]\n"
+        "usage: snapcommit files TABLE [--snapshot N] [--changelog] [--json]\n"
         "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
         "entries with partition (a spec: dt=2024-01-01/h=3, \"\" when unpartitioned), bucket,\n"
         "totalBuckets, level, file, path (relative to the table), rows, size, and on a\n"
-        "primary-key table minKey and maxKey (arrays of the key's values).\n";
-    files_opts o = {0, 0};
+        "primary-key table minKey and maxKey (arrays of the key's values). --changelog lists the\n"
+        "changelog files snapshot N itself added instead (none when it has no changelog).\n";
+    files_opts o = {0, 0, 0};
     const char *location = NULL;
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
     if (rc >= 0) return rc;
     sc_table *t;
     if ((rc = cli_open_table_to_read(&t, "files", location)) != 0) return rc;
     sc_file_list *list;
-    rc = sc_table_files(&list, t, o.snapshot);
+    rc = o.changelog ? sc_table_changelog_files(&list, t, o.snapshot) : sc_table_files(&list, t, o.snapshot);
     if (rc) {
         sc_table_free(t);
         return cli_fail("files", rc);

@@ -252,6 +252,58 @@ typedef struct sc_commit_result {
  */
 SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_commit_request *req);
 
+/*
+ * One Paimon checkpoint: an append part (new and deleted data files, changelog
+ * and index files of the data increment) and a compact part (compactBefore as
+ * deletes, compactAfter as adds, its changelog and index files). The request
+ * borrows both change sets; either may be NULL or empty.
+ */
+typedef struct sc_checkpoint_request {
+    const char *commit_user;   /* as sc_commit_request */
+    int64_t identifier;        /* as sc_commit_request: one identifier for both parts */
+    uint64_t base_snapshot;    /* snapshot the append part was planned against, 0 = unknown */
+    int has_watermark;
+    int64_t watermark;         /* the checkpoint's event-time watermark (Paimon's snapshot "watermark") */
+    sc_changes *append;        /* may be NULL or empty; completed in place as sc_table_commit does */
+    sc_changes *compact;       /* may be NULL or empty */
+} sc_checkpoint_request;
+
+typedef struct sc_checkpoint_result {
+    sc_commit_result append;   /* snapshot_id 0 when that part wrote nothing */
+    sc_commit_kind append_kind; /* APPEND, or OVERWRITE when promoted (see below) */
+    sc_commit_result compact;  /* snapshot_id 0 when that part wrote nothing */
+} sc_checkpoint_result;
+
+/*
+ * Commit one checkpoint as Paimon does: the append part, then the compact
+ * part, each a snapshot of its own with the same (commit user, identifier),
+ * each claimed, retried and reconciled as sc_table_commit, each with its own
+ * commit UUID. An empty part writes nothing. The append part is labelled
+ * OVERWRITE when it deletes a data file or adds or deletes a DELETION_VECTORS
+ * index file (Paimon's rule), but applies exactly its changes: unlike
+ * sc_table_commit's OVERWRITE it replaces no partition. Both snapshots carry
+ * the watermark max(previous snapshot's, req->watermark) (absent when
+ * neither has one), the table's latest schema id, their own changelog
+ * manifest list and count (absent without changelog files) and the index
+ * manifest of every live index file.
+ *   SC_ECOMMITTED   the identifier is at or below the user's watermark:
+ *                   nothing written (a checkpoint whose append part landed
+ *                   is filtered whole, its compact part with it, as Paimon's)
+ *   other codes as sc_table_commit's; when the append part landed and the
+ *   compact part failed, out->append.snapshot_id says what landed.
+ * `out` may be NULL. Not thread-safe per handle.
+ */
+SC_API int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *table, const sc_checkpoint_request *req);
+/*
+ * Parse a checkpoint change set (docs/format.md §8: the sc_table_parse_changes
+ * JSON plus "changelog", "index", "compact" and "watermark") into its append
+ * and compact parts (owned by the caller, sc_changes_free; never NULL on
+ * success, possibly empty) and watermark (*out_has_watermark 0 when absent).
+ * Errors as sc_table_parse_changes; nothing to free on error.
+ */
+SC_API int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                     int64_t *out_watermark, sc_table *table, const char *json, size_t len);
+
 /* ---- idempotency ---- */
 
 /*
@@ -291,7 +343,15 @@ typedef struct sc_snapshot_info {
     int64_t delta_record_count;
     uint64_t file_count;        /* live files after this snapshot */
     char parent_hash[65];       /* hex SHA-256 of snapshot id-1, "" for the first */
+    /* ---- added with checkpoint commits (the struct is the library's: it grows at the end) ---- */
+    int64_t schema_id;          /* the table's schema the snapshot names (Paimon's schemaId) */
+    int has_watermark;
+    int64_t watermark;          /* Paimon's event-time "watermark" */
+    int has_changelog_record_count;
+    int64_t changelog_record_count; /* rows of the snapshot's changelog files */
 } sc_snapshot_info;
+/* sc_snapshot_info has schema_id, watermark and changelog_record_count. */
+#define SC_SNAPSHOT_INFO_HAS_CHECKPOINT 1
 
 /* Latest snapshot id, 0 for an empty table. */
 SC_API int sc_table_latest_id(uint64_t *out_id, sc_table *table);
@@ -328,6 +388,9 @@ SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
  * for the latest, SC_ETRANSIENT when expirations removed it while it was read,
  * 3 times in a row (call again). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
+/* The changelog files snapshot `id` (0 = latest) added (its changelog manifest list; an empty
+ * list when it has none), as sc_table_files. Free with sc_file_list_free(). */
+SC_API int sc_table_changelog_files(sc_file_list **out, sc_table *table, uint64_t id);
 SC_API void sc_file_list_free(sc_file_list *list);
 
 /*

@@ -17,6 +17,7 @@
 #include "engine/commit_manifests.h"
 #include "engine/conflict.h"
 #include "engine/entries.h"
+#include "engine/index_state.h"
 #include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "engine/replay.h"
@@ -33,6 +34,20 @@ typedef struct commit_state {
     sc_entry_vec deletes; /* the live records removed, as stored (per attempt for OVERWRITE) */
     sc_commit_manifests written; /* the delta, the base lists: what this commit wrote */
     int keep_written; /* a snapshot of ours may be in history after all: never delete them */
+    /* How the changes apply: OVERWRITE replaces the touched partitions (sc_table_commit's
+     * OVERWRITE); APPEND and COMPACT apply exactly the given changes. req->kind is only the
+     * snapshot's label: a checkpoint's append part promoted to OVERWRITE still applies as APPEND. */
+    sc_commit_kind mode;
+    int has_watermark; /* the checkpoint's event-time watermark (Paimon's snapshot "watermark") */
+    int64_t watermark;
+    /* The compact part of a checkpoint: the snapshot where this call's append part recorded
+     * the same identifier (0: none), which therefore does not make it a replay. */
+    uint64_t own_mark_at;
+    /* The index manifest this commit wrote last (engine/index_state.h) and the previous
+     * index manifest it was built from (NULL: none): reused while the base names the same. */
+    char *index_name;
+    char *index_built_on;
+    int index_built;
 } commit_state;
 
 static void ref_clear(sc_object_ref *r) {
@@ -41,7 +56,7 @@ static void ref_clear(sc_object_ref *r) {
 }
 
 static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *latest,
-                          const uint8_t latest_hash[SC_SHA256_LEN], const sc_object_ref *base) {
+                          const uint8_t latest_hash[SC_SHA256_LEN], const sc_object_ref *base, char *index_manifest) {
     const sc_commit_request *req = cs->req;
     sc_snapshot s = {0};
     s.id = latest ? latest->id + 1 : 1;
@@ -75,6 +90,25 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     }
     s.base_manifest_list = *base;
     s.delta_manifest_list = cs->written.delta_list;
+    /* Paimon's members (borrowed: nothing below frees them). The changelog is this snapshot's own. */
+    if (cs->written.changelog_list.name) {
+        s.changelog_manifest_list = cs->written.changelog_list;
+        s.has_changelog_record_count = 1;
+        s.changelog_record_count = cs->written.changelog_rows;
+    }
+    s.index_manifest = index_manifest;
+    /* The event-time watermark only moves forward: max(previous, this checkpoint's). */
+    if (latest && latest->has_watermark) {
+        s.has_watermark = 1;
+        s.watermark = latest->watermark;
+    }
+    if (cs->has_watermark && (!s.has_watermark || cs->watermark > s.watermark)) {
+        s.has_watermark = 1;
+        s.watermark = cs->watermark;
+    }
+    /* Paimon inherits statistics only while they describe the latest schema; a snapshot
+     * carrying them names the schema they were computed with. */
+    if (latest && latest->statistics && latest->schema_id == s.schema_id) s.statistics = latest->statistics;
     /* The watermark table is the replay module's: this commit's identifier goes in with it. */
     int rc = sc_replay_next_watermarks(&s, cs->t, latest, req->commit_user, req->identifier, s.id);
     /* A writer of format 2 would publish snapshots without the archive and forget the
@@ -84,6 +118,47 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     for (size_t i = 0; i < s.watermark_count; i++) free(s.watermarks[i].user);
     free(s.watermarks);
     free(s.watermark_archive.name);
+    return rc;
+}
+
+/* The snapshot's index manifest must be written anew: the commit changes index files, or
+ * replaces partitions (an OVERWRITE drops their index files, as Paimon's). */
+static int index_touched(const commit_state *cs, const sc_snapshot *latest) {
+    const sc_changes *c = cs->req->changes;
+    return c->index_adds.count || c->index_deletes.count ||
+           (cs->mode == SC_KIND_OVERWRITE && latest && latest->index_manifest);
+}
+
+/*
+ * The index manifest of N+1 into cs->index_name: N's live index files combined with
+ * this commit's (index_state.h), after the index conflict checks. Rebuilt only when
+ * N names another index manifest than the one it was built from; the vectors' data
+ * files are checked against every attempt's base.
+ */
+static int write_index(commit_state *cs, const sc_snapshot *latest) {
+    sc_table *t = cs->t;
+    const char *prev = latest ? latest->index_manifest : NULL;
+    int rc = sc_conflict_check_dv_targets(t, latest, cs->req->changes);
+    if (rc) return rc;
+    if (cs->index_built && (prev ? cs->index_built_on && strcmp(prev, cs->index_built_on) == 0 : !cs->index_built_on))
+        return 0;
+    sc_index_vec live = {0}, next = {0};
+    char *name = NULL, *built_on = NULL;
+    if (prev) rc = sc_index_state_load(&live, t, prev);
+    if (!rc) rc = sc_index_state_combine(&next, t, &live, cs->req->changes, cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL);
+    if (!rc && prev && !(built_on = strdup(prev))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
+    if (!rc) {
+        free(cs->index_name);
+        free(cs->index_built_on);
+        cs->index_name = name;
+        cs->index_built_on = built_on;
+        cs->index_built = 1;
+        built_on = NULL;
+    }
+    free(built_on);
+    sc_index_vec_free(&live);
+    sc_index_vec_free(&next);
     return rc;
 }
 
@@ -196,12 +271,6 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     int rc = a->lost_to && t->strategy->latest_after ? t->strategy->latest_after(t, a->lost_to, &a->latest_id)
                                                      : t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
-    /* Paimon carries its index manifest from snapshot to snapshot; ours would not name it,
-     * and its deletion vectors (deleted rows) or bucket index would silently be lost. */
-    if (!rc && a->latest_id && a->latest.index_manifest)
-        rc = sc_error_set(SC_EUNSUPPORTED, "snapshot %" PRIu64 " names a Paimon index manifest (deletion vectors or a "
-                                           "bucket index), which snapcommit cannot carry yet: nothing written",
-                          a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     if (rc) return fail_with(a, rc);
     /* The winner built on our base (the common case after a lost claim): its base
@@ -260,12 +329,32 @@ static step_outcome reconcile_earlier(commit_state *cs, attempt_state *a) {
 }
 
 /*
+ * The compact part of a checkpoint carries the identifier its append part, in this
+ * same call, just recorded: *own = 1 when the user's watermark on `latest` is exactly
+ * that record (identifier, at own_mark_at), which is no replay. Anything else (a
+ * later identifier, the same one elsewhere) is judged by the replay rule.
+ */
+static int own_mark(int *own, commit_state *cs, const sc_snapshot *latest) {
+    *own = 0;
+    if (!cs->own_mark_at) return 0;
+    sc_watermark w;
+    int found = 0;
+    int rc = sc_replay_lookup(&w, &found, cs->t, latest, cs->req->commit_user);
+    if (!rc) *own = found && w.identifier == cs->req->identifier && w.snapshot_id == cs->own_mark_at;
+    return rc;
+}
+
+/*
  * Exactly-once (replay.h): an identifier at or below the user's watermark is
  * already committed, and nothing is written. Checked on every attempt: while
  * we backed off, a failed-over twin of this committer may have committed it.
  */
 static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_result *res) {
-    int rc = sc_replay_check(&res->existing_snapshot, cs->t, base_of(a), cs->req->commit_user, cs->req->identifier);
+    int own = 0;
+    int rc = own_mark(&own, cs, base_of(a));
+    if (rc) return fail_with(a, rc);
+    if (own) return STEP_NEXT;
+    rc = sc_replay_check(&res->existing_snapshot, cs->t, base_of(a), cs->req->commit_user, cs->req->identifier);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
 
@@ -302,8 +391,8 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
      * checked first (docs/protocols.md §3, "What a commit checks of its base"). */
     int rc = a->latest_id ? sc_state_check_delta(t, &a->latest) : 0;
     if (!rc && !a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
-        req->kind != SC_KIND_OVERWRITE) {
-        rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, req->kind, &cs->parts);
+        cs->mode != SC_KIND_OVERWRITE) {
+        rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, cs->mode, &cs->parts);
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
          * only names who changed what; the full check below still decides. */
         uint64_t earliest = 0;
@@ -315,12 +404,12 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
             rc = 0;
         }
     }
-    if (!rc && (req->kind == SC_KIND_OVERWRITE || !a->validated_any)) {
+    if (!rc && (cs->mode == SC_KIND_OVERWRITE || !a->validated_any)) {
         sc_entry_vec_free(&cs->deletes);
-        rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+        rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, cs->mode, &cs->parts);
         a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
     } else if (!rc && a->latest_id > a->validated) {
-        rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, req->kind, &cs->parts);
+        rc = sc_conflict_check_since(t, a->validated, &a->latest, req->changes, cs->mode, &cs->parts);
         /* An expiration running meanwhile may have removed snapshots since the last check:
          * then the full check against the latest live files decides, as on a first attempt. */
         uint64_t earliest = 0;
@@ -330,7 +419,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
                    a->validated, earliest);
             sc_error_clear();
             sc_entry_vec_free(&cs->deletes);
-            rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, req->kind, &cs->parts);
+            rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, cs->mode, &cs->parts);
             a->delta_written = 0; /* rebuilt from the records found; written again only if its bytes differ */
         }
     }
@@ -351,10 +440,15 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
 static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     int rc = 0;
     if (!a->delta_written &&
-        (rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->req->kind, &cs->deletes)) == 0)
+        (rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->mode, &cs->deletes)) == 0)
         a->delta_written = 1;
     if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
-    if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base);
+    char *index_manifest = a->latest_id ? a->latest.index_manifest : NULL; /* untouched: carried by name */
+    if (!rc && index_touched(cs, base_of(a))) {
+        rc = write_index(cs, base_of(a));
+        index_manifest = cs->index_name;
+    }
+    if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base, index_manifest);
     return rc ? fail_with(a, rc) : STEP_NEXT;
 }
 
@@ -451,7 +545,8 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
         a->expired_since = 1;
         return STEP_WON;
     }
-    if (found && sc_replay_committed(&w, req->identifier)) {
+    if (found && sc_replay_committed(&w, req->identifier) &&
+        !(cs->own_mark_at && w.identifier == req->identifier && w.snapshot_id == cs->own_mark_at)) {
         /* Ours may have been in history and expired, another snapshot built on it: what we
          * wrote may be named there, so none of it is deleted. */
         cs->keep_written = 1;
@@ -683,11 +778,13 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
     /* Everything that does not depend on the base is written before it is read:
      * the delta of APPEND and COMPACT (OVERWRITE's deletes are what is live at
      * each attempt's base). The claim window then holds only what needs N. */
-    if (cs->req->kind != SC_KIND_OVERWRITE) {
-        int rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->req->kind,
+    if (cs->mode != SC_KIND_OVERWRITE) {
+        int rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->mode,
                                                  &cs->req->changes->deletes);
         if (rc) return rc;
     }
+    int rc = sc_commit_manifests_write_changelog(&cs->written, cs->req->changes);
+    if (rc) return rc;
     for (;; a.number++) {
         step_outcome o = read_base(cs, &a);
         if (o == STEP_NEXT) o = reconcile_earlier(cs, &a);
@@ -712,25 +809,30 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
     }
 }
 
-int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request *req) {
-    sc_commit_result local;
-    sc_commit_result *res = out ? out : &local;
-    memset(res, 0, sizeof *res);
-    if (!t) return sc_error_set(SC_EINVAL, "NULL table");
-    int rc = sc_table_check_adopted(t);
-    if (!rc) rc = validate_request(req);
-    if (rc) return rc;
-    sc_error_clear();
+/* What a commit applies besides its request: how (mode), and a checkpoint's watermark and own mark. */
+typedef struct commit_opts {
+    sc_commit_kind mode;
+    int has_watermark;
+    int64_t watermark;
+    uint64_t own_mark_at;
+} commit_opts;
+
+/* One snapshot: a validated request applied as `o` says, through the commit loop. */
+static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_request *req, const commit_opts *o) {
     commit_state cs = {0};
     cs.t = t;
     cs.req = req;
+    cs.mode = o->mode;
+    cs.has_watermark = o->has_watermark;
+    cs.watermark = o->watermark;
+    cs.own_mark_at = o->own_mark_at;
     cs.written.t = t;
     sc_store_stats before, after;
     sc_store_stats_get(&before, t->store);
     int64_t started = sc_env_monotonic_ms(&t->env);
-    rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
+    int rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
     if (!rc) rc = sc_table_refresh_schema(t);
-    if (!rc) rc = sc_entries_prepare(t, req->changes, req->kind, sc_env_now_ms(&t->env));
+    if (!rc) rc = sc_entries_prepare(t, req->changes, o->mode, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
@@ -750,5 +852,73 @@ int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request 
     sc_commit_manifests_free(&cs.written);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);
+    free(cs.index_name);
+    free(cs.index_built_on);
     return rc;
+}
+
+int sc_table_commit(sc_commit_result *out, sc_table *t, const sc_commit_request *req) {
+    sc_commit_result local;
+    sc_commit_result *res = out ? out : &local;
+    memset(res, 0, sizeof *res);
+    if (!t) return sc_error_set(SC_EINVAL, "NULL table");
+    int rc = sc_table_check_adopted(t);
+    if (!rc) rc = validate_request(req);
+    if (rc) return rc;
+    sc_error_clear();
+    commit_opts o = {.mode = req->kind};
+    return commit_run(res, t, req, &o);
+}
+
+static int part_empty(const sc_changes *c) {
+    return !c || (!c->adds.count && !c->deletes.count && !c->changelog.count && !c->index_adds.count &&
+                  !c->index_deletes.count);
+}
+
+/*
+ * Paimon's rule (ConflictDetection.shouldBeOverwriteCommit): a checkpoint's append part
+ * that deletes a data file or touches deletion vectors is labelled OVERWRITE, so that
+ * readers of APPEND snapshots as pure additions (streaming reads) are not misled. Its
+ * changes still apply exactly as given: it replaces no partition.
+ */
+static int append_part_is_overwrite(const sc_changes *c) {
+    if (c->deletes.count) return 1;
+    const sc_index_vec *v[2] = {&c->index_adds, &c->index_deletes};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < v[k]->count; i++)
+            if (strcmp(v[k]->items[i].entry.index_type, SC_INDEX_TYPE_DV) == 0) return 1;
+    return 0;
+}
+
+int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *t, const sc_checkpoint_request *req) {
+    sc_checkpoint_result local;
+    sc_checkpoint_result *res = out ? out : &local;
+    memset(res, 0, sizeof *res);
+    res->append_kind = SC_KIND_APPEND;
+    if (!t) return sc_error_set(SC_EINVAL, "NULL table");
+    if (!req) return sc_error_set(SC_EINVAL, "checkpoint request is required");
+    int rc = sc_table_check_adopted(t);
+    if (rc) return rc;
+    /* Each part is validated as a request of its own (a NULL part: an empty set stands in). */
+    sc_changes empty = {0};
+    sc_commit_request append = {req->commit_user, req->identifier, SC_KIND_APPEND, req->base_snapshot,
+                                req->append ? req->append : &empty};
+    sc_commit_request compact = {req->commit_user, req->identifier, SC_KIND_COMPACT, req->base_snapshot,
+                                 req->compact ? req->compact : &empty};
+    if ((rc = validate_request(&append)) != 0) return rc;
+    sc_error_clear();
+    if (!part_empty(append.changes)) {
+        if (append_part_is_overwrite(append.changes)) append.kind = SC_KIND_OVERWRITE;
+        res->append_kind = append.kind;
+        commit_opts o = {.mode = SC_KIND_APPEND, .has_watermark = req->has_watermark, .watermark = req->watermark};
+        if ((rc = commit_run(&res->append, t, &append, &o)) != 0) return rc;
+    }
+    if (!part_empty(compact.changes)) {
+        /* The compact part builds on what the append part just committed (its base is at least that). */
+        if (res->append.snapshot_id) compact.base_snapshot = 0;
+        commit_opts o = {.mode = SC_KIND_COMPACT, .has_watermark = req->has_watermark, .watermark = req->watermark,
+                         .own_mark_at = res->append.snapshot_id};
+        if ((rc = commit_run(&res->compact, t, &compact, &o)) != 0) return rc;
+    }
+    return 0;
 }

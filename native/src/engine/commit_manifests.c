@@ -17,6 +17,7 @@
 #include "engine/state.h"
 #include "format/changes.h"
 #include "format/file_index.h"
+#include "format/index_manifest.h"
 #include "format/partition.h"
 
 static int remember(sc_commit_manifests *cm, const char *key) {
@@ -47,7 +48,7 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
     if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cm->t, out, body->data, body->len);
-    else sc_state_remember_manifest(cm->t, out, body->data, body->len);
+    else if (strcmp(prefix, "manifest") == 0) sc_state_remember_manifest(cm->t, out, body->data, body->len);
     return 0;
 }
 
@@ -226,6 +227,41 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     return rc;
 }
 
+int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_changes *c) {
+    sc_manifest_file_vec list = {0};
+    int rc = 0;
+    cm->changelog_rows = 0;
+    if (c->changelog.count == 0) return 0;
+    for (size_t i = 0; !rc && i < c->changelog.count; i++)
+        if (__builtin_add_overflow(cm->changelog_rows, c->changelog.items[i].file.rows, &cm->changelog_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the changelog files overflow a 64-bit count");
+    /* The list written last is the base list the next attempt compares against the winner's:
+     * this one must not take its place. */
+    sc_buf keep = cm->last_list;
+    uint8_t keep_sha[SC_SHA256_LEN];
+    memcpy(keep_sha, cm->last_list_sha, sizeof keep_sha);
+    cm->last_list = (sc_buf)SC_BUF_INIT;
+    if (!rc) rc = write_manifest(cm, &list, &c->changelog, 0, c->changelog.count);
+    if (!rc) rc = write_list(cm, &cm->changelog_list, &list);
+    sc_buf_free(&cm->last_list);
+    cm->last_list = keep;
+    memcpy(cm->last_list_sha, keep_sha, sizeof keep_sha);
+    sc_manifest_file_vec_free(&list);
+    return rc;
+}
+
+int sc_commit_manifests_write_index(sc_commit_manifests *cm, char **out_name, const sc_index_vec *entries) {
+    sc_buf body = SC_BUF_INIT;
+    sc_object_ref ref = {0};
+    *out_name = NULL;
+    int rc = sc_index_manifest_encode(&body, entries);
+    if (!rc) rc = put_unique(cm, &ref, "index-manifest", &body);
+    if (!rc) *out_name = ref.name;
+    else free(ref.name);
+    sc_buf_free(&body);
+    return rc;
+}
+
 static int by_partition(const void *pa, const void *pb) {
     const sc_manifest_entry *a = pa, *b = pb;
     int c = sc_bytes_compare(a->file.partition, b->file.partition);
@@ -370,5 +406,6 @@ void sc_commit_manifests_free(sc_commit_manifests *cm) {
     free(cm->delta_manifest);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);
+    ref_clear(&cm->changelog_list);
     memset(cm, 0, sizeof *cm);
 }

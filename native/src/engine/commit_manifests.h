@@ -8,6 +8,7 @@
 #ifndef SC_COMMIT_MANIFESTS_H
 #define SC_COMMIT_MANIFESTS_H
 
+#include "format/index_entry.h"
 #include "format/manifest.h"
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
@@ -42,6 +43,10 @@ typedef struct sc_commit_manifests {
      * bytes under another name, which the retry then need not read. */
     sc_buf last_list;
     uint8_t last_list_sha[SC_SHA256_LEN];
+    /* The changelog manifest list (name NULL: the commit has no changelog file) and the
+     * rows of its files: written once, before the base is read. */
+    sc_object_ref changelog_list;
+    int64_t changelog_rows;
 } sc_commit_manifests;
 
 /*
@@ -55,6 +60,19 @@ typedef struct sc_commit_manifests {
  */
 int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c, sc_commit_kind kind,
                                     const sc_entry_vec *deletes);
+/*
+ * Paimon's changelog of one snapshot: one manifest of `c`'s changelog files
+ * (ADD records, the data manifests' schema) and a manifest list naming it, into
+ * changelog_list, with changelog_rows their rows. Nothing is written when there
+ * are none (changelog_list.name stays NULL). Depends on no base: written once.
+ */
+int sc_commit_manifests_write_changelog(sc_commit_manifests *cm, const sc_changes *c);
+/*
+ * Paimon's index manifest of N+1: `entries` (every live index file, ADD
+ * records) as manifest/index-manifest-<uuid>-0; *out_name its name (the
+ * caller frees it). Remembered for clean-up like the others.
+ */
+int sc_commit_manifests_write_index(sc_commit_manifests *cm, char **out_name, const sc_index_vec *entries);
 /*
  * The base list of snapshot N+1 (`latest` = N, NULL for the first snapshot)
  * into *out (caller clears the name): N's base and delta manifests, merged

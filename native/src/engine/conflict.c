@@ -628,3 +628,110 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     return rc;
 }
 
+
+/* ---- index files ---- */
+
+static void describe_index(char *out, size_t cap, const sc_table *t, const sc_index_entry *e) {
+    char part[128], name[320];
+    sc_entries_describe_partition(part, sizeof part, t, e->partition);
+    sc_bytes_describe(name, sizeof name, (sc_bytes){(const uint8_t *)e->file, strlen(e->file)});
+    snprintf(out, cap, "index file %s (%s, partition \"%s\", bucket %d)", name, e->index_type, part, e->bucket);
+}
+
+static int index_same_file(const sc_index_entry *a, const sc_index_entry *b) {
+    return a->bucket == b->bucket && strcmp(a->index_type, b->index_type) == 0 && strcmp(a->file, b->file) == 0 &&
+           sc_bytes_compare(a->partition, b->partition) == 0;
+}
+
+static int index_deleted_here(const sc_changes *c, const sc_index_entry *e) {
+    for (size_t j = 0; j < c->index_deletes.count; j++)
+        if (index_same_file(e, &c->index_deletes.items[j].entry)) return 1;
+    return 0;
+}
+
+int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c,
+                            const sc_partition_set *replace) {
+    (void)replace;
+    char what[512];
+    for (size_t i = 0; i < c->index_deletes.count; i++) {
+        const sc_index_entry *d = &c->index_deletes.items[i].entry;
+        int found = 0;
+        for (size_t j = 0; !found && j < live->count; j++) found = index_same_file(d, &live->items[j].entry);
+        if (!found) {
+            describe_index(what, sizeof what, t, d);
+            return sc_error_set(SC_ECONFLICT, "%s is deleted by this commit but is not live (another commit replaced or "
+                                              "removed it, or it was never committed)", what);
+        }
+    }
+    int unaware = t->schema.bucket == SC_BUCKET_UNAWARE && t->schema.primary_key_count == 0;
+    for (size_t i = 0; unaware && i < c->index_adds.count; i++) {
+        const sc_index_entry *a = &c->index_adds.items[i].entry;
+        if (strcmp(a->index_type, "DELETION_VECTORS") != 0) continue;
+        for (size_t j = 0; j < live->count; j++) {
+            const sc_index_entry *l = &live->items[j].entry;
+            if (strcmp(l->index_type, a->index_type) != 0 || index_deleted_here(c, l)) continue;
+            if (strcmp(l->file, a->file) == 0) {
+                describe_index(what, sizeof what, t, a);
+                return sc_error_set(SC_ECONFLICT, "%s is added, but a live index file has that name", what);
+            }
+            for (size_t r = 0; r < a->dv_range_count; r++)
+                for (size_t q = 0; q < l->dv_range_count; q++)
+                    if (strcmp(a->dv_ranges[r].data_file, l->dv_ranges[q].data_file) == 0) {
+                        char theirs[512];
+                        describe_index(what, sizeof what, t, a);
+                        describe_index(theirs, sizeof theirs, t, l);
+                        return sc_error_set(SC_ECONFLICT, "%s holds a deletion vector of data file %s, which live %s "
+                                                          "already holds (and this commit does not delete)",
+                                            what, a->dv_ranges[r].data_file, theirs);
+                    }
+        }
+    }
+    return 0;
+}
+
+int sc_conflict_check_dv_targets(sc_table *t, const sc_snapshot *latest, const sc_changes *c) {
+    sc_entry_vec targets = {0}; /* one identity per vector: partition, bucket, data file */
+    int rc = 0;
+    for (size_t i = 0; !rc && i < c->index_adds.count; i++) {
+        const sc_index_entry *a = &c->index_adds.items[i].entry;
+        for (size_t r = 0; !rc && r < a->dv_range_count; r++) {
+            sc_file_entry f = {.partition = a->partition, .bucket = a->bucket, .file = a->dv_ranges[r].data_file};
+            rc = sc_entry_vec_push(&targets, SC_ENTRY_ADD, &f);
+        }
+    }
+    if (rc || targets.count == 0) {
+        sc_entry_vec_free(&targets);
+        return rc;
+    }
+    sc_partition_set parts = {0};
+    sc_entry_vec live = {0};
+    sc_fileset *after = NULL;
+    rc = sc_partition_set_build(&parts, &targets, NULL);
+    if (!rc && latest) rc = sc_state_live_files(&live, t, latest, &parts);
+    if (!rc) rc = sc_fileset_new(&after);
+    for (size_t i = 0; !rc && i < live.count; i++) rc = sc_fileset_put(after, &live.items[i].file, 0, NULL);
+    for (size_t i = 0; !rc && i < c->deletes.count; i++)
+        if (sc_fileset_remove(after, &c->deletes.items[i].file, NULL) != 0) sc_error_clear();
+    for (size_t i = 0; !rc && i < c->adds.count; i++)
+        if (sc_fileset_put(after, &c->adds.items[i].file, 0, NULL) == SC_EEXISTS) sc_error_clear();
+    size_t at = 0;
+    for (size_t i = 0; !rc && i < c->index_adds.count; i++) {
+        const sc_index_entry *a = &c->index_adds.items[i].entry;
+        for (size_t r = 0; !rc && r < a->dv_range_count; r++, at++) {
+            if (sc_fileset_get(after, &targets.items[at].file, NULL) == 0) continue;
+            sc_error_clear();
+            char what[512], part[128];
+            describe_index(what, sizeof what, t, a);
+            sc_entries_describe_partition(part, sizeof part, t, a->partition);
+            rc = sc_error_set(SC_ECONFLICT, "%s holds a deletion vector of data file %s, which is not live in partition "
+                                            "\"%s\", bucket %d after this commit%s%s",
+                              what, a->dv_ranges[r].data_file, part, a->bucket, latest ? " (deleted by a commit up to " : "",
+                              latest ? "the latest snapshot, or never added)" : " (never added)");
+        }
+    }
+    sc_fileset_free(after);
+    sc_entry_vec_free(&live);
+    sc_partition_set_free(&parts);
+    sc_entry_vec_free(&targets);
+    return rc;
+}

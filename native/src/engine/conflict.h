@@ -9,6 +9,7 @@
 #define SC_CONFLICT_H
 
 #include "format/changes.h"
+#include "format/index_entry.h"
 #include "engine/state.h"
 
 /*
@@ -42,5 +43,26 @@ int sc_conflict_check_first(sc_entry_vec *out_deletes, int *out_touched_only, sc
 int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *latest,
                             const sc_changes *changes, sc_commit_kind kind,
                             const sc_partition_set *parts);
+
+/*
+ * Index files (Paimon's index manifest): `c`'s index changes against `live`,
+ * the base's live index files. SC_ECONFLICT naming the file when `c` deletes
+ * an index file that is not live (another commit replaced or removed it: two
+ * writers updating one bucket's deletion vectors would otherwise both land,
+ * and one's deleted rows come back), or, for deletion vectors keyed by file
+ * name (a bucket-unaware table), adds a file that is live or a vector for a
+ * data file that a live index file not deleted here already holds.
+ */
+int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c,
+                            const sc_partition_set *replace);
+
+/*
+ * Every data file a deletion vector of `c` names (in the vector's partition
+ * and bucket) must be live after the commit: live at `latest` (NULL: empty
+ * table) and not deleted by `c`, or added by `c`. SC_ECONFLICT naming the
+ * data file and the index file otherwise (a vector of a file compacted away
+ * meanwhile would mark rows of nothing, and its deletes be lost).
+ */
+int sc_conflict_check_dv_targets(sc_table *t, const sc_snapshot *latest, const sc_changes *c);
 
 #endif

@@ -199,6 +199,11 @@ int sc_entries_prepare(sc_table *t, sc_changes *changes, sc_commit_kind kind, in
     for (size_t i = 0; !rc && i < changes->adds.count; i++) {
         if ((rc = prepare_add(t, &changes->adds, i, kind, now_ms)) != 0) rc = entry_error(rc, "add", i, &changes->adds.items[i].file);
     }
+    /* Changelog files live beside the data files and Paimon reads them with the same rules. */
+    for (size_t i = 0; !rc && i < changes->changelog.count; i++) {
+        if ((rc = prepare_add(t, &changes->changelog, i, SC_KIND_APPEND, now_ms)) != 0)
+            rc = entry_error(rc, "changelog", i, &changes->changelog.items[i].file);
+    }
     for (size_t i = 0; !rc && i < changes->deletes.count; i++) {
         if ((rc = check_partition(t, &changes->deletes.items[i].file)) != 0)
             rc = entry_error(rc, "delete", i, &changes->deletes.items[i].file);

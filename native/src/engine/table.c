@@ -552,6 +552,11 @@ int sc_table_snapshot_info(sc_snapshot_info **out, sc_table *t, uint64_t id) {
     i->delta_record_count = s.delta_record_count;
     i->file_count = s.file_count;
     if (s.has_parent) sc_hex_encode(i->parent_hash, s.parent_hash, SC_SHA256_LEN);
+    i->schema_id = s.schema_id;
+    i->has_watermark = s.has_watermark;
+    i->watermark = s.watermark;
+    i->has_changelog_record_count = s.has_changelog_record_count;
+    i->changelog_record_count = s.changelog_record_count;
     sc_snapshot_clear(&s);
     *out = i;
     return 0;
@@ -576,11 +581,27 @@ static int read_live(void *ctx, sc_table *t, uint64_t id) {
     return rc;
 }
 
-int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
+/* The changelog files of one snapshot (sc_state_read_retained's read for sc_table_changelog_files). */
+static int read_changelog(void *ctx, sc_table *t, uint64_t id) {
+    sc_entry_vec *out = ctx;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    sc_manifest_file_vec metas = {0};
+    if (s.changelog_manifest_list.name) rc = sc_state_load_list(&metas, t, &s.changelog_manifest_list);
+    for (size_t i = 0; !rc && i < metas.count; i++) rc = sc_state_load_manifest(out, t, &metas.items[i]);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s);
+    if (rc) sc_entry_vec_free(out);
+    return rc;
+}
+
+static int files_of(sc_file_list **out, sc_table *t, uint64_t id, const char *what, sc_state_read_fn read) {
     *out = NULL;
     sc_entry_vec live = {0};
     /* The latest read again if an expiration removes it meanwhile (never reported as damage). */
-    int rc = sc_state_read_retained(t, id, "files", read_live, &live);
+    int rc = sc_state_read_retained(t, id, what, read, &live);
     if (rc) return rc;
     sc_file_list *list = calloc(1, sizeof *list);
     /* Hand the vector's storage over: entries are laid out as sc_manifest_entry. */
@@ -595,6 +616,12 @@ int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) {
     free(live.items); /* the field buffers now belong to list->entries */
     *out = list;
     return 0;
+}
+
+int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) { return files_of(out, t, id, "files", read_live); }
+
+int sc_table_changelog_files(sc_file_list **out, sc_table *t, uint64_t id) {
+    return files_of(out, t, id, "changelog files", read_changelog);
 }
 
 void sc_file_list_free(sc_file_list *list) {
@@ -613,6 +640,15 @@ int sc_table_parse_changes(sc_changes **out, sc_table *t, const char *json, size
     *out = NULL;
     if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
     return sc_changes_parse_json_schema(out, &t->schema, json, len);
+}
+
+int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                              int64_t *out_watermark, sc_table *t, const char *json, size_t len) {
+    if (!out_append || !out_compact) return sc_error_set(SC_EINVAL, "NULL output");
+    *out_append = *out_compact = NULL;
+    if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
+    return sc_changes_parse_checkpoint_json(out_append, out_compact, out_has_watermark, out_watermark, &t->schema, json,
+                                            len);
 }
 
 static int buf_to_string(char **out, sc_buf *b) {

@@ -9,6 +9,7 @@
 
 #include "base/error_internal.h"
 #include "format/binary_row.h"
+#include "format/index_manifest.h"
 #include "format/paimon_manifest.h"
 #include "format/partition.h"
 
@@ -171,13 +172,32 @@ static int add_paimon_files(sc_changes *c, int changelog, const uint8_t *avro, s
     return rc;
 }
 
+/* IndexManifestEntry records into the index section. */
+static int add_paimon_index(sc_changes *c, const uint8_t *avro, size_t len) {
+    sc_decode_limits limits;
+    sc_decode_limits_default(&limits);
+    sc_index_vec records = {0};
+    int rc = sc_index_manifest_decode(&records, avro, len, &limits, GIVEN_OBJECT);
+    size_t adds = c->index_adds.count, deletes = c->index_deletes.count;
+    for (size_t i = 0; !rc && i < records.count; i++) {
+        const sc_index_record *r = &records.items[i];
+        rc = r->kind == SC_ENTRY_ADD ? sc_changes_add_index(c, &r->entry) : sc_changes_delete_index(c, &r->entry);
+        if (rc) rc = sc_error_wrap(rc, "%s: record %zu", GIVEN_OBJECT, i);
+    }
+    sc_index_vec_free(&records);
+    if (rc) {
+        sc_index_vec_truncate(&c->index_adds, adds);
+        sc_index_vec_truncate(&c->index_deletes, deletes);
+    }
+    return rc;
+}
+
 int sc_changes_add_paimon(sc_changes *c, sc_paimon_section section, const uint8_t *avro, size_t len) {
     if (!c || (!avro && len)) return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: missing argument");
     switch (section) {
     case SC_SECTION_DATA: return add_paimon_files(c, 0, avro, len);
     case SC_SECTION_CHANGELOG: return add_paimon_files(c, 1, avro, len);
-    case SC_SECTION_INDEX:
-        return sc_error_set(SC_EUNSUPPORTED, "sc_changes_add_paimon: index manifests are not decoded by this build yet");
+    case SC_SECTION_INDEX: return add_paimon_index(c, avro, len);
     }
     return sc_error_set(SC_EINVAL, "sc_changes_add_paimon: section %d is not DATA (0), CHANGELOG (1) or INDEX (2)",
                         (int)section);
@@ -216,8 +236,9 @@ static int str_field(json_t *o, const char *list, size_t i, const char *field, i
     return 0;
 }
 
-static const char *const known_fields[] = {"partition", "bucket", "totalBuckets", "level", "file", "rows",
-                                           "size",      "minKey", "maxKey",       "minSeq", "maxSeq"};
+static const char *const known_fields[] = {"partition", "bucket", "totalBuckets", "level",          "file",
+                                           "rows",      "size",   "minKey",       "maxKey",         "minSeq",
+                                           "maxSeq",    "deleteRowCount", "fileSource", "creationTime"};
 
 /* A JSON scalar as a value of `type` (numbers and booleans through their text, so one
  * parser decides what fits). *owned is the allocation the datum may point into. */
@@ -278,8 +299,23 @@ static int seq_field(json_t *o, const char *list, size_t i, const char *field, i
     return 0;
 }
 
+/* Where an entry of a list goes. */
+typedef enum list_kind { LIST_ADD, LIST_DELETE, LIST_CHANGELOG, LIST_INDEX_ADD, LIST_INDEX_DELETE } list_kind;
+
+/* "fileSource": "APPEND" or "COMPACT" (Paimon's FileSource), into *has / *out. */
+static int file_source_field(json_t *o, const char *list, size_t i, int *has, int32_t *out) {
+    json_t *v = json_object_get(o, "fileSource");
+    if (!v) return 0;
+    const char *t = json_is_string(v) ? json_string_value(v) : NULL;
+    if (!t || (strcmp(t, "APPEND") != 0 && strcmp(t, "COMPACT") != 0))
+        return entry_error(list, i, "fileSource", "must be \"APPEND\" or \"COMPACT\"");
+    *has = 1;
+    *out = strcmp(t, "COMPACT") == 0;
+    return 0;
+}
+
 static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
-                       sc_entry_kind kind) {
+                       list_kind kind) {
     if (!json_is_object(o)) return sc_error_set(SC_EINVAL, "changes: %s[%zu] is not an object", list, i);
     const char *key;
     json_t *value;
@@ -307,6 +343,13 @@ static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, 
     if (!rc) rc = int_field(o, list, i, "size", 1, INT64_MAX, &size);
     if (!rc) rc = seq_field(o, list, i, "minSeq", &min_seq);
     if (!rc) rc = seq_field(o, list, i, "maxSeq", &max_seq);
+    int64_t delete_rows = 0, created = 0;
+    int has_delete_rows = json_object_get(o, "deleteRowCount") != NULL, has_created = json_object_get(o, "creationTime") != NULL;
+    int has_source = 0;
+    int32_t source = 0;
+    if (!rc) rc = int_field(o, list, i, "deleteRowCount", 0, INT64_MAX, &delete_rows);
+    if (!rc) rc = int_field(o, list, i, "creationTime", 0, INT64_MAX, &created);
+    if (!rc) rc = file_source_field(o, list, i, &has_source, &source);
     if (rc) return rc;
     if (strlen((const char *)file.data) != file.len) return entry_error(list, i, "file", "contains a NUL byte");
     if (strlen((const char *)spec.data) != spec.len) return entry_error(list, i, "partition", "contains a NUL byte");
@@ -315,7 +358,7 @@ static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, 
     /* A spec is the partition's path, where Paimon escapes control characters (%0A): a raw one in
      * an added file's spec is refused as in names, so it never reaches output unescaped. A delete
      * may still name what an older version let in. */
-    if (kind == SC_ENTRY_ADD && (rc = sc_name_check("partition", spec.data, spec.len)) != 0)
+    if (kind != LIST_DELETE && (rc = sc_name_check("partition", spec.data, spec.len)) != 0)
         return sc_error_wrap(rc, "changes: %s[%zu]", list, i);
     rc = sc_partition_parse(&partition, schema, (const char *)spec.data);
     if (rc) rc = sc_error_wrap(rc, "changes: %s[%zu].partition", list, i);
@@ -327,12 +370,103 @@ static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, 
                            .rows = rows, .size = size, .min_seq = min_seq, .max_seq = max_seq};
         if (has_min) e.min_key = (sc_bytes){min_key.data, min_key.len};
         if (has_max) e.max_key = (sc_bytes){max_key.data, max_key.len};
-        rc = kind == SC_ENTRY_ADD ? sc_changes_add(c, &e) : sc_changes_delete(c, &e);
+        e.has_delete_row_count = has_delete_rows;
+        e.delete_row_count = delete_rows;
+        e.has_creation_time = has_created;
+        e.creation_time_millis = created;
+        e.has_file_source = has_source;
+        e.file_source = source;
+        rc = kind == LIST_ADD ? sc_changes_add(c, &e) : kind == LIST_DELETE ? sc_changes_delete(c, &e)
+                                                                           : sc_changes_add_changelog(c, &e);
         if (rc) rc = sc_error_wrap(rc, "changes: %s[%zu]", list, i);
     }
     sc_buf_free(&partition);
     sc_buf_free(&min_key);
     sc_buf_free(&max_key);
+    return rc;
+}
+
+static const char *const known_index_fields[] = {"partition", "bucket", "type", "file", "size", "rows", "dv", "externalPath"};
+
+/* One "dv" range: {"file","offset","length","cardinality"?}. */
+static int parse_dv(sc_dv_range *out, json_t *o, const char *list, size_t i, size_t k) {
+    char field[48];
+    snprintf(field, sizeof field, "dv[%zu]", k);
+    if (!json_is_object(o)) return entry_error(list, i, field, "is not an object");
+    const char *key;
+    json_t *value;
+    json_object_foreach(o, key, value) {
+        if (strcmp(key, "file") && strcmp(key, "offset") && strcmp(key, "length") && strcmp(key, "cardinality")) {
+            char what[96];
+            snprintf(what, sizeof what, "has an unknown field \"%.40s\"", key);
+            return entry_error(list, i, field, what);
+        }
+    }
+    json_t *f = json_object_get(o, "file"), *off = json_object_get(o, "offset"), *len = json_object_get(o, "length"),
+           *card = json_object_get(o, "cardinality");
+    if (!f || !json_is_string(f) || strlen(json_string_value(f)) != json_string_length(f))
+        return entry_error(list, i, field, "needs \"file\", a data file's name");
+    if (!off || !json_is_integer(off) || json_integer_value(off) < 0 || json_integer_value(off) > INT32_MAX ||
+        !len || !json_is_integer(len) || json_integer_value(len) < 0 || json_integer_value(len) > INT32_MAX)
+        return entry_error(list, i, field, "needs \"offset\" and \"length\", integers 0..2147483647");
+    if (card && !json_is_null(card) && (!json_is_integer(card) || json_integer_value(card) < 0))
+        return entry_error(list, i, field, "\"cardinality\" must be a non-negative integer");
+    *out = (sc_dv_range){.data_file = json_string_value(f), .offset = (int32_t)json_integer_value(off),
+                         .length = (int32_t)json_integer_value(len)};
+    if (card && !json_is_null(card)) {
+        out->has_cardinality = 1;
+        out->cardinality = json_integer_value(card);
+    }
+    return 0;
+}
+
+/* One INDEX entry (docs/format.md §8) into the index section of `c`. */
+static int parse_index_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
+                             list_kind kind) {
+    if (!json_is_object(o)) return sc_error_set(SC_EINVAL, "changes: %s[%zu] is not an object", list, i);
+    const char *key;
+    json_t *value;
+    json_object_foreach(o, key, value) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof known_index_fields / sizeof *known_index_fields; k++)
+            known |= strcmp(key, known_index_fields[k]) == 0;
+        if (!known) return entry_error(list, i, key, "is not a known field");
+    }
+    int64_t bucket = 0, size = 0, rows = 0;
+    sc_bytes spec = {0}, type = {0}, file = {0}, ext = {0};
+    int rc = str_field(o, list, i, "partition", 1, &spec);
+    if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
+    if (!rc) rc = str_field(o, list, i, "type", 1, &type);
+    if (!rc) rc = str_field(o, list, i, "file", 1, &file);
+    if (!rc) rc = int_field(o, list, i, "size", 1, INT64_MAX, &size);
+    if (!rc) rc = int_field(o, list, i, "rows", 1, INT64_MAX, &rows);
+    if (!rc) rc = str_field(o, list, i, "externalPath", 0, &ext);
+    if (rc) return rc;
+    if (strlen((const char *)spec.data) != spec.len) return entry_error(list, i, "partition", "contains a NUL byte");
+    if (strlen((const char *)type.data) != type.len) return entry_error(list, i, "type", "contains a NUL byte");
+    if (strlen((const char *)file.data) != file.len) return entry_error(list, i, "file", "contains a NUL byte");
+    if (ext.data && strlen((const char *)ext.data) != ext.len) return entry_error(list, i, "externalPath", "contains a NUL byte");
+    json_t *dv = json_object_get(o, "dv");
+    if (dv && !json_is_null(dv) && !json_is_array(dv)) return entry_error(list, i, "dv", "must be an array");
+    size_t n = dv && json_is_array(dv) ? json_array_size(dv) : 0;
+    sc_dv_range *ranges = calloc(n ? n : 1, sizeof *ranges);
+    if (!ranges) return sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t k = 0; !rc && k < n; k++) rc = parse_dv(&ranges[k], json_array_get(dv, k), list, i, k);
+    sc_buf partition = SC_BUF_INIT;
+    if (!rc && kind == LIST_INDEX_ADD && (rc = sc_name_check("partition", spec.data, spec.len)) != 0)
+        rc = sc_error_wrap(rc, "changes: %s[%zu]", list, i);
+    if (!rc && (rc = sc_partition_parse(&partition, schema, (const char *)spec.data)) != 0)
+        rc = sc_error_wrap(rc, "changes: %s[%zu].partition", list, i);
+    if (!rc) {
+        sc_index_entry e = {.partition = {partition.data, partition.len}, .bucket = (int32_t)bucket,
+                            .index_type = (const char *)type.data, .file = (const char *)file.data, .size = size,
+                            .rows = rows, .has_dv_ranges = dv && json_is_array(dv), .dv_ranges = ranges,
+                            .dv_range_count = n, .external_path = (const char *)ext.data};
+        rc = kind == LIST_INDEX_ADD ? sc_changes_add_index(c, &e) : sc_changes_delete_index(c, &e);
+        if (rc) rc = sc_error_wrap(rc, "changes: %s[%zu]", list, i);
+    }
+    sc_buf_free(&partition);
+    free(ranges);
     return rc;
 }
 
@@ -352,6 +486,8 @@ static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, 
  * wide keys and for bad entries to be decoded and named precisely, not for a
  * document of unbounded cost. */
 #define ENTRY_MAX_TOKENS 256
+/* An index entry lists a deletion vector per data file of its bucket (5 tokens each). */
+#define INDEX_ENTRY_MAX_TOKENS 65536
 
 typedef struct scan {
     const char *text; /* the whole input, for positions in messages */
@@ -430,29 +566,36 @@ static void value_extent(size_t *out_end, size_t *out_tokens, const char *t, siz
 
 /*
  * The first, linear pass: the number of entries (values directly inside a
- * list that is a member of the top-level object). Syntax is left to the
- * second pass; this one only counts, so a 64 MiB text of `{}` is refused
- * before a single entry is decoded.
+ * list that is a member of an object outside any entry: "add", "compact" →
+ * "add", "index" → "add", ...). Syntax is left to the second pass; this one
+ * only counts, so a 64 MiB text of `{}` is refused before a single entry is
+ * decoded.
  */
+#define COUNT_MAX_DEPTH 16
 static size_t count_entries(const char *t, size_t len) {
-    size_t depth = 0, entries = 0;
-    int in_list = 0;      /* the container at depth 2 is a list */
-    int expect_value = 0; /* in it, the next token starts an entry */
+    size_t depth = 0, entries = 0, entry_depth = 0; /* entry_depth: inside an entry that opened at it */
+    unsigned char is_list[COUNT_MAX_DEPTH + 1] = {0};
+    int expect_value = 0; /* in an entry list, the next token starts an entry */
     for (size_t i = 0; i < len; i++) {
         char c = t[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-        if (depth == 2 && in_list && expect_value && c != ']' && c != ',') {
+        int in_entry_list = !entry_depth && depth >= 2 && depth <= COUNT_MAX_DEPTH && is_list[depth];
+        if (in_entry_list && expect_value && c != ']' && c != ',') {
             entries++;
             expect_value = 0;
+            if (c == '{' || c == '[') entry_depth = depth + 1;
         }
         if (c == '"') {
             i = string_end(t, len, i) - 1;
         } else if (c == '{' || c == '[') {
             depth++;
-            if (depth == 2) in_list = expect_value = c == '[';
+            if (depth <= COUNT_MAX_DEPTH) is_list[depth] = c == '[';
+            if (!entry_depth && c == '[') expect_value = 1;
         } else if (c == '}' || c == ']') {
+            if (entry_depth && depth == entry_depth) entry_depth = 0;
             if (depth) depth--;
-        } else if (c == ',' && depth == 2 && in_list) {
+            expect_value = 0;
+        } else if (c == ',' && in_entry_list) {
             expect_value = 1;
         }
     }
@@ -460,7 +603,9 @@ static size_t count_entries(const char *t, size_t len) {
 }
 
 /* The list after "add" / "delete": '[' entries ']', each entry loaded on its own. */
-static int parse_list(sc_changes *c, const sc_table_schema *schema, scan *s, const char *list, sc_entry_kind kind) {
+static int parse_list(sc_changes *c, const sc_table_schema *schema, scan *s, const char *list, list_kind kind) {
+    int index = kind == LIST_INDEX_ADD || kind == LIST_INDEX_DELETE;
+    size_t max_tokens = index ? INDEX_ENTRY_MAX_TOKENS : ENTRY_MAX_TOKENS;
     skip_ws(s);
     if (s->pos >= s->len || s->text[s->pos] != '[') {
         if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
@@ -475,16 +620,16 @@ static int parse_list(sc_changes *c, const sc_table_schema *schema, scan *s, con
     for (size_t i = 0;; i++) {
         skip_ws(s);
         size_t at = s->pos, end, tokens;
-        value_extent(&end, &tokens, s->text, s->len, at, ENTRY_MAX_TOKENS);
-        if (tokens > ENTRY_MAX_TOKENS)
+        value_extent(&end, &tokens, s->text, s->len, at, max_tokens);
+        if (tokens > max_tokens)
             return sc_error_set(SC_EINVAL,
-                                "changes: %s[%zu] has more than %d JSON tokens (an entry has "
-                                "11 fields and two keys)",
-                                list, i, ENTRY_MAX_TOKENS);
+                                "changes: %s[%zu] has more than %zu JSON tokens (%s)", list, i, max_tokens,
+                                index ? "an index entry has 8 fields and 4 per deletion vector"
+                                      : "an entry has 14 fields and two keys");
         json_error_t err;
         json_t *entry = json_loadb(s->text + at, end - at, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &err);
         if (!entry) return syntax_error(s, at + (size_t)err.position, err.text);
-        int rc = parse_entry(c, schema, entry, list, i, kind);
+        int rc = index ? parse_index_entry(c, schema, entry, list, i, kind) : parse_entry(c, schema, entry, list, i, kind);
         json_decref(entry);
         if (rc) return rc;
         s->pos = end;
@@ -496,8 +641,9 @@ static int parse_list(sc_changes *c, const sc_table_schema *schema, scan *s, con
     }
 }
 
-/* A top-level key: a JSON string, decoded by jansson (escapes included) into name (16 bytes). */
-static int parse_key(char name[16], scan *s) {
+/* An object key: a JSON string, decoded by jansson (escapes included) into name (16 bytes),
+ * which must be one of `keys` (NULL-terminated); `where` and `expected` word the refusal. */
+static int parse_key(char name[16], scan *s, const char *const *keys, const char *where, const char *expected) {
     size_t at = s->pos;
     if (at >= s->len || s->text[at] != '"') return syntax_error(s, at, "string or '}' expected");
     size_t end = string_end(s->text, s->len, at);
@@ -505,13 +651,14 @@ static int parse_key(char name[16], scan *s) {
     json_t *k = json_loadb(s->text + at, end - at, JSON_DECODE_ANY, &err);
     if (!k) return syntax_error(s, at + (size_t)err.position, err.text);
     const char *v = json_string_value(k);
-    int known = v && (strcmp(v, "add") == 0 || strcmp(v, "delete") == 0);
+    int known = 0;
+    for (size_t i = 0; v && keys[i]; i++) known |= strlen(keys[i]) == json_string_length(k) && strcmp(v, keys[i]) == 0;
     if (!known) {
         char shown[64];
         sc_bytes_describe(shown, sizeof shown,
                           (sc_bytes){(const uint8_t *)(v ? v : ""), v ? json_string_length(k) : 0});
         json_decref(k);
-        return sc_error_set(SC_EINVAL, "changes: unknown key \"%s\" (expected \"add\" and \"delete\")", shown);
+        return sc_error_set(SC_EINVAL, "changes: unknown key \"%s\"%s (expected %s)", shown, where, expected);
     }
     snprintf(name, 16, "%s", v);
     json_decref(k);
@@ -519,8 +666,112 @@ static int parse_key(char name[16], scan *s) {
     return 0;
 }
 
-int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema, const char *json, size_t len) {
-    *out = NULL;
+/* What an object of the change set may hold, and where its parts go. */
+typedef struct part_ctx {
+    sc_changes *c;          /* this part's files */
+    sc_changes **compact;   /* the top level of a checkpoint: its compact part (NULL: not allowed here) */
+    int *has_watermark;     /* the top level of a checkpoint: its watermark */
+    int64_t *watermark;
+    int index_only;         /* the "index" object: "add" and "delete" are index entries */
+    const char *prefix;     /* "" or "compact." / "index." / "compact.index.", for messages */
+} part_ctx;
+
+static int parse_object(const part_ctx *p, const sc_table_schema *schema, scan *s);
+
+/* The value after a key of the object: a list of entries, a nested object, or the watermark. */
+static int parse_member(const part_ctx *p, const sc_table_schema *schema, scan *s, const char *name) {
+    char list[48];
+    snprintf(list, sizeof list, "%s%s", p->prefix, name);
+    if (strcmp(name, "add") == 0) return parse_list(p->c, schema, s, list, p->index_only ? LIST_INDEX_ADD : LIST_ADD);
+    if (strcmp(name, "delete") == 0)
+        return parse_list(p->c, schema, s, list, p->index_only ? LIST_INDEX_DELETE : LIST_DELETE);
+    if (strcmp(name, "changelog") == 0) return parse_list(p->c, schema, s, list, LIST_CHANGELOG);
+    if (strcmp(name, "index") == 0) {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "%sindex.", p->prefix);
+        part_ctx sub = {p->c, NULL, NULL, NULL, 1, prefix};
+        return parse_object(&sub, schema, s);
+    }
+    if (strcmp(name, "compact") == 0) {
+        int rc = sc_changes_new(p->compact);
+        part_ctx sub = {*p->compact, NULL, NULL, NULL, 0, "compact."};
+        return rc ? rc : parse_object(&sub, schema, s);
+    }
+    /* "watermark": an integer (Paimon's Long) */
+    size_t at = s->pos, end, tokens;
+    value_extent(&end, &tokens, s->text, s->len, at, 2);
+    json_error_t err;
+    json_t *v = json_loadb(s->text + at, end - at, JSON_DECODE_ANY, &err);
+    if (!v) return syntax_error(s, at + (size_t)err.position, err.text);
+    int ok = json_is_integer(v);
+    if (ok) {
+        *p->has_watermark = 1;
+        *p->watermark = json_integer_value(v);
+    }
+    json_decref(v);
+    if (!ok) return sc_error_set(SC_EINVAL, "changes: \"watermark\" must be an integer (event-time millis)");
+    s->pos = end;
+    return 0;
+}
+
+/* '{' members '}': each key at most once. */
+static int parse_object(const part_ctx *p, const sc_table_schema *schema, scan *s) {
+    static const char *const top[] = {"add", "delete", "changelog", "index", "compact", "watermark", NULL};
+    static const char *const part[] = {"add", "delete", "changelog", "index", NULL};
+    static const char *const index[] = {"add", "delete", NULL};
+    const char *const *keys = p->index_only ? index : p->compact ? top : part;
+    const char *expected = p->index_only ? "\"add\" and \"delete\" of index files"
+                           : p->compact  ? "\"add\", \"delete\", \"changelog\", \"index\", \"compact\" and \"watermark\""
+                                         : "\"add\", \"delete\", \"changelog\" and \"index\"";
+    char where[48] = "";
+    if (*p->prefix) snprintf(where, sizeof where, " in \"%.*s\"", (int)strlen(p->prefix) - 1, p->prefix);
+    skip_ws(s);
+    if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
+    if (s->text[s->pos] != '{') {
+        if (!*p->prefix) return sc_error_set(SC_EINVAL, "changes: expected an object {\"add\":[...],\"delete\":[...]}");
+        return sc_error_set(SC_EINVAL, "changes: \"%.*s\" must be an object", (int)strlen(p->prefix) - 1, p->prefix);
+    }
+    s->pos++;
+    skip_ws(s);
+    if (s->pos < s->len && s->text[s->pos] == '}') {
+        s->pos++;
+        return 0;
+    }
+    unsigned seen = 0;
+    for (;;) {
+        char name[16];
+        skip_ws(s);
+        int rc = parse_key(name, s, keys, where, expected);
+        if (rc) return rc;
+        unsigned bit = 0;
+        for (unsigned k = 0; keys[k]; k++)
+            if (strcmp(keys[k], name) == 0) bit = 1u << k;
+        if (seen & bit) {
+            char what[48];
+            snprintf(what, sizeof what, "duplicate object key \"%s\"", name);
+            return syntax_error(s, s->pos, what);
+        }
+        seen |= bit;
+        skip_ws(s);
+        if (s->pos >= s->len || s->text[s->pos] != ':') return syntax_error(s, s->pos, "':' expected");
+        s->pos++;
+        skip_ws(s);
+        if ((rc = parse_member(p, schema, s, name)) != 0) return rc;
+        skip_ws(s);
+        if (s->pos >= s->len) return syntax_error(s, s->pos, "unexpected end of input");
+        char sep = s->text[s->pos++];
+        if (sep == '}') return 0;
+        if (sep != ',') return syntax_error(s, s->pos - 1, "',' or '}' expected");
+    }
+}
+
+int sc_changes_parse_checkpoint_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                     int64_t *out_watermark, const sc_table_schema *schema, const char *json,
+                                     size_t len) {
+    *out_append = NULL;
+    if (out_compact) *out_compact = NULL;
+    if (out_has_watermark) *out_has_watermark = 0;
+    if (out_watermark) *out_watermark = 0;
     if (len > SC_CHANGES_MAX_JSON_BYTES)
         return sc_error_set(SC_ELIMIT, "changes: %zu bytes, more than the limit of %zu bytes (64 MiB)",
                             len, (size_t)SC_CHANGES_MAX_JSON_BYTES);
@@ -533,55 +784,30 @@ int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema
     scan s = {json, len, 0};
     skip_ws(&s);
     if (s.pos >= len) return syntax_error(&s, s.pos, "'{' or '[' expected near end of file");
-    if (json[s.pos] != '{')
-        return sc_error_set(SC_EINVAL, "changes: expected an object {\"add\":[...],\"delete\":[...]}");
-    s.pos++;
-    sc_changes *c;
+    sc_changes *c = NULL, *compact = NULL;
+    int has_wm = 0;
+    int64_t wm = 0;
     int rc = sc_changes_new(&c);
     if (rc) return rc;
-    int seen_add = 0, seen_delete = 0;
-    skip_ws(&s);
-    if (s.pos < len && json[s.pos] == '}') {
-        s.pos++;
-    } else {
-        for (;;) {
-            char name[16];
-            skip_ws(&s);
-            if ((rc = parse_key(name, &s)) != 0) break;
-            int is_add = strcmp(name, "add") == 0;
-            if (is_add ? seen_add++ : seen_delete++) {
-                rc = syntax_error(&s, s.pos, is_add ? "duplicate object key \"add\"" : "duplicate object key \"delete\"");
-                break;
-            }
-            skip_ws(&s);
-            if (s.pos >= len || json[s.pos] != ':') {
-                rc = syntax_error(&s, s.pos, "':' expected");
-                break;
-            }
-            s.pos++;
-            rc = parse_list(c, schema, &s, name, is_add ? SC_ENTRY_ADD : SC_ENTRY_DELETE);
-            if (rc) break;
-            skip_ws(&s);
-            if (s.pos >= len) {
-                rc = syntax_error(&s, s.pos, "unexpected end of input");
-                break;
-            }
-            char sep = json[s.pos++];
-            if (sep == '}') break;
-            if (sep != ',') {
-                rc = syntax_error(&s, s.pos - 1, "',' or '}' expected");
-                break;
-            }
-        }
-    }
+    part_ctx top = {c, out_compact ? &compact : NULL, &has_wm, &wm, 0, ""};
+    rc = parse_object(&top, schema, &s);
     if (!rc) {
         skip_ws(&s);
         if (s.pos < len) rc = syntax_error(&s, s.pos, "end of file expected");
     }
+    if (!rc && out_compact && !compact) rc = sc_changes_new(&compact);
     if (rc) {
         sc_changes_free(c);
+        sc_changes_free(compact);
         return rc;
     }
-    *out = c;
+    *out_append = c;
+    if (out_compact) *out_compact = compact;
+    if (out_has_watermark) *out_has_watermark = has_wm;
+    if (out_watermark) *out_watermark = wm;
     return 0;
+}
+
+int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema, const char *json, size_t len) {
+    return sc_changes_parse_checkpoint_json(out, NULL, NULL, NULL, schema, json, len);
 }

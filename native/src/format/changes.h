@@ -27,5 +27,14 @@ int sc_name_check(const char *field, const uint8_t *name, size_t len);
  */
 #include "format/table_schema.h"
 int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema, const char *json, size_t len);
+/*
+ * The checkpoint form (docs/format.md §8): the same, plus "changelog" and
+ * "index" sections, a "compact" object of the compact part's sections and a
+ * "watermark". With out_compact NULL (sc_changes_parse_json_schema), "compact"
+ * and "watermark" are unknown keys. On success *out_compact is never NULL.
+ */
+int sc_changes_parse_checkpoint_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                     int64_t *out_watermark, const sc_table_schema *schema, const char *json,
+                                     size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include "base/error_internal.h"
 #include "base/vec.h"
 #include "format/avro_container.h"
+#include "format/avro_fields.h"
 #include "format/file_index.h"
 #include "format/paimon_manifest.h"
 
@@ -50,146 +51,26 @@ static const char LIST_SCHEMA[] =
     OPT("_MAX_ROW_ID", "\"long\"") "," OPT("_SNAPCOMMIT_SHA256", "\"bytes\"") ","
     OPT("_SNAPCOMMIT_FILE_INDEX", "\"bytes\"") "]}";
 
-/* A serialized BinaryRow of arity 0: what Paimon stores for "no fields". */
-static const uint8_t EMPTY_ROW[12] = {0};
-
 /* ======================= decoding ======================= */
 
-typedef struct dctx {
-    const char *object;
-    uint64_t record;
-    const sc_decode_limits *limits;
-} dctx;
-
-static int bad(const dctx *d, const char *field, const char *what) {
-    return sc_error_set(SC_ECORRUPT, "%s: record %llu, field %s: %s", d->object, (unsigned long long)d->record,
-                        field, what);
-}
-
-/* Look up `name` in record `rec`. *present = 0 when the file's schema lacks
- * it or it holds null (a union on its null branch); *out is then unset. */
-static int get(const dctx *d, avro_value_t *rec, const char *name, const char *path, avro_value_t *out,
-               int *present, int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    *present = 0;
-    if (avro_value_get_by_name(rec, name, &v, NULL) == 0) {
-        if (avro_value_get_type(&v) == AVRO_UNION) {
-            avro_value_t branch;
-            if (avro_value_get_current_branch(&v, &branch)) return bad(d, path, "union without a value");
-            v = branch;
-        }
-        if (avro_value_get_type(&v) != AVRO_NULL) {
-            *out = v;
-            *present = 1;
-        }
-    }
-    if (!*present && required) return bad(d, path, "missing (required)");
-    return 0;
-}
-
-static int get_int(const dctx *d, avro_value_t *rec, const char *name, const char *path, int32_t *out,
-                   int *present, int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    int rc = get(d, rec, name, path, &v, present, required);
-    if (rc || !*present) return rc;
-    if (avro_value_get_type(&v) != AVRO_INT32) return bad(d, path, "not an int");
-    return avro_value_get_int(&v, out) ? bad(d, path, "unreadable int") : 0;
-}
-
-/* Longs also accept an int in the file (Avro's int-to-long promotion). */
-static int get_long(const dctx *d, avro_value_t *rec, const char *name, const char *path, int64_t *out,
-                    int *present, int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    int rc = get(d, rec, name, path, &v, present, required);
-    if (rc || !*present) return rc;
-    if (avro_value_get_type(&v) == AVRO_INT32) {
-        int32_t i;
-        if (avro_value_get_int(&v, &i)) return bad(d, path, "unreadable int");
-        *out = i;
-        return 0;
-    }
-    if (avro_value_get_type(&v) != AVRO_INT64) return bad(d, path, "not a long");
-    return avro_value_get_long(&v, out) ? bad(d, path, "unreadable long") : 0;
-}
-
-static int get_nonneg(const dctx *d, avro_value_t *rec, const char *name, const char *path, int64_t *out) {
-    int present;
-    int rc = get_long(d, rec, name, path, out, &present, 1);
-    if (!rc && *out < 0) rc = bad(d, path, "negative");
-    return rc;
-}
-
-static int get_bytes(const dctx *d, avro_value_t *rec, const char *name, const char *path, sc_bytes *out,
-                     int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    int present;
-    *out = (sc_bytes){NULL, 0};
-    int rc = get(d, rec, name, path, &v, &present, required);
-    if (rc || !present) return rc;
-    if (avro_value_get_type(&v) != AVRO_BYTES) return bad(d, path, "not bytes");
-    const void *p;
-    size_t n;
-    if (avro_value_get_bytes(&v, &p, &n)) return bad(d, path, "unreadable bytes");
-    /* Present-but-empty stays non-NULL. */
-    *out = (sc_bytes){p ? p : EMPTY_ROW, n};
-    return 0;
-}
-
-/* A string value as a C string (libavro keeps a NUL after it). */
-static int as_string(const dctx *d, avro_value_t *v, const char *path, const char **out) {
-    if (avro_value_get_type(v) != AVRO_STRING) return bad(d, path, "not a string");
-    const char *p;
-    size_t n;
-    if (avro_value_get_string(v, &p, &n)) return bad(d, path, "unreadable string");
-    if (!p || n == 0) {
-        *out = "";
-        return 0;
-    }
-    /* libavro's size counts the terminating NUL; an earlier one would cut the value. */
-    if (memchr(p, '\0', n - 1)) return bad(d, path, "string contains a NUL byte");
-    *out = p;
-    return 0;
-}
-
-static int get_string(const dctx *d, avro_value_t *rec, const char *name, const char *path, const char **out,
-                      int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    int present;
-    *out = NULL;
-    int rc = get(d, rec, name, path, &v, &present, required);
-    if (rc || !present) return rc;
-    return as_string(d, &v, path, out);
-}
-
-/* A file name stored in a manifest: one path segment, so that a name can
- * never reach outside its directory. */
-static int check_name(const dctx *d, const char *path, const char *name) {
-    size_t n = strnlen(name, SC_MANIFEST_PATH_MAX + 1);
-    if (n == 0) return bad(d, path, "empty file name");
-    if (n > SC_MANIFEST_PATH_MAX) return bad(d, path, "file name longer than 1024 bytes");
-    if (strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
-        return bad(d, path, "file name is not a single path segment");
-    return 0;
-}
-
 /* An array of strings: *out is a malloc'd array of pointers into `v`. */
-static int get_strings(const dctx *d, avro_value_t *rec, const char *name, const char *path,
+static int get_strings(const sc_avro_ctx *d, avro_value_t *rec, const char *name, const char *path,
                        const char ***out, size_t *count, int *present, int required) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
+    avro_value_t v = {NULL, NULL}; /* set on success; -O3 cannot see it */
     *out = NULL;
     *count = 0;
-    int rc = get(d, rec, name, path, &v, present, required);
+    int rc = sc_avro_get(d, rec, name, path, &v, present, required);
     if (rc || !*present) return rc;
-    if (avro_value_get_type(&v) != AVRO_ARRAY) return bad(d, path, "not an array");
+    if (avro_value_get_type(&v) != AVRO_ARRAY) return sc_avro_bad(d, path, "not an array");
     size_t n;
-    if (avro_value_get_size(&v, &n)) return bad(d, path, "unreadable array");
+    if (avro_value_get_size(&v, &n)) return sc_avro_bad(d, path, "unreadable array");
     if (!n) return 0;
     const char **items = calloc(n, sizeof *items);
     if (!items) return sc_error_set(SC_ENOMEM, "%s: out of memory reading %s", d->object, path);
     for (size_t i = 0; i < n; i++) {
         avro_value_t item;
-        if (avro_value_get_by_index(&v, i, &item, NULL)) rc = bad(d, path, "unreadable array item");
-        if (!rc) rc = as_string(d, &item, path, &items[i]);
+        if (avro_value_get_by_index(&v, i, &item, NULL)) rc = sc_avro_bad(d, path, "unreadable array item");
+        if (!rc) rc = sc_avro_as_string(d, &item, path, &items[i]);
         if (rc) {
             free(items);
             return rc;
@@ -202,29 +83,29 @@ static int get_strings(const dctx *d, avro_value_t *rec, const char *name, const
 
 /* _NULL_COUNTS: a nullable array of nullable longs; -1 stands for a null
  * element. A null list reads as no counts (*out NULL, *count 0). */
-static int get_counts(const dctx *d, avro_value_t *rec, const char *path, int64_t **out, size_t *count,
+static int get_counts(const sc_avro_ctx *d, avro_value_t *rec, const char *path, int64_t **out, size_t *count,
                       int *present) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
+    avro_value_t v = {NULL, NULL}; /* set on success; -O3 cannot see it */
     *out = NULL;
     *count = 0;
-    int rc = get(d, rec, "_NULL_COUNTS", path, &v, present, 0);
+    int rc = sc_avro_get(d, rec, "_NULL_COUNTS", path, &v, present, 0);
     if (rc || !*present) return rc;
-    if (avro_value_get_type(&v) != AVRO_ARRAY) return bad(d, path, "not an array");
+    if (avro_value_get_type(&v) != AVRO_ARRAY) return sc_avro_bad(d, path, "not an array");
     size_t n;
-    if (avro_value_get_size(&v, &n)) return bad(d, path, "unreadable array");
+    if (avro_value_get_size(&v, &n)) return sc_avro_bad(d, path, "unreadable array");
     if (!n) return 0;
     int64_t *items = calloc(n, sizeof *items);
     if (!items) return sc_error_set(SC_ENOMEM, "%s: out of memory reading %s", d->object, path);
     for (size_t i = 0; !rc && i < n; i++) {
         avro_value_t item;
         if (avro_value_get_by_index(&v, i, &item, NULL)) {
-            rc = bad(d, path, "unreadable array item");
+            rc = sc_avro_bad(d, path, "unreadable array item");
             break;
         }
         if (avro_value_get_type(&item) == AVRO_UNION) {
             avro_value_t branch;
             if (avro_value_get_current_branch(&item, &branch)) {
-                rc = bad(d, path, "union without a value");
+                rc = sc_avro_bad(d, path, "union without a value");
                 break;
             }
             item = branch;
@@ -233,10 +114,10 @@ static int get_counts(const dctx *d, avro_value_t *rec, const char *path, int64_
         if (t == AVRO_NULL) {
             items[i] = -1;
         } else if (t == AVRO_INT64) {
-            if (avro_value_get_long(&item, &items[i])) rc = bad(d, path, "unreadable long");
-            else if (items[i] < 0) rc = bad(d, path, "negative null count");
+            if (avro_value_get_long(&item, &items[i])) rc = sc_avro_bad(d, path, "unreadable long");
+            else if (items[i] < 0) rc = sc_avro_bad(d, path, "negative null count");
         } else {
-            rc = bad(d, path, "item is not a long");
+            rc = sc_avro_bad(d, path, "item is not a long");
         }
     }
     if (rc) {
@@ -249,19 +130,19 @@ static int get_counts(const dctx *d, avro_value_t *rec, const char *path, int64_
 }
 
 /* A SimpleStats record; its counts array is malloc'd into *counts. */
-static int get_stats(const dctx *d, avro_value_t *rec, const char *name, const char *path, sc_stats *out,
+static int get_stats(const sc_avro_ctx *d, avro_value_t *rec, const char *name, const char *path, sc_stats *out,
                      int64_t **counts, int *has_counts) {
     avro_value_t st;
     int present;
     char sub[96];
     memset(out, 0, sizeof *out);
-    int rc = get(d, rec, name, path, &st, &present, 1);
+    int rc = sc_avro_get(d, rec, name, path, &st, &present, 1);
     if (rc) return rc;
-    if (avro_value_get_type(&st) != AVRO_RECORD) return bad(d, path, "not a record");
+    if (avro_value_get_type(&st) != AVRO_RECORD) return sc_avro_bad(d, path, "not a record");
     snprintf(sub, sizeof sub, "%s._MIN_VALUES", path);
-    rc = get_bytes(d, &st, "_MIN_VALUES", sub, &out->min_values, 1);
+    rc = sc_avro_get_bytes(d, &st, "_MIN_VALUES", sub, &out->min_values, 1);
     snprintf(sub, sizeof sub, "%s._MAX_VALUES", path);
-    if (!rc) rc = get_bytes(d, &st, "_MAX_VALUES", sub, &out->max_values, 1);
+    if (!rc) rc = sc_avro_get_bytes(d, &st, "_MAX_VALUES", sub, &out->max_values, 1);
     snprintf(sub, sizeof sub, "%s._NULL_COUNTS", path);
     if (!rc) rc = get_counts(d, &st, sub, counts, &out->null_count_len, has_counts);
     out->null_counts = *counts;
@@ -269,26 +150,26 @@ static int get_stats(const dctx *d, avro_value_t *rec, const char *name, const c
 }
 
 typedef struct manifest_read {
-    dctx d;
+    sc_avro_ctx d;
     sc_entry_vec *out;
 } manifest_read;
 
-static int check_version(const dctx *d, avro_value_t *rec) {
+static int check_version(const sc_avro_ctx *d, avro_value_t *rec) {
     int32_t version;
     int present;
-    if (avro_value_get_type(rec) != AVRO_RECORD) return bad(d, "(record)", "not an Avro record");
-    int rc = get_int(d, rec, "_VERSION", "_VERSION", &version, &present, 1);
+    if (avro_value_get_type(rec) != AVRO_RECORD) return sc_avro_bad(d, "(record)", "not an Avro record");
+    int rc = sc_avro_get_int(d, rec, "_VERSION", "_VERSION", &version, &present, 1);
     if (!rc && version != SC_PAIMON_RECORD_VERSION) {
         char what[64];
         snprintf(what, sizeof what, "version %d (only %d is read)", (int)version, SC_PAIMON_RECORD_VERSION);
-        rc = bad(d, "_VERSION", what);
+        rc = sc_avro_bad(d, "_VERSION", what);
     }
     return rc;
 }
 
 static int manifest_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     manifest_read *m = ctx;
-    dctx *d = &m->d;
+    sc_avro_ctx *d = &m->d;
     d->record = index;
     int rc = check_version(d, rec);
     if (rc) return rc;
@@ -300,48 +181,48 @@ static int manifest_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     const char **extra = NULL, **vcols = NULL, **wcols = NULL;
     avro_value_t file;
 
-    rc = get_int(d, rec, "_KIND", "_KIND", &kind, &present, 1);
-    if (!rc && kind != 0 && kind != 1) rc = bad(d, "_KIND", "neither 0 (ADD) nor 1 (DELETE)");
-    if (!rc) rc = get_bytes(d, rec, "_PARTITION", "_PARTITION", &f.partition, 1);
-    if (!rc) rc = get_int(d, rec, "_BUCKET", "_BUCKET", &f.bucket, &present, 1);
-    if (!rc && f.bucket < 0) rc = bad(d, "_BUCKET", "negative");
-    if (!rc) rc = get_int(d, rec, "_TOTAL_BUCKETS", "_TOTAL_BUCKETS", &f.total_buckets, &present, 1);
-    if (!rc && f.total_buckets < -1) rc = bad(d, "_TOTAL_BUCKETS", "below -1");
-    if (!rc) rc = get(d, rec, "_FILE", "_FILE", &file, &present, 1);
-    if (!rc && avro_value_get_type(&file) != AVRO_RECORD) rc = bad(d, "_FILE", "not a record");
-    if (!rc) rc = get_string(d, &file, "_FILE_NAME", "_FILE._FILE_NAME", &f.file, 1);
-    if (!rc) rc = check_name(d, "_FILE._FILE_NAME", f.file);
-    if (!rc) rc = get_nonneg(d, &file, "_FILE_SIZE", "_FILE._FILE_SIZE", &f.size);
-    if (!rc) rc = get_nonneg(d, &file, "_ROW_COUNT", "_FILE._ROW_COUNT", &f.rows);
-    if (!rc) rc = get_bytes(d, &file, "_MIN_KEY", "_FILE._MIN_KEY", &f.min_key, 1);
-    if (!rc) rc = get_bytes(d, &file, "_MAX_KEY", "_FILE._MAX_KEY", &f.max_key, 1);
+    rc = sc_avro_get_int(d, rec, "_KIND", "_KIND", &kind, &present, 1);
+    if (!rc && kind != 0 && kind != 1) rc = sc_avro_bad(d, "_KIND", "neither 0 (ADD) nor 1 (DELETE)");
+    if (!rc) rc = sc_avro_get_bytes(d, rec, "_PARTITION", "_PARTITION", &f.partition, 1);
+    if (!rc) rc = sc_avro_get_int(d, rec, "_BUCKET", "_BUCKET", &f.bucket, &present, 1);
+    if (!rc && f.bucket < 0) rc = sc_avro_bad(d, "_BUCKET", "negative");
+    if (!rc) rc = sc_avro_get_int(d, rec, "_TOTAL_BUCKETS", "_TOTAL_BUCKETS", &f.total_buckets, &present, 1);
+    if (!rc && f.total_buckets < -1) rc = sc_avro_bad(d, "_TOTAL_BUCKETS", "below -1");
+    if (!rc) rc = sc_avro_get(d, rec, "_FILE", "_FILE", &file, &present, 1);
+    if (!rc && avro_value_get_type(&file) != AVRO_RECORD) rc = sc_avro_bad(d, "_FILE", "not a record");
+    if (!rc) rc = sc_avro_get_string(d, &file, "_FILE_NAME", "_FILE._FILE_NAME", &f.file, 1);
+    if (!rc) rc = sc_avro_check_name(d, "_FILE._FILE_NAME", f.file);
+    if (!rc) rc = sc_avro_get_nonneg(d, &file, "_FILE_SIZE", "_FILE._FILE_SIZE", &f.size);
+    if (!rc) rc = sc_avro_get_nonneg(d, &file, "_ROW_COUNT", "_FILE._ROW_COUNT", &f.rows);
+    if (!rc) rc = sc_avro_get_bytes(d, &file, "_MIN_KEY", "_FILE._MIN_KEY", &f.min_key, 1);
+    if (!rc) rc = sc_avro_get_bytes(d, &file, "_MAX_KEY", "_FILE._MAX_KEY", &f.max_key, 1);
     if (!rc) rc = get_stats(d, &file, "_KEY_STATS", "_FILE._KEY_STATS", &f.key_stats, &key_counts, &has);
     if (!rc) rc = get_stats(d, &file, "_VALUE_STATS", "_FILE._VALUE_STATS", &f.value_stats, &value_counts, &has);
-    if (!rc) rc = get_long(d, &file, "_MIN_SEQUENCE_NUMBER", "_FILE._MIN_SEQUENCE_NUMBER", &f.min_seq, &present, 1);
-    if (!rc) rc = get_long(d, &file, "_MAX_SEQUENCE_NUMBER", "_FILE._MAX_SEQUENCE_NUMBER", &f.max_seq, &present, 1);
-    if (!rc) rc = get_nonneg(d, &file, "_SCHEMA_ID", "_FILE._SCHEMA_ID", &f.schema_id);
-    if (!rc) rc = get_int(d, &file, "_LEVEL", "_FILE._LEVEL", &f.level, &present, 1);
-    if (!rc && f.level < 0) rc = bad(d, "_FILE._LEVEL", "negative");
+    if (!rc) rc = sc_avro_get_long(d, &file, "_MIN_SEQUENCE_NUMBER", "_FILE._MIN_SEQUENCE_NUMBER", &f.min_seq, &present, 1);
+    if (!rc) rc = sc_avro_get_long(d, &file, "_MAX_SEQUENCE_NUMBER", "_FILE._MAX_SEQUENCE_NUMBER", &f.max_seq, &present, 1);
+    if (!rc) rc = sc_avro_get_nonneg(d, &file, "_SCHEMA_ID", "_FILE._SCHEMA_ID", &f.schema_id);
+    if (!rc) rc = sc_avro_get_int(d, &file, "_LEVEL", "_FILE._LEVEL", &f.level, &present, 1);
+    if (!rc && f.level < 0) rc = sc_avro_bad(d, "_FILE._LEVEL", "negative");
     if (!rc) rc = get_strings(d, &file, "_EXTRA_FILES", "_FILE._EXTRA_FILES", &extra, &f.extra_file_count,
                               &present, 1);
     f.extra_files = extra;
-    if (!rc) rc = get_long(d, &file, "_CREATION_TIME", "_FILE._CREATION_TIME", &f.creation_time_millis,
+    if (!rc) rc = sc_avro_get_long(d, &file, "_CREATION_TIME", "_FILE._CREATION_TIME", &f.creation_time_millis,
                            &f.has_creation_time, 0);
-    if (!rc) rc = get_long(d, &file, "_DELETE_ROW_COUNT", "_FILE._DELETE_ROW_COUNT", &f.delete_row_count,
+    if (!rc) rc = sc_avro_get_long(d, &file, "_DELETE_ROW_COUNT", "_FILE._DELETE_ROW_COUNT", &f.delete_row_count,
                            &f.has_delete_row_count, 0);
     if (!rc && f.has_delete_row_count && f.delete_row_count < 0)
-        rc = bad(d, "_FILE._DELETE_ROW_COUNT", "negative");
-    if (!rc) rc = get_bytes(d, &file, "_EMBEDDED_FILE_INDEX", "_FILE._EMBEDDED_FILE_INDEX", &f.embedded_index, 0);
-    if (!rc) rc = get_int(d, &file, "_FILE_SOURCE", "_FILE._FILE_SOURCE", &i32, &f.has_file_source, 0);
+        rc = sc_avro_bad(d, "_FILE._DELETE_ROW_COUNT", "negative");
+    if (!rc) rc = sc_avro_get_bytes(d, &file, "_EMBEDDED_FILE_INDEX", "_FILE._EMBEDDED_FILE_INDEX", &f.embedded_index, 0);
+    if (!rc) rc = sc_avro_get_int(d, &file, "_FILE_SOURCE", "_FILE._FILE_SOURCE", &i32, &f.has_file_source, 0);
     if (!rc && f.has_file_source) {
         f.file_source = i32;
-        if (i32 != 0 && i32 != 1) rc = bad(d, "_FILE._FILE_SOURCE", "neither 0 (APPEND) nor 1 (COMPACT)");
+        if (i32 != 0 && i32 != 1) rc = sc_avro_bad(d, "_FILE._FILE_SOURCE", "neither 0 (APPEND) nor 1 (COMPACT)");
     }
     if (!rc) rc = get_strings(d, &file, "_VALUE_STATS_COLS", "_FILE._VALUE_STATS_COLS", &vcols,
                               &f.value_stats_col_count, &f.has_value_stats_cols, 0);
     f.value_stats_cols = vcols;
-    if (!rc) rc = get_string(d, &file, "_EXTERNAL_PATH", "_FILE._EXTERNAL_PATH", &f.external_path, 0);
-    if (!rc) rc = get_long(d, &file, "_FIRST_ROW_ID", "_FILE._FIRST_ROW_ID", &f.first_row_id,
+    if (!rc) rc = sc_avro_get_string(d, &file, "_EXTERNAL_PATH", "_FILE._EXTERNAL_PATH", &f.external_path, 0);
+    if (!rc) rc = sc_avro_get_long(d, &file, "_FIRST_ROW_ID", "_FILE._FIRST_ROW_ID", &f.first_row_id,
                            &f.has_first_row_id, 0);
     if (!rc) rc = get_strings(d, &file, "_WRITE_COLS", "_FILE._WRITE_COLS", &wcols, &f.write_col_count,
                               &f.has_write_cols, 0);
@@ -429,34 +310,34 @@ void sc_manifest_file_vec_free(sc_manifest_file_vec *v) {
 }
 
 typedef struct list_read {
-    dctx d;
+    sc_avro_ctx d;
     sc_manifest_file_vec *out;
 } list_read;
 
 /* A pair of nullable bounds: both present or both null. */
-static int get_int_range(const dctx *d, avro_value_t *rec, const char *lo, const char *hi, int32_t *min,
+static int get_int_range(const sc_avro_ctx *d, avro_value_t *rec, const char *lo, const char *hi, int32_t *min,
                          int32_t *max, int *has) {
     int has_lo, has_hi;
-    int rc = get_int(d, rec, lo, lo, min, &has_lo, 0);
-    if (!rc) rc = get_int(d, rec, hi, hi, max, &has_hi, 0);
-    if (!rc && has_lo != has_hi) rc = bad(d, has_lo ? hi : lo, "null while the other bound is set");
+    int rc = sc_avro_get_int(d, rec, lo, lo, min, &has_lo, 0);
+    if (!rc) rc = sc_avro_get_int(d, rec, hi, hi, max, &has_hi, 0);
+    if (!rc && has_lo != has_hi) rc = sc_avro_bad(d, has_lo ? hi : lo, "null while the other bound is set");
     *has = has_lo;
     return rc;
 }
 
-static int get_long_range(const dctx *d, avro_value_t *rec, const char *lo, const char *hi, int64_t *min,
+static int get_long_range(const sc_avro_ctx *d, avro_value_t *rec, const char *lo, const char *hi, int64_t *min,
                           int64_t *max, int *has) {
     int has_lo, has_hi;
-    int rc = get_long(d, rec, lo, lo, min, &has_lo, 0);
-    if (!rc) rc = get_long(d, rec, hi, hi, max, &has_hi, 0);
-    if (!rc && has_lo != has_hi) rc = bad(d, has_lo ? hi : lo, "null while the other bound is set");
+    int rc = sc_avro_get_long(d, rec, lo, lo, min, &has_lo, 0);
+    if (!rc) rc = sc_avro_get_long(d, rec, hi, hi, max, &has_hi, 0);
+    if (!rc && has_lo != has_hi) rc = sc_avro_bad(d, has_lo ? hi : lo, "null while the other bound is set");
     *has = has_lo;
     return rc;
 }
 
 static int list_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     list_read *l = ctx;
-    dctx *d = &l->d;
+    sc_avro_ctx *d = &l->d;
     d->record = index;
     int rc = check_version(d, rec);
     if (rc) return rc;
@@ -466,26 +347,26 @@ static int list_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     sc_stats st;
     int64_t *counts = NULL;
     sc_bytes sha, file_index;
-    rc = get_string(d, rec, "_FILE_NAME", "_FILE_NAME", &name, 1);
-    if (!rc) rc = check_name(d, "_FILE_NAME", name);
-    if (!rc) rc = get_nonneg(d, rec, "_FILE_SIZE", "_FILE_SIZE", &m.size);
-    if (!rc) rc = get_nonneg(d, rec, "_NUM_ADDED_FILES", "_NUM_ADDED_FILES", &m.added);
-    if (!rc) rc = get_nonneg(d, rec, "_NUM_DELETED_FILES", "_NUM_DELETED_FILES", &m.deleted);
+    rc = sc_avro_get_string(d, rec, "_FILE_NAME", "_FILE_NAME", &name, 1);
+    if (!rc) rc = sc_avro_check_name(d, "_FILE_NAME", name);
+    if (!rc) rc = sc_avro_get_nonneg(d, rec, "_FILE_SIZE", "_FILE_SIZE", &m.size);
+    if (!rc) rc = sc_avro_get_nonneg(d, rec, "_NUM_ADDED_FILES", "_NUM_ADDED_FILES", &m.added);
+    if (!rc) rc = sc_avro_get_nonneg(d, rec, "_NUM_DELETED_FILES", "_NUM_DELETED_FILES", &m.deleted);
     if (!rc) rc = get_stats(d, rec, "_PARTITION_STATS", "_PARTITION_STATS", &st, &counts,
                             &m.has_partition_null_counts);
-    if (!rc) rc = get_nonneg(d, rec, "_SCHEMA_ID", "_SCHEMA_ID", &m.schema_id);
+    if (!rc) rc = sc_avro_get_nonneg(d, rec, "_SCHEMA_ID", "_SCHEMA_ID", &m.schema_id);
     if (!rc) rc = get_int_range(d, rec, "_MIN_BUCKET", "_MAX_BUCKET", &m.min_bucket, &m.max_bucket,
                                 &m.has_bucket_range);
     if (!rc) rc = get_int_range(d, rec, "_MIN_LEVEL", "_MAX_LEVEL", &m.min_level, &m.max_level,
                                 &m.has_level_range);
     if (!rc) rc = get_long_range(d, rec, "_MIN_ROW_ID", "_MAX_ROW_ID", &m.min_row_id, &m.max_row_id,
                                  &m.has_row_id_range);
-    if (!rc) rc = get_bytes(d, rec, "_SNAPCOMMIT_SHA256", "_SNAPCOMMIT_SHA256", &sha, 0);
+    if (!rc) rc = sc_avro_get_bytes(d, rec, "_SNAPCOMMIT_SHA256", "_SNAPCOMMIT_SHA256", &sha, 0);
     if (!rc && sha.data) {
-        if (sha.len != SC_SHA256_LEN) rc = bad(d, "_SNAPCOMMIT_SHA256", "not 32 bytes");
+        if (sha.len != SC_SHA256_LEN) rc = sc_avro_bad(d, "_SNAPCOMMIT_SHA256", "not 32 bytes");
         else memcpy(m.sha256, sha.data, SC_SHA256_LEN), m.has_sha256 = 1;
     }
-    if (!rc) rc = get_bytes(d, rec, "_SNAPCOMMIT_FILE_INDEX", "_SNAPCOMMIT_FILE_INDEX", &file_index, 0);
+    if (!rc) rc = sc_avro_get_bytes(d, rec, "_SNAPCOMMIT_FILE_INDEX", "_SNAPCOMMIT_FILE_INDEX", &file_index, 0);
     if (!rc && file_index.data) {
         char where[96];
         sc_file_index ix;
@@ -529,54 +410,6 @@ static int enc_fail(const char *object, size_t index, const char *field, const c
     return sc_error_set(SC_EINVAL, "%s record %zu, field %s: %s", object, index, field, what);
 }
 
-static int set_field(avro_value_t *rec, const char *name, avro_value_t *out) {
-    return avro_value_get_by_name(rec, name, out, NULL);
-}
-
-/* Set a ["null", T] union to T (branch 1) and return the branch, or to null. */
-static int set_branch(avro_value_t *rec, const char *name, int present, avro_value_t *branch) {
-    avro_value_t u;
-    if (set_field(rec, name, &u)) return -1;
-    if (!present) {
-        avro_value_t n;
-        return avro_value_set_branch(&u, 0, &n) || avro_value_set_null(&n);
-    }
-    return avro_value_set_branch(&u, 1, branch);
-}
-
-static int set_int(avro_value_t *rec, const char *name, int32_t x) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    return set_field(rec, name, &v) || avro_value_set_int(&v, x);
-}
-
-static int set_long(avro_value_t *rec, const char *name, int64_t x) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    return set_field(rec, name, &v) || avro_value_set_long(&v, x);
-}
-
-static int put_bytes_value(avro_value_t *v, sc_bytes b, int row) {
-    /* No row (absent or empty bytes) is Paimon's arity-0 row: an empty
-     * bytes value would not deserialize. */
-    if (!b.len && row) b = (sc_bytes){EMPTY_ROW, sizeof EMPTY_ROW};
-    /* libavro copies the bytes; a cast away from const is safe here. */
-    return avro_value_set_bytes(v, (void *)(uintptr_t)(b.data ? b.data : EMPTY_ROW), b.len);
-}
-
-static int set_bytes(avro_value_t *rec, const char *name, sc_bytes b, int row) {
-    avro_value_t v = {NULL, NULL}; /* set by get() when present; -O3 cannot see it */
-    return set_field(rec, name, &v) || put_bytes_value(&v, b, row);
-}
-
-static int opt_int(avro_value_t *rec, const char *name, int present, int32_t x) {
-    avro_value_t b;
-    return set_branch(rec, name, present, &b) || (present && avro_value_set_int(&b, x));
-}
-
-static int opt_long(avro_value_t *rec, const char *name, int present, int64_t x) {
-    avro_value_t b;
-    return set_branch(rec, name, present, &b) || (present && avro_value_set_long(&b, x));
-}
-
 static int fill_strings(avro_value_t *arr, const char *const *items, size_t n) {
     for (size_t i = 0; i < n; i++) {
         avro_value_t item;
@@ -590,9 +423,9 @@ static int fill_strings(avro_value_t *arr, const char *const *items, size_t n) {
 static int set_stats(avro_value_t *rec, const char *name, const uint8_t *min, size_t min_len,
                      const uint8_t *max, size_t max_len, const int64_t *counts, size_t count_len) {
     avro_value_t st, arr;
-    if (set_field(rec, name, &st)) return -1;
-    if (set_bytes(&st, "_MIN_VALUES", (sc_bytes){min, min_len}, 1) ||
-        set_bytes(&st, "_MAX_VALUES", (sc_bytes){max, max_len}, 1) || set_branch(&st, "_NULL_COUNTS", 1, &arr))
+    if (sc_avro_set_field(rec, name, &st)) return -1;
+    if (sc_avro_set_bytes(&st, "_MIN_VALUES", (sc_bytes){min, min_len}, 1) ||
+        sc_avro_set_bytes(&st, "_MAX_VALUES", (sc_bytes){max, max_len}, 1) || sc_avro_set_branch(&st, "_NULL_COUNTS", 1, &arr))
         return -1;
     for (size_t i = 0; i < count_len; i++) {
         avro_value_t item, b;
@@ -652,34 +485,34 @@ static int check_entry(const sc_manifest_entry *e, size_t index, size_t field_ma
 static int encode_entry(avro_value_t *rec, const sc_manifest_entry *e) {
     const sc_file_entry *f = &e->file;
     avro_value_t file, b;
-    if (set_int(rec, "_VERSION", SC_PAIMON_RECORD_VERSION) || set_int(rec, "_KIND", e->kind == SC_ENTRY_ADD ? 0 : 1) ||
-        set_bytes(rec, "_PARTITION", f->partition, 1) || set_int(rec, "_BUCKET", f->bucket) ||
-        set_int(rec, "_TOTAL_BUCKETS", f->total_buckets) || set_field(rec, "_FILE", &file))
+    if (sc_avro_set_int(rec, "_VERSION", SC_PAIMON_RECORD_VERSION) || sc_avro_set_int(rec, "_KIND", e->kind == SC_ENTRY_ADD ? 0 : 1) ||
+        sc_avro_set_bytes(rec, "_PARTITION", f->partition, 1) || sc_avro_set_int(rec, "_BUCKET", f->bucket) ||
+        sc_avro_set_int(rec, "_TOTAL_BUCKETS", f->total_buckets) || sc_avro_set_field(rec, "_FILE", &file))
         return -1;
-    if (set_field(&file, "_FILE_NAME", &b) || avro_value_set_string(&b, f->file) ||
-        set_long(&file, "_FILE_SIZE", f->size) || set_long(&file, "_ROW_COUNT", f->rows) ||
-        set_bytes(&file, "_MIN_KEY", f->min_key, 1) || set_bytes(&file, "_MAX_KEY", f->max_key, 1) ||
+    if (sc_avro_set_field(&file, "_FILE_NAME", &b) || avro_value_set_string(&b, f->file) ||
+        sc_avro_set_long(&file, "_FILE_SIZE", f->size) || sc_avro_set_long(&file, "_ROW_COUNT", f->rows) ||
+        sc_avro_set_bytes(&file, "_MIN_KEY", f->min_key, 1) || sc_avro_set_bytes(&file, "_MAX_KEY", f->max_key, 1) ||
         set_stats(&file, "_KEY_STATS", f->key_stats.min_values.data, f->key_stats.min_values.len,
                   f->key_stats.max_values.data, f->key_stats.max_values.len, f->key_stats.null_counts,
                   f->key_stats.null_count_len) ||
         set_stats(&file, "_VALUE_STATS", f->value_stats.min_values.data, f->value_stats.min_values.len,
                   f->value_stats.max_values.data, f->value_stats.max_values.len, f->value_stats.null_counts,
                   f->value_stats.null_count_len) ||
-        set_long(&file, "_MIN_SEQUENCE_NUMBER", f->min_seq) || set_long(&file, "_MAX_SEQUENCE_NUMBER", f->max_seq) ||
-        set_long(&file, "_SCHEMA_ID", f->schema_id) || set_int(&file, "_LEVEL", f->level) ||
-        set_field(&file, "_EXTRA_FILES", &b) || fill_strings(&b, f->extra_files, f->extra_file_count) ||
-        opt_long(&file, "_CREATION_TIME", f->has_creation_time, f->creation_time_millis) ||
-        opt_long(&file, "_DELETE_ROW_COUNT", f->has_delete_row_count, f->delete_row_count))
+        sc_avro_set_long(&file, "_MIN_SEQUENCE_NUMBER", f->min_seq) || sc_avro_set_long(&file, "_MAX_SEQUENCE_NUMBER", f->max_seq) ||
+        sc_avro_set_long(&file, "_SCHEMA_ID", f->schema_id) || sc_avro_set_int(&file, "_LEVEL", f->level) ||
+        sc_avro_set_field(&file, "_EXTRA_FILES", &b) || fill_strings(&b, f->extra_files, f->extra_file_count) ||
+        sc_avro_opt_long(&file, "_CREATION_TIME", f->has_creation_time, f->creation_time_millis) ||
+        sc_avro_opt_long(&file, "_DELETE_ROW_COUNT", f->has_delete_row_count, f->delete_row_count))
         return -1;
-    if (set_branch(&file, "_EMBEDDED_FILE_INDEX", f->embedded_index.data != NULL, &b) ||
-        (f->embedded_index.data && put_bytes_value(&b, f->embedded_index, 0)) ||
-        opt_int(&file, "_FILE_SOURCE", f->has_file_source, f->file_source) ||
-        set_branch(&file, "_VALUE_STATS_COLS", f->has_value_stats_cols, &b) ||
+    if (sc_avro_set_branch(&file, "_EMBEDDED_FILE_INDEX", f->embedded_index.data != NULL, &b) ||
+        (f->embedded_index.data && sc_avro_put_bytes(&b, f->embedded_index, 0)) ||
+        sc_avro_opt_int(&file, "_FILE_SOURCE", f->has_file_source, f->file_source) ||
+        sc_avro_set_branch(&file, "_VALUE_STATS_COLS", f->has_value_stats_cols, &b) ||
         (f->has_value_stats_cols && fill_strings(&b, f->value_stats_cols, f->value_stats_col_count)) ||
-        set_branch(&file, "_EXTERNAL_PATH", f->external_path != NULL, &b) ||
+        sc_avro_set_branch(&file, "_EXTERNAL_PATH", f->external_path != NULL, &b) ||
         (f->external_path && avro_value_set_string(&b, f->external_path)) ||
-        opt_long(&file, "_FIRST_ROW_ID", f->has_first_row_id, f->first_row_id) ||
-        set_branch(&file, "_WRITE_COLS", f->has_write_cols, &b) ||
+        sc_avro_opt_long(&file, "_FIRST_ROW_ID", f->has_first_row_id, f->first_row_id) ||
+        sc_avro_set_branch(&file, "_WRITE_COLS", f->has_write_cols, &b) ||
         (f->has_write_cols && fill_strings(&b, f->write_cols, f->write_col_count)))
         return -1;
     return 0;
@@ -711,21 +544,21 @@ int sc_paimon_manifest_encode(sc_buf *out, const sc_entry_vec *entries) {
 
 static int encode_list_entry(avro_value_t *rec, const sc_manifest_file *m) {
     avro_value_t b;
-    return set_int(rec, "_VERSION", SC_PAIMON_RECORD_VERSION) || set_field(rec, "_FILE_NAME", &b) ||
-           avro_value_set_string(&b, m->name) || set_long(rec, "_FILE_SIZE", m->size) ||
-           set_long(rec, "_NUM_ADDED_FILES", m->added) || set_long(rec, "_NUM_DELETED_FILES", m->deleted) ||
+    return sc_avro_set_int(rec, "_VERSION", SC_PAIMON_RECORD_VERSION) || sc_avro_set_field(rec, "_FILE_NAME", &b) ||
+           avro_value_set_string(&b, m->name) || sc_avro_set_long(rec, "_FILE_SIZE", m->size) ||
+           sc_avro_set_long(rec, "_NUM_ADDED_FILES", m->added) || sc_avro_set_long(rec, "_NUM_DELETED_FILES", m->deleted) ||
            set_stats(rec, "_PARTITION_STATS", m->partition_min, m->partition_min_len, m->partition_max,
                      m->partition_max_len, m->partition_null_counts, m->partition_null_count_len) ||
-           set_long(rec, "_SCHEMA_ID", m->schema_id) ||
-           opt_int(rec, "_MIN_BUCKET", m->has_bucket_range, m->min_bucket) ||
-           opt_int(rec, "_MAX_BUCKET", m->has_bucket_range, m->max_bucket) ||
-           opt_int(rec, "_MIN_LEVEL", m->has_level_range, m->min_level) ||
-           opt_int(rec, "_MAX_LEVEL", m->has_level_range, m->max_level) ||
-           opt_long(rec, "_MIN_ROW_ID", m->has_row_id_range, m->min_row_id) ||
-           opt_long(rec, "_MAX_ROW_ID", m->has_row_id_range, m->max_row_id) ||
-           set_branch(rec, "_SNAPCOMMIT_SHA256", m->has_sha256, &b) ||
+           sc_avro_set_long(rec, "_SCHEMA_ID", m->schema_id) ||
+           sc_avro_opt_int(rec, "_MIN_BUCKET", m->has_bucket_range, m->min_bucket) ||
+           sc_avro_opt_int(rec, "_MAX_BUCKET", m->has_bucket_range, m->max_bucket) ||
+           sc_avro_opt_int(rec, "_MIN_LEVEL", m->has_level_range, m->min_level) ||
+           sc_avro_opt_int(rec, "_MAX_LEVEL", m->has_level_range, m->max_level) ||
+           sc_avro_opt_long(rec, "_MIN_ROW_ID", m->has_row_id_range, m->min_row_id) ||
+           sc_avro_opt_long(rec, "_MAX_ROW_ID", m->has_row_id_range, m->max_row_id) ||
+           sc_avro_set_branch(rec, "_SNAPCOMMIT_SHA256", m->has_sha256, &b) ||
            (m->has_sha256 && avro_value_set_bytes(&b, (void *)(uintptr_t)m->sha256, SC_SHA256_LEN)) ||
-           set_branch(rec, "_SNAPCOMMIT_FILE_INDEX", m->file_index != NULL, &b) ||
+           sc_avro_set_branch(rec, "_SNAPCOMMIT_FILE_INDEX", m->file_index != NULL, &b) ||
            (m->file_index && avro_value_set_bytes(&b, m->file_index, m->file_index_len));
 }
 
