@@ -56,7 +56,7 @@ public final class PaimonStoreTable {
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot configure Paimon's S3 FileIO for " + path + ": " + e.getMessage(), e);
         }
-        return io;
+        return new StableLoaderFileIO(io);
     }
 
     /**

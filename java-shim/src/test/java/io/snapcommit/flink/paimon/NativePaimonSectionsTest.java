@@ -20,6 +20,8 @@ import org.apache.paimon.table.sink.TableWriteImpl;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.snapcommit.jni.AlreadyCommittedException;
+import io.snapcommit.jni.CheckpointResult;
 import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.ErrorCode;
 import io.snapcommit.jni.FileEntry;
@@ -60,6 +62,53 @@ class NativePaimonSectionsTest {
             assertEquals(3, live.size());
             assertEquals(12, live.stream().mapToLong(FileEntry::rows).sum());
             assertEquals(-1, live.get(0).totalBuckets());
+        }
+    }
+
+    /**
+     * A fixed-bucket writer that compacts: the checkpoint commits as Paimon's does, an APPEND then a
+     * COMPACT snapshot with one identifier, the watermark on both (read by Paimon's own snapshot
+     * manager); the replay of the identifier is filtered whole.
+     */
+    @Test
+    void checkpointWithCompactionIsTwoSnapshotsOfOneIdentifier() throws Exception {
+        PaimonTableSpec spec = PaimonTableSpec.derive(ROW, List.of(), List.of(), Map.of("bucket", "1", "bucket-key", "id"));
+        String location = dir.resolve("fb").toString();
+        try (NativeTable t = NativeTable.openOrCreate(location, Strategy.AUTO, null, spec.json())) {
+            FileStoreTable table = PaimonStoreTable.open(location, StoreConfig.DEFAULTS, spec,
+                                                         Map.of("compaction.min.file-num", "2"));
+            RowConverter conv = new RowConverter(ROW);
+            PaimonSections second;
+            try (TableWriteImpl<?> w = table.newWrite("u", 0)) {
+                w.write(conv.convert(GenericRowData.of(StringData.fromString("a"), 1L)));
+                PaimonSections first = PaimonSections.of(w.prepareCommit(false, 1), 1, "zstd");
+                try (NativeChanges a = first.append.toNative()) {
+                    CheckpointResult r = t.commitCheckpoint("u", 1, 0, null, a, first.compact.toNative());
+                    assertEquals(1, r.append().snapshotId());
+                    assertEquals(0, r.compact().snapshotId());
+                }
+                w.write(conv.convert(GenericRowData.of(StringData.fromString("b"), 2L)));
+                second = PaimonSections.of(w.prepareCommit(true, 2), 1, "zstd");
+            }
+            assertEquals(1, second.append.addedDataFiles);
+            try (NativeChanges a = second.append.toNative(); NativeChanges c = second.compact.toNative()) {
+                CheckpointResult r = t.commitCheckpoint("u", 2, 0, 1234L, a, c);
+                assertEquals(2, r.append().snapshotId());
+                assertEquals(CommitKind.APPEND, r.appendKind());
+                assertEquals(3, r.compact().snapshotId());
+            }
+            assertEquals(CommitKind.APPEND, t.snapshot(2).commitKind());
+            assertEquals(CommitKind.COMPACT, t.snapshot(3).commitKind());
+            assertEquals(2, t.snapshot(3).commitIdentifier());
+            List<FileEntry> live = t.liveFiles(0);
+            assertEquals(1, live.size(), "the two level-0 files compacted into one: " + live);
+            assertEquals(2, live.get(0).rows());
+            assertEquals(Long.valueOf(1234L), table.snapshotManager().snapshot(2).watermark());
+            assertEquals(Long.valueOf(1234L), table.snapshotManager().latestSnapshot().watermark());
+            try (NativeChanges a = second.append.toNative()) {
+                assertThrows(AlreadyCommittedException.class, () -> t.commitCheckpoint("u", 2, 0, null, a, null));
+            }
+            assertEquals(3, t.latestSnapshotId());
         }
     }
 
