@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.snapcommit.jni.AlreadyCommittedException;
 import io.snapcommit.jni.CheckpointResult;
 import io.snapcommit.jni.CommitKind;
+import io.snapcommit.jni.ConflictException;
 import io.snapcommit.jni.ErrorCode;
 import io.snapcommit.jni.FileEntry;
 import io.snapcommit.jni.NativeChanges;
@@ -109,6 +110,38 @@ class NativePaimonSectionsTest {
                 assertThrows(AlreadyCommittedException.class, () -> t.commitCheckpoint("u", 2, 0, null, a, null));
             }
             assertEquals(3, t.latestSnapshotId());
+        }
+    }
+
+    /**
+     * The COMPACT part fails after the APPEND part landed: the error names the landed snapshot
+     * (SnapcommitException.landedSnapshot), and the replay of the identifier is filtered whole.
+     */
+    @Test
+    void failedCompactPartNamesTheLandedAppend() throws Exception {
+        PaimonTableSpec spec = PaimonTableSpec.derive(ROW, List.of("dt"), List.of(), Map.of());
+        String location = dir.resolve("landed").toString();
+        try (NativeTable t = NativeTable.openOrCreate(location, Strategy.AUTO, null, spec.json())) {
+            FileStoreTable table = PaimonStoreTable.open(location, StoreConfig.DEFAULTS, spec, Map.of("write-only", "true"));
+            RowConverter conv = new RowConverter(ROW);
+            List<CommitMessage> messages;
+            try (TableWriteImpl<?> w = table.newWrite("u", 0)) {
+                w.write(conv.convert(GenericRowData.of(StringData.fromString("d"), 1L)));
+                messages = w.prepareCommit(false, 1);
+            }
+            PaimonSections s = PaimonSections.of(messages, -1, "zstd");
+            FileEntry live = FileEntry.appendFile(
+                org.apache.paimon.utils.SerializationUtils.serializeBinaryRow(messages.get(0).partition()), 0, -1,
+                "data-never-added.parquet", 1, 10);
+            try (NativeChanges a = s.append.toNative(); NativeChanges c = new NativeChanges().deleteFile(live)) {
+                ConflictException e = assertThrows(ConflictException.class,
+                                                   () -> t.commitCheckpoint("u", 1, 0, null, a, c));
+                assertEquals(1, e.landedSnapshot(), e.getMessage());
+            }
+            try (NativeChanges a = s.append.toNative()) {
+                assertThrows(AlreadyCommittedException.class, () -> t.commitCheckpoint("u", 1, 0, null, a, null));
+            }
+            assertEquals(1, t.latestSnapshotId());
         }
     }
 
