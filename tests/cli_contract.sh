@@ -254,6 +254,27 @@ import json,sys; f=json.load(open(sys.argv[1]))
 assert [(x["file"],x["path"]) for x in f]==[("changelog-b.parquet","dt=1/h=3/bucket-0/changelog-b.parquet")], f' "$work/ckfiles.json"
 "$sc" files "$c" --changelog --json >"$work/ckfiles4.json"; check "files --changelog of a snapshot without one" 0 $?
 expect "no changelog: an empty list" [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$work/ckfiles4.json")" = 0 ]
+# Index files of a checkpoint: deletion vectors of bucket 0 then a replacement; files --index.
+dvi() { # file data-file
+  printf '{"partition":"dt=1/h=3","bucket":0,"type":"DELETION_VECTORS","file":"%s","size":40,"rows":1,"dv":[{"file":"%s","offset":1,"length":22,"cardinality":3}]}' "$1" "$2"
+}
+echo "{\"index\":{\"add\":[$(dvi index-dv-1 l1-a.parquet)]}}" | "$sc" commit "$c" --user job --identifier 5 --changes - --json >"$work/ck5.out"
+check "checkpoint with a deletion vector" 0 $?
+expect "deletion vectors: the append part is labelled OVERWRITE" python3 -c '
+import json,sys; o=json.load(open(sys.argv[1])); assert (o["snapshot"],o["kind"],o["compactSnapshot"])==(5,"OVERWRITE",0), o' "$work/ck5.out"
+echo "{\"index\":{\"add\":[$(dvi index-dv-2 l1-a.parquet)],\"delete\":[$(dvi index-dv-1 l1-a.parquet)]}}" \
+  | "$sc" commit "$c" --user job --identifier 6 --changes - >/dev/null; check "replacing the bucket's vectors" 0 $?
+"$sc" files "$c" --index --json >"$work/ckidx.json"; check "files --index" 0 $?
+expect "files --index lists the live index files" python3 -c '
+import json,sys; f=json.load(open(sys.argv[1]))
+assert [(x["file"],x["type"],x["bucket"],x["path"],x["dv"][0]["file"],x["dv"][0]["cardinality"]) for x in f]==[("index-dv-2","DELETION_VECTORS",0,"index/index-dv-2","l1-a.parquet",3)], f' "$work/ckidx.json"
+"$sc" files "$c" --index --snapshot 5 >"$work/ckidx5"; check "files --index of snapshot 5" 0 $?
+expect "text: the replaced file at snapshot 5" grep -q "index-dv-1" "$work/ckidx5"
+echo "{\"index\":{\"delete\":[$(dvi index-dv-1 l1-a.parquet)]}}" \
+  | "$sc" commit "$c" --user job --identifier 7 --changes - >/dev/null 2>"$work/err"; check "deleting an index file that is not live" 4 $?
+expect "the conflict names the index file" grep -q "index-dv-1.*not live" "$work/err"
+"$sc" files "$c" --index --changelog >/dev/null 2>&1; check "--index with --changelog" 2 $?
+
 "$sc" fsck "$c" >/dev/null; check "fsck of the checkpoint table" 0 $?
 
 echo "cli contract: $passed passed, $failed failed"

@@ -504,6 +504,7 @@ Test(index, deletion_vectors_are_combined_by_bucket_replaced_and_carried_by_name
     /* Another bucket: combined with the first. */
     sc_changes *a2 = index_changes(&dv1, 1, NULL, 0);
     cr_assert_eq(checkpoint(&r, t, "job", 2, a2, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append.stats.ops[SC_OP_GET], 2, "GET LATEST and EARLIEST: the index manifest this handle wrote is not read back");
     cr_assert_eq(index_files(t, 4, names, 8), 2);
     cr_assert_str_eq(names[0], "index-dv0@0");
     cr_assert_str_eq(names[1], "index-dv1@1");
@@ -594,4 +595,58 @@ Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
     sc_changes_free(c2);
     sc_changes_free(c3);
     sc_table_free(t);
+}
+
+Test(checkpoint, sc_table_commit_honours_a_change_sets_changelog_and_index_sections) {
+    sc_table *t = tu_mem_table("ck-plain-sections");
+    sc_file_entry f = tu_file("dt=1", 0, 0, 0, "data/f", 4, "a", "a");
+    sc_file_entry log = tu_file("dt=1", 0, 0, 0, "changelog-f", 4, "a", "a");
+    sc_changes *c = changes_of(&f, 1, NULL, 0, &log, 1);
+    sc_dv_range r = {"data-f", 1, 10, 0, 0};
+    sc_index_entry dv = dv_entry("dt=1", 0, "index-f", &r, 1);
+    cr_assert_eq(sc_changes_add_index(c, &dv), 0);
+    sc_commit_request req = {"job", 1, SC_KIND_APPEND, 0, c};
+    cr_assert_eq(sc_table_commit(NULL, t, &req), 0, "%s", sc_error_message());
+    sc_snapshot s = read_snap(t, 1);
+    cr_assert_eq(s.commit_kind, SC_KIND_APPEND, "sc_table_commit keeps the caller's kind");
+    cr_assert_not_null(s.changelog_manifest_list.name);
+    cr_assert_eq(s.changelog_record_count, 4);
+    cr_assert_not_null(s.index_manifest);
+    sc_snapshot_clear(&s);
+    char names[2][64];
+    cr_assert_eq(index_files(t, 1, names, 2), 1);
+    sc_changes_free(c);
+    sc_table_free(t);
+}
+
+Test(checkpoint, statistics_are_carried_while_they_name_the_latest_schema) {
+    sc_table *t = tu_mem_table("ck-stats");
+    sc_file_entry f[3] = {tu_file("dt=1", 0, 0, 0, "data/1", 1, "a", "a"), tu_file("dt=1", 0, 0, 0, "data/2", 1, "b", "b"),
+                          tu_file("dt=1", 0, 0, 0, "data/3", 1, "c", "c")};
+    cr_assert_eq(tu_commit(NULL, t, "job", 1, SC_KIND_APPEND, 0, &f[0], 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    /* Snapshot 1 as an ANALYZE would leave it: naming a statistics file of schema 0. */
+    sc_table *w = tu_reopen("ck-stats");
+    sc_snapshot s = read_snap(w, 1);
+    s.statistics = strdup("stat-0d3c-0");
+    sc_buf b = SC_BUF_INIT;
+    cr_assert_eq(sc_snapshot_encode(&b, &s), 0, "%s", sc_error_message());
+    char key[64];
+    sc_snapshot_key(key, 1);
+    cr_assert_eq(sc_store_put(sc_table_store(w), NULL, key, b.data, b.len), 0);
+    sc_buf_free(&b);
+    sc_snapshot_clear(&s);
+    sc_table_free(w);
+    sc_table *t2 = tu_reopen("ck-stats");
+    cr_assert_eq(tu_commit(NULL, t2, "job", 2, SC_KIND_APPEND, 0, &f[1], 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_snapshot s2 = read_snap(t2, 2);
+    cr_assert_str_eq(s2.statistics, "stat-0d3c-0", "same schema: carried");
+    sc_snapshot_clear(&s2);
+    add_schema(t2, 1);
+    cr_assert_eq(tu_commit(NULL, t2, "job", 3, SC_KIND_APPEND, 0, &f[2], 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_snapshot s3 = read_snap(t2, 3);
+    cr_assert_eq(s3.schema_id, 1);
+    cr_assert_null(s3.statistics, "computed with an older schema: dropped, as Paimon does");
+    sc_snapshot_clear(&s3);
+    sc_table_free(t2);
 }

@@ -444,9 +444,9 @@ Test(conflict, index_delete_not_live_fails_naming_the_index_file) {
     cr_assert_eq(sc_changes_new(&c), 0);
     sc_index_entry gone = index_entry("HASH", 0, "index-gone", NULL, rb);
     cr_assert_eq(sc_changes_delete_index(c, &live_e), 0);
-    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_conflict_check_index(t, &live, c), 0, "%s", sc_error_message());
     cr_assert_eq(sc_changes_delete_index(c, &gone), 0);
-    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), SC_ECONFLICT);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c), SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "index file index-gone (HASH, partition \"\", bucket 0) is deleted by this commit but is not live"),
               "%s", sc_error_message());
     sc_changes_free(c);
@@ -504,18 +504,18 @@ Test(conflict, a_second_deletion_vector_for_one_data_file_fails_on_a_bucket_unaw
     cr_assert_eq(sc_changes_new(&c), 0);
     sc_index_entry second = index_entry("DELETION_VECTORS", 0, "index-2", f1, r2);
     cr_assert_eq(sc_changes_add_index(c, &second), 0);
-    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), SC_ECONFLICT);
+    cr_assert_eq(sc_conflict_check_index(t, &live, c), SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "deletion vector of data file data-1, which live index file index-1"), "%s",
               sc_error_message());
     /* Replacing it (deleting index-1 in the same commit) is no conflict; re-adding its name is. */
     cr_assert_eq(sc_changes_delete_index(c, &held), 0);
-    cr_assert_eq(sc_conflict_check_index(t, &live, c, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_conflict_check_index(t, &live, c), 0, "%s", sc_error_message());
     sc_changes *again;
     cr_assert_eq(sc_changes_new(&again), 0);
     static const char *const f3[] = {"data-3", NULL};
     sc_index_entry same_name = index_entry("DELETION_VECTORS", 0, "index-1", f3, r3);
     cr_assert_eq(sc_changes_add_index(again, &same_name), 0);
-    cr_assert_eq(sc_conflict_check_index(t, &live, again, NULL), SC_ECONFLICT);
+    cr_assert_eq(sc_conflict_check_index(t, &live, again), SC_ECONFLICT);
     cr_assert(strstr(sc_error_message(), "a live index file has that name"), "%s", sc_error_message());
     sc_changes_free(c);
     sc_changes_free(again);

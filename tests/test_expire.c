@@ -10,6 +10,7 @@
 #include "sc_test_assert.h"
 
 #include <inttypes.h>
+#include <time.h>
 
 #include "snapcommit/upkeep.h"
 #include "strategy/strategy.h" /* sc_table.watermark_inline_users: a low bound makes archives early */
@@ -998,5 +999,278 @@ Test(expire, discovery_that_an_expiration_passes_looks_from_the_new_earliest) {
     cr_assert_eq(latest, 3);
     cr_assert_eq(earliest(t), 3, "the expiration ran");
     sc_table_free(r);
+    sc_table_free(t);
+}
+
+/* ---- Paimon's changelog and index objects (a primary-key table with deletion vectors and a
+ * lookup changelog producer written by Paimon 1.4.2: tests/vectors/paimon-1.4.2/index) ---- */
+
+#include "engine/index_state.h" /* sc_index_state_load: reading what the snapshots name */
+
+/* A copy of the golden pk_dv table in a fresh directory, adopted; *dir receives its path. */
+static sc_table *golden_pk_dv(char dir[64], const char *options) {
+    const char *src = getenv("SC_SOURCE_DIR");
+    cr_assert_not_null(src, "SC_SOURCE_DIR is set by ctest");
+    snprintf(dir, 64, "/tmp/sc-expire-pk-dv.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/vectors/paimon-1.4.2/index/warehouse/golden.db/pk_dv/.' '%s/'", src, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    if (options) { /* extra table options, into schema-0's "options" */
+        snprintf(cmd, sizeof cmd, "sed -i 's/\"options\" : {/\"options\" : { %s,/' '%s/schema/schema-0'", options, dir);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+    }
+    sc_store *s;
+    OK(sc_store_open(&s, dir));
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    return tu_open(dir, (tu_table_opts){0});
+}
+
+static void rm_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* What snapshot `id` names of Paimon's objects, read with the state and codec functions. */
+typedef struct paimon_objects {
+    char keys[64][256]; /* changelog list, its manifests, changelog files; index manifest, index files */
+    size_t count;
+} paimon_objects;
+
+static void objects_of(paimon_objects *o, sc_table *t, uint64_t id) {
+    memset(o, 0, sizeof *o);
+    sc_snapshot s;
+    OK(sc_table_read_snapshot(&s, NULL, t, id));
+    if (s.changelog_manifest_list.name) {
+        snprintf(o->keys[o->count++], 256, "manifest/%s", s.changelog_manifest_list.name);
+        sc_manifest_file_vec metas = {0};
+        OK(sc_state_load_list(&metas, t, &s.changelog_manifest_list));
+        for (size_t i = 0; i < metas.count; i++) {
+            snprintf(o->keys[o->count++], 256, "manifest/%s", metas.items[i].name);
+            sc_entry_vec records = {0};
+            OK(sc_state_load_manifest(&records, t, &metas.items[i]));
+            for (size_t j = 0; j < records.count; j++) {
+                char *k;
+                OK(sc_table_file_path(&k, t, &records.items[j].file));
+                snprintf(o->keys[o->count++], 256, "%s", k);
+                free(k);
+            }
+            sc_entry_vec_free(&records);
+        }
+        sc_manifest_file_vec_free(&metas);
+    }
+    if (s.index_manifest) {
+        snprintf(o->keys[o->count++], 256, "manifest/%s", s.index_manifest);
+        sc_index_vec v = {0};
+        OK(sc_index_state_load(&v, t, s.index_manifest));
+        for (size_t i = 0; i < v.count; i++) snprintf(o->keys[o->count++], 256, "index/%s", v.items[i].entry.file);
+        sc_index_vec_free(&v);
+    }
+    cr_assert_lt(o->count, 64);
+    sc_snapshot_clear(&s);
+}
+
+static int named(const paimon_objects *o, const char *key) {
+    for (size_t i = 0; i < o->count; i++)
+        if (strcmp(o->keys[i], key) == 0) return 1;
+    return 0;
+}
+
+/* Paimon's SnapshotDeletion: an expired snapshot's changelog list, manifests and files go; its
+ * index manifest and the index files no retained snapshot's index manifest lists go; what the
+ * retained snapshot names stays, and the table checks whole (metadata and files). */
+Test(expire, paimon_changelog_and_index_objects_follow_paimons_rules) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    cr_assert_eq(tu_latest(t), 6);
+    paimon_objects before[7], kept;
+    size_t changelog_files = 0, index_files = 0;
+    for (uint64_t id = 1; id <= 6; id++) objects_of(&before[id], t, id);
+    objects_of(&kept, t, 6);
+    cr_assert_gt(kept.count, 4, "snapshot 6 names a changelog list and an index manifest");
+    sc_expire_options o = opts(1, 1, 0, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 6);
+    cr_assert_eq(r.skipped, 0, "nothing left for lack of understanding");
+    for (uint64_t id = 1; id <= 5; id++)
+        for (size_t i = 0; i < before[id].count; i++) {
+            const char *k = before[id].keys[i];
+            int keep = named(&kept, k);
+            cr_assert_eq(present(t, k), keep, "snapshot %" PRIu64 "'s %s: %s", id, k, keep ? "named by snapshot 6, deleted" : "left behind");
+            if (id > 1 && named(&before[id - 1], k)) continue; /* carried from the snapshot before: counted there */
+            if (!keep && strstr(k, "/changelog-")) changelog_files++;
+            if (!keep && strncmp(k, "index/", 6) == 0) index_files++;
+        }
+    for (size_t i = 0; i < kept.count; i++) cr_assert(present(t, kept.keys[i]), "snapshot 6 lost %s", kept.keys[i]);
+    cr_assert_geq(changelog_files, 2, "the changelog files of snapshots 2 and 4");
+    cr_assert_eq(index_files, 1, "the deletion vector replaced in snapshot 6");
+    check_retained(t);
+    sc_data_check_result d;
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* Paimon keeps the changelog of expired snapshots when its lifecycle is decoupled: refused. */
+Test(expire, a_decoupled_changelog_lifecycle_is_refused) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, "\"changelog.num-retained.min\" : \"20\"");
+    sc_expire_options o = opts(1, 1, 0, 50);
+    FAILS(SC_EUNSUPPORTED, sc_table_expire(NULL, t, &o));
+    cr_assert(strstr(sc_error_message(), "changelog.num-retained"), "%s", sc_error_message());
+    cr_assert(present(t, "snapshot/snapshot-1"), "nothing expired");
+    sc_table_free(t);
+    rm_dir(dir);
+    /* Equal to the snapshot options: not decoupled. */
+    t = golden_pk_dv(dir, "\"changelog.num-retained.min\" : \"10\", \"changelog.time-retained\" : \"1h\"");
+    OK(sc_table_expire(NULL, t, &o));
+    cr_assert(!present(t, "snapshot/snapshot-1"));
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* remove-orphans: retained snapshots' changelog files, lists and manifests, index manifests and
+ * index files are live; an unreferenced changelog file is an orphan. */
+Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    paimon_objects all[7];
+    for (uint64_t id = 1; id <= 6; id++) objects_of(&all[id], t, id);
+    OK(sc_store_put(sc_table_store(t), NULL, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet", TEXT("x")));
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the storage's mtimes must lie below the cutoff */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 1;
+    oo.force = 1;
+    sc_orphans_result r;
+    OK(sc_table_remove_orphans(&r, t, &oo));
+    cr_assert_eq(r.data_files_deleted, 1, "only the stray changelog file");
+    cr_assert(!present(t, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet"));
+    for (uint64_t id = 1; id <= 6; id++)
+        for (size_t i = 0; i < all[id].count; i++) cr_assert(present(t, all[id].keys[i]), "%s deleted", all[id].keys[i]);
+    check_retained(t);
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* An expired snapshot's statistics file goes unless a retained snapshot names it too. */
+Test(expire, paimon_statistics_files_follow_their_snapshots) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    char cmd[512];
+    /* Paimon's snapshots are not sealed: name statistics files in snapshots 1, 5 and 6 (5 and 6 share one). */
+    const struct {
+        int id;
+        const char *name;
+    } stats[] = {{1, "stat-old-0"}, {5, "stat-kept-0"}, {6, "stat-kept-0"}};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof cmd, "sed -i 's/\"nextRowId\"/\"statistics\" : \"%s\",\\n  \"nextRowId\"/' '%s/snapshot/snapshot-%d'",
+                 stats[i].name, dir, stats[i].id);
+        cr_assert_eq(system(cmd), 0, "%s", cmd);
+    }
+    OK(sc_store_put(sc_table_store(t), NULL, "statistics/stat-old-0", TEXT("{}")));
+    OK(sc_store_put(sc_table_store(t), NULL, "statistics/stat-kept-0", TEXT("{}")));
+    sc_table *u = tu_open(dir, (tu_table_opts){0});
+    sc_expire_options o = opts(1, 1, 0, 50);
+    OK(sc_table_expire(NULL, u, &o));
+    cr_assert(!present(u, "statistics/stat-old-0"), "the statistics of expired snapshot 1");
+    cr_assert(present(u, "statistics/stat-kept-0"), "named by retained snapshot 6 too");
+    sc_table_free(u);
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* ---- the same through the public API: checkpoints with changelog and deletion-vector files ---- */
+
+static void put_key(sc_table *t, const char *key) {
+    OK(sc_store_put(sc_table_store(t), NULL, key, (const uint8_t *)"0123456789", 10));
+}
+
+/* Checkpoint `i`: data/d<i> and its changelog file log/c<i>; with `dv`, a deletion vector of data/d1 in
+ * index/dv-<i> (one per bucket: it replaces the previous one, as Paimon's bucketed vectors do). */
+static void dv_checkpoint(sc_table *t, int i, int dv) {
+    char data[32], log[32], index[32], key[64];
+    snprintf(data, sizeof data, "data/d%d", i);
+    snprintf(log, sizeof log, "log/c%d", i);
+    snprintf(index, sizeof index, "dv-%d", i);
+    tu_put_data(t, data);
+    tu_put_data(t, log);
+    sc_file_entry d = tu_file("p", 0, 0, 0, data, 1, NULL, NULL), c = tu_file("p", 0, 0, 0, log, 1, NULL, NULL);
+    c.size = d.size = 10;
+    sc_changes *ch;
+    OK(sc_changes_new(&ch));
+    OK(sc_changes_add(ch, &d));
+    OK(sc_changes_add_changelog(ch, &c));
+    if (dv) {
+        snprintf(key, sizeof key, "index/%s", index);
+        put_key(t, key);
+        sc_file_entry d1 = tu_file("p", 0, 0, 0, "data/d1", 1, NULL, NULL);
+        sc_dv_range range = {d1.file, 1, 8, 1, 1};
+        sc_index_entry e = {d1.partition, 0, "DELETION_VECTORS", index, 10, 1, 1, &range, 1, NULL};
+        OK(sc_changes_add_index(ch, &e));
+    }
+    clock_ms += 1000;
+    sc_checkpoint_request req = {"job", i, 0, 0, 0, ch, NULL};
+    sc_checkpoint_result r;
+    cr_assert_eq(sc_table_commit_checkpoint(&r, t, &req), 0, "checkpoint %d: %s", i, sc_error_message());
+    cr_assert_eq(r.append.snapshot_id, (uint64_t)i);
+    sc_changes_free(ch);
+}
+
+static int log_present(sc_table *t, int i) {
+    char f[32];
+    snprintf(f, sizeof f, "log/c%d", i);
+    return data_present(t, f);
+}
+
+Test(expire, changelog_and_deletion_vectors_of_our_checkpoints) {
+    sc_table *t = table("ex_ckpt");
+    dv_checkpoint(t, 1, 0);
+    dv_checkpoint(t, 2, 1);
+    dv_checkpoint(t, 3, 1);
+    dv_checkpoint(t, 4, 0); /* names snapshot 3's index manifest, unchanged */
+    sc_snapshot s2, s3, s4;
+    OK(sc_table_read_snapshot(&s2, NULL, t, 2));
+    OK(sc_table_read_snapshot(&s3, NULL, t, 3));
+    OK(sc_table_read_snapshot(&s4, NULL, t, 4));
+    cr_assert(s2.index_manifest && s3.index_manifest && s4.index_manifest);
+    cr_assert_str_eq(s4.index_manifest, s3.index_manifest);
+    cr_assert_not_null(s2.changelog_manifest_list.name);
+    char im2[256], im3[256], cl2[256], cl4[256];
+    snprintf(im2, sizeof im2, "manifest/%s", s2.index_manifest);
+    snprintf(im3, sizeof im3, "manifest/%s", s3.index_manifest);
+    snprintf(cl2, sizeof cl2, "manifest/%s", s2.changelog_manifest_list.name);
+    snprintf(cl4, sizeof cl4, "manifest/%s", s4.changelog_manifest_list.name);
+    sc_snapshot_clear(&s2);
+    sc_snapshot_clear(&s3);
+    sc_snapshot_clear(&s4);
+    sc_data_check_result d;
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    /* Orphan removal keeps every retained snapshot's changelog and index objects. */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 0;
+    oo.force = 1;
+    clock_ms += 10000;
+    sc_orphans_result orr;
+    OK(sc_table_remove_orphans(&orr, t, &oo));
+    cr_assert_eq(orr.data_files_deleted + orr.manifests_deleted, 0, "nothing of ours is an orphan");
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(1, 1, 0, 50);
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(r.earliest_after, 4);
+    for (int i = 1; i <= 3; i++) cr_assert(!log_present(t, i), "changelog file of expired snapshot %d", i);
+    cr_assert(log_present(t, 4), "the retained snapshot's changelog file");
+    cr_assert(!present(t, cl2) && present(t, cl4), "changelog lists follow their snapshots");
+    cr_assert(!present(t, "index/dv-2"), "replaced in snapshot 3: in no retained index manifest");
+    cr_assert(present(t, "index/dv-3"), "live in snapshot 4");
+    cr_assert(!present(t, im2) && present(t, im3), "index manifests follow the snapshots naming them");
+    check_retained(t);
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }

@@ -258,3 +258,102 @@ Test(fsck_data, a_file_missing_from_a_retained_snapshot_stays_corrupt_while_earl
               sc_error_message());
     sc_table_free(t);
 }
+
+/* ---- Paimon's changelog and index files (the golden pk_dv table of tests/vectors/paimon-1.4.2/index:
+ * deletion vectors, a lookup changelog producer) ---- */
+
+#include "engine/state.h"  /* sc_table_read_snapshot */
+#include "engine/index_state.h" /* sc_index_state_load */
+#include "engine/upkeep.h"
+
+static sc_table *golden_pk_dv(char dir[64]) {
+    const char *src = getenv("SC_SOURCE_DIR");
+    cr_assert_not_null(src, "SC_SOURCE_DIR is set by ctest");
+    snprintf(dir, 64, "/tmp/sc-fsck-pk-dv.XXXXXX");
+    cr_assert_not_null(mkdtemp(dir));
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/vectors/paimon-1.4.2/index/warehouse/golden.db/pk_dv/.' '%s/'", src, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    sc_store *s;
+    OK(sc_store_open(&s, dir));
+    cr_assert_eq(sc_table_create(s, SC_STRATEGY_AUTO), 0, "%s", sc_error_message());
+    sc_store_free(s);
+    return tu_open(dir, (tu_table_opts){0});
+}
+
+static void rm_dir(const char *dir) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* The latest snapshot's index manifest, its first index file, and one changelog file it adds. */
+static void latest_objects(sc_table *t, char index_manifest[256], char index_file[256], char changelog[256]) {
+    sc_snapshot s;
+    OK(sc_table_read_snapshot(&s, NULL, t, tu_latest(t)));
+    cr_assert_not_null(s.index_manifest);
+    cr_assert_not_null(s.changelog_manifest_list.name);
+    snprintf(index_manifest, 256, "manifest/%s", s.index_manifest);
+    sc_index_vec v = {0};
+    OK(sc_index_state_load(&v, t, s.index_manifest));
+    cr_assert_gt(v.count, 0);
+    snprintf(index_file, 256, "index/%s", v.items[0].entry.file);
+    sc_index_vec_free(&v);
+    sc_manifest_file_vec metas = {0};
+    OK(sc_state_load_list(&metas, t, &s.changelog_manifest_list));
+    sc_entry_vec records = {0};
+    OK(sc_state_load_manifest(&records, t, &metas.items[0]));
+    char *k;
+    OK(sc_table_file_path(&k, t, &records.items[0].file));
+    snprintf(changelog, 256, "%s", k);
+    free(k);
+    sc_entry_vec_free(&records);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s);
+}
+
+Test(fsck_data, paimon_index_and_changelog_files_are_checked) {
+    char dir[64], im[256], idx[256], log[256];
+    sc_table *t = golden_pk_dv(dir);
+    latest_objects(t, im, idx, log);
+    sc_data_check_result r;
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    uint64_t checked = r.files_checked;
+    OK(sc_table_fsck(t, NULL, NULL));
+    sc_store *s = sc_table_store(t);
+    uint8_t *data;
+    size_t len;
+    /* An index file of another size than its manifest records. */
+    OK(sc_store_get(s, &data, &len, NULL, idx));
+    OK(sc_store_put(s, NULL, idx, data, len + 1));
+    FAILS(SC_ECORRUPT, sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), idx) && strstr(sc_error_message(), "bytes"), "%s", sc_error_message());
+    /* Missing. */
+    OK(sc_store_delete(s, idx));
+    FAILS(SC_ECORRUPT, sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), idx) && strstr(sc_error_message(), "missing"), "%s", sc_error_message());
+    OK(sc_store_put(s, NULL, idx, data, len));
+    free(data);
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_eq(r.files_checked, checked);
+    /* A changelog file of the latest snapshot. */
+    OK(sc_store_get(s, &data, &len, NULL, log));
+    OK(sc_store_delete(s, log));
+    FAILS(SC_ECORRUPT, sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), log), "%s", sc_error_message());
+    OK(sc_store_put(s, NULL, log, data, len));
+    free(data);
+    /* fsck's metadata pass decodes the index manifest. */
+    OK(sc_store_get(s, &data, &len, NULL, im));
+    OK(sc_store_put(s, NULL, im, data, len / 2));
+    sc_table *u = tu_open(dir, (tu_table_opts){0});
+    FAILS(SC_ECORRUPT, sc_table_fsck(u, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), "index-manifest-"), "%s", sc_error_message());
+    OK(sc_store_delete(s, im));
+    FAILS(SC_ECORRUPT, sc_table_fsck(u, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), "missing from storage"), "%s", sc_error_message());
+    free(data);
+    sc_table_free(u);
+    sc_table_free(t);
+    rm_dir(dir);
+}

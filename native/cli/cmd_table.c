@@ -201,6 +201,7 @@ int cmd_log(int argc, char **argv) {
 typedef struct files_opts {
     int as_json;
     int changelog; /* --changelog: the snapshot's changelog files instead of the live data files */
+    int index;     /* --index: its live index files */
     unsigned long long snapshot;
 } files_opts;
 
@@ -208,6 +209,7 @@ static int files_option(void *ctx, int opt, const char *arg) {
     files_opts *o = ctx;
     if (opt == 'j') o->as_json = 1;
     if (opt == 'c') o->changelog = 1;
+    if (opt == 'x') o->index = 1;
     if (opt == 's' && (cli_parse_u64(arg, &o->snapshot) != 0 || o->snapshot == 0))
         return cli_usage_error("files", "--snapshot needs a snapshot id >= 1, got \"%s\"", arg);
     return -1;
@@ -223,22 +225,86 @@ static json_t *key_json(sc_table *t, sc_bytes key) {
     return v;
 }
 
+/* files --index: the live index files of a snapshot. */
+static int print_index_files(sc_table *t, uint64_t snapshot, int as_json) {
+    sc_index_list *list;
+    int rc = sc_table_index_files(&list, t, snapshot);
+    if (rc) return cli_fail("files", rc);
+    json_t *arr = json_array();
+    if (!as_json) printf("%-24s %6s %-18s %-48s %10s %12s\n", "PARTITION", "BUCKET", "TYPE", "FILE", "ROWS", "SIZE");
+    for (size_t i = 0; !rc && i < list->count; i++) {
+        const sc_index_entry *e = &list->entries[i];
+        char *spec = NULL;
+        if ((rc = sc_table_partition_spec(&spec, t, e->partition)) != 0) {
+            rc = cli_fail("files", rc);
+            break;
+        }
+        if (as_json) {
+            char path[1100];
+            snprintf(path, sizeof path, "index/%s", e->file);
+            json_t *obj = json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I}", "partition", spec, "bucket", e->bucket, "type",
+                                    e->index_type, "file", e->file, "path", path, "size", (json_int_t)e->size, "rows",
+                                    (json_int_t)e->rows);
+            if (obj && e->has_dv_ranges) {
+                json_t *dv = json_array();
+                for (size_t k = 0; k < e->dv_range_count; k++) {
+                    const sc_dv_range *r = &e->dv_ranges[k];
+                    json_t *one = json_pack("{s:s, s:i, s:i}", "file", r->data_file, "offset", r->offset, "length", r->length);
+                    if (one && r->has_cardinality) json_object_set_new(one, "cardinality", json_integer((json_int_t)r->cardinality));
+                    if (one) json_array_append_new(dv, one);
+                }
+                json_object_set_new(obj, "dv", dv);
+            }
+            if (obj && e->external_path) json_object_set_new(obj, "externalPath", json_string(e->external_path));
+            if (!obj) obj = json_pack("{s:s%, s:i, s:s%}", "partition", spec, strlen(spec), "bucket", e->bucket, "file",
+                                      "(not UTF-8)", (size_t)11);
+            json_array_append_new(arr, obj);
+        } else {
+            cli_put_str(stdout, spec, 24);
+            printf(" %6d ", e->bucket);
+            cli_put_str(stdout, e->index_type, 18);
+            putchar(' ');
+            cli_put_str(stdout, e->file, 48);
+            printf(" %10" PRId64 " %12" PRId64 "\n", e->rows, e->size);
+        }
+        free(spec);
+    }
+    if (!rc && as_json) {
+        char *text = json_dumps(arr, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+        if (text) printf("%s\n", text);
+        else rc = EXIT_ERROR;
+        free(text);
+    }
+    json_decref(arr);
+    sc_index_list_free(list);
+    return rc;
+}
+
 int cmd_files(int argc, char **argv) {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"snapshot", required_argument, NULL, 's'},
-                                         {"changelog", no_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0}};
+                                         {"changelog", no_argument, NULL, 'c'}, {"index", no_argument, NULL, 'x'},
+                                         {"help", no_argument, NULL, 'h'}, {0}};
     static const char help[] =
-        "usage: snapcommit files TABLE [--snapshot N] [--changelog] [--json]\n"
+        "usage: snapcommit files TABLE [--snapshot N] [--changelog | --index] [--json]\n"
         "List the live data files of snapshot N (default: the latest). --json prints an array of\n"
         "entries with partition (a spec: dt=2024-01-01/h=3, \"\" when unpartitioned), bucket,\n"
         "totalBuckets, level, file, path (relative to the table), rows, size, and on a\n"
         "primary-key table minKey and maxKey (arrays of the key's values). --changelog lists the\n"
-        "changelog files snapshot N itself added instead (none when it has no changelog).\n";
-    files_opts o = {0, 0, 0};
+        "changelog files snapshot N itself added instead (none when it has no changelog); --index its\n"
+        "live index files (hash indexes, deletion vectors: partition, bucket, type, file, path, size,\n"
+        "rows, dv ranges, externalPath).\n";
+    files_opts o = {0, 0, 0, 0};
     const char *location = NULL;
     int rc = parse(argc, argv, "files", help, opts, files_option, &o, &location);
     if (rc >= 0) return rc;
     sc_table *t;
+    if (o.changelog && o.index) return cli_usage_error("files", "--changelog and --index exclude each other");
     if ((rc = cli_open_table_to_read(&t, "files", location)) != 0) return rc;
+    if (o.index) {
+        rc = print_index_files(t, o.snapshot, o.as_json);
+        sc_table_free(t);
+        return rc;
+    }
     sc_file_list *list;
     rc = o.changelog ? sc_table_changelog_files(&list, t, o.snapshot) : sc_table_files(&list, t, o.snapshot);
     if (rc) {

@@ -391,6 +391,14 @@ SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
 /* The changelog files snapshot `id` (0 = latest) added (its changelog manifest list; an empty
  * list when it has none), as sc_table_files. Free with sc_file_list_free(). */
 SC_API int sc_table_changelog_files(sc_file_list **out, sc_table *table, uint64_t id);
+/* The live index files of snapshot `id` (0 = latest): its index manifest's entries (an empty
+ * list when it names none), as sc_table_files. Free with sc_index_list_free(). */
+typedef struct sc_index_list {
+    sc_index_entry *entries;   /* pointers owned by the list */
+    size_t count;
+} sc_index_list;
+SC_API int sc_table_index_files(sc_index_list **out, sc_table *table, uint64_t id);
+SC_API void sc_index_list_free(sc_index_list *list);
 SC_API void sc_file_list_free(sc_file_list *list);
 
 /*

@@ -68,13 +68,13 @@ typedef struct sc_expire_result {
     uint64_t earliest_after;     /* and starts here now (with dry_run: would) */
     uint64_t latest;             /* the latest snapshot, never expired */
     uint64_t snapshots_expired;  /* snapshot files deleted (with dry_run: to delete) */
-    uint64_t data_files_deleted; /* data files and their extra files */
-    uint64_t manifests_deleted;
-    uint64_t manifest_lists_deleted;
+    uint64_t data_files_deleted; /* data files and their extra files, changelog files, index files */
+    uint64_t manifests_deleted;  /* manifests (data, changelog, index), statistics files, watermark archives */
+    uint64_t manifest_lists_deleted; /* base, delta and changelog manifest lists */
     uint64_t bytes_deleted;      /* sizes as the metadata records them */
     uint64_t already_gone;       /* objects to delete that were already absent (a re-run) */
-    uint64_t skipped;            /* objects not deleted because they are not understood
-                                    (external paths, Paimon's changelog and index files) */
+    uint64_t skipped;            /* objects not deleted because they are not under the table
+                                    (external paths of data, changelog and index files) */
 } sc_expire_result;
 
 /*
@@ -86,8 +86,11 @@ typedef struct sc_expire_result {
  * below snapshot/EARLIEST are finished first.
  *
  * Order: snapshot/EARLIEST is moved (durably) first; then data files deleted
- * by the expired snapshots' deltas and live in no retained snapshot; then
- * manifests, then manifest lists no retained snapshot names; then the
+ * by the expired snapshots' deltas and live in no retained snapshot, the
+ * expired snapshots' changelog files and the index files of their index
+ * manifests that no retained snapshot's index manifest lists (Paimon's
+ * SnapshotDeletion); then manifests (data, changelog, index) and statistics
+ * files, then manifest lists no retained snapshot names; then the
  * snapshot files, oldest first. A crash at any point leaves a readable table,
  * and running again finishes the job.
  *
@@ -95,7 +98,9 @@ typedef struct sc_expire_result {
  * sc_expire_options_from_table.
  * Errors: SC_EINVAL (options out of range), SC_EUNSUPPORTED (a head or
  * tracker table; a table with Paimon tags, branches or consumers, whose
- * protection is not implemented), SC_ECORRUPT and store errors (nothing is
+ * protection is not implemented; a table whose changelog.num-retained.* or
+ * changelog.time-retained options retain more than its snapshot.* options:
+ * Paimon's decoupled changelog lifecycle), SC_ECORRUPT and store errors (nothing is
  * deleted when planning fails; a failed delete stops the run, re-run it).
  */
 SC_API int sc_table_expire(sc_expire_result *out, sc_table *table, const sc_expire_options *opt);
@@ -116,8 +121,8 @@ typedef struct sc_orphans_result {
     uint64_t objects_listed;     /* keys looked at */
     uint64_t orphans_found;      /* unreferenced candidates (any age) */
     uint64_t too_young;          /* of those, kept: newer than older_than (or mtime unknown) */
-    uint64_t data_files_deleted;
-    uint64_t manifests_deleted;  /* manifests and manifest lists */
+    uint64_t data_files_deleted; /* data and changelog files */
+    uint64_t manifests_deleted;  /* manifests and manifest lists (data and changelog) */
     uint64_t other_deleted;      /* leftovers of the capability probe */
     uint64_t bytes_deleted;
 } sc_orphans_result;
@@ -125,9 +130,12 @@ typedef struct sc_orphans_result {
 /*
  * Delete objects no snapshot from the first present one to the latest
  * references and older than older_than_ms: manifests and manifest lists
- * under manifest/, data files at <partition spec>/bucket-<b>/<file>
- * (objects of lost or unknown claim attempts, files of checkpoints that
- * never completed) and metadata/probe-* leftovers. Never touched: snapshot/,
+ * under manifest/ (manifest-*: data and changelog), data and changelog files
+ * at <partition spec>/bucket-<b>/<file> (objects of lost or unknown claim
+ * attempts, files of checkpoints that never completed) and metadata/probe-*
+ * leftovers. The changelog files and lists of retained snapshots are kept;
+ * Paimon's index manifests, index files (index/) and statistics files
+ * (statistics/) are never deleted here. Never touched: snapshot/,
  * schema/, metadata/table.json, metadata/history, the head and tracker
  * strategies' records, and anything whose key is not of those shapes.
  * `older_than_ms` must exceed the longest time a commit can take from
@@ -137,9 +145,8 @@ typedef struct sc_orphans_result {
  * anything is read, unless `force` is set — a younger unreferenced object
  * may be a commit's in flight, and deleting its manifest list breaks the
  * snapshot it then publishes.
- * Errors: SC_EINVAL, SC_EUNSUPPORTED (tags, branches, or a retained snapshot
- * naming Paimon objects this build does not follow: changelog, index,
- * statistics), SC_ECORRUPT and store errors.
+ * Errors: SC_EINVAL, SC_EUNSUPPORTED (tags, branches, consumers, or an index
+ * manifest with a global index), SC_ECORRUPT and store errors.
  */
 SC_API int sc_table_remove_orphans(sc_orphans_result *out, sc_table *table, const sc_orphans_options *opt);
 

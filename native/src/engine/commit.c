@@ -129,6 +129,19 @@ static int index_touched(const commit_state *cs, const sc_snapshot *latest) {
            (cs->mode == SC_KIND_OVERWRITE && latest && latest->index_manifest);
 }
 
+/* Keep `entries` (moved out, the caller's vector left empty) as the handle's last index
+ * manifest `name`; nothing kept without memory for the name. */
+static void remember_index(sc_table *t, const char *name, sc_index_vec *entries) {
+    char *copy = strdup(name);
+    free(t->index_cache_name);
+    sc_index_vec_free(&t->index_cache);
+    t->index_cache_name = NULL;
+    if (!copy) return;
+    t->index_cache_name = copy;
+    t->index_cache = *entries;
+    memset(entries, 0, sizeof *entries);
+}
+
 /*
  * The index manifest of N+1 into cs->index_name: N's live index files combined with
  * this commit's (index_state.h), after the index conflict checks. Rebuilt only when
@@ -144,10 +157,16 @@ static int write_index(commit_state *cs, const sc_snapshot *latest) {
         return 0;
     sc_index_vec live = {0}, next = {0};
     char *name = NULL, *built_on = NULL;
-    if (prev) rc = sc_index_state_load(&live, t, prev);
-    if (!rc) rc = sc_index_state_combine(&next, t, &live, cs->req->changes, cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL);
+    /* Immutable and named uniquely: the one this handle wrote last is the same bytes. */
+    const sc_index_vec *base = &live;
+    if (prev && t->index_cache_name && strcmp(prev, t->index_cache_name) == 0) base = &t->index_cache;
+    else if (prev) rc = sc_index_state_load(&live, t, prev);
+    const sc_partition_set *replace = cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL;
+    if (!rc) rc = sc_conflict_check_index(t, base, cs->req->changes);
+    if (!rc) rc = sc_index_state_combine(&next, t, base, cs->req->changes, replace);
     if (!rc && prev && !(built_on = strdup(prev))) rc = sc_error_set(SC_ENOMEM, "out of memory");
     if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
+    if (!rc) remember_index(t, name, &next); /* best effort */
     if (!rc) {
         free(cs->index_name);
         free(cs->index_built_on);

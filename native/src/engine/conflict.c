@@ -649,9 +649,7 @@ static int index_deleted_here(const sc_changes *c, const sc_index_entry *e) {
     return 0;
 }
 
-int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c,
-                            const sc_partition_set *replace) {
-    (void)replace;
+int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c) {
     char what[512];
     for (size_t i = 0; i < c->index_deletes.count; i++) {
         const sc_index_entry *d = &c->index_deletes.items[i].entry;

@@ -53,8 +53,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
  * name (a bucket-unaware table), adds a file that is live or a vector for a
  * data file that a live index file not deleted here already holds.
  */
-int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c,
-                            const sc_partition_set *replace);
+int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const sc_changes *c);
 
 /*
  * Every data file a deletion vector of `c` names (in the vector's partition

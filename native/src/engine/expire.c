@@ -20,6 +20,7 @@
 
 #include "base/error_internal.h"
 #include "base/log.h"
+#include "engine/index_state.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/table.h"
@@ -117,6 +118,49 @@ int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, con
             rc = add_manifest_key(manifests, metas.items[j].name, metas.items[j].size > 0 ? (uint64_t)metas.items[j].size : 0);
         sc_manifest_file_vec_free(&metas);
     }
+    return rc;
+}
+
+void sc_upkeep_index_key(char *out, size_t cap, const char *name) { snprintf(out, cap, "index/%s", name); }
+
+int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
+                          uint64_t *out_skipped, sc_table *t, const sc_snapshot *s) {
+    int rc = 0;
+    if (s->changelog_manifest_list.name)
+        rc = add_manifest_key(lists, s->changelog_manifest_list.name, s->changelog_manifest_list.length);
+    if (!rc && s->index_manifest) rc = add_manifest_key(manifests, s->index_manifest, 0);
+    if (!rc && s->statistics) {
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        snprintf(key, sizeof key, "statistics/%s", s->statistics);
+        rc = keyset_add(extra, key, 0);
+    }
+    /* Changelog files: every ADD of the changelog list's manifests (Paimon deletes them
+     * with the snapshot that names them, unless the changelog lifecycle is decoupled). */
+    sc_manifest_file_vec metas = {0};
+    if (!rc && s->changelog_manifest_list.name) rc = sc_state_load_list(&metas, t, &s->changelog_manifest_list);
+    for (size_t i = 0; !rc && i < metas.count; i++) {
+        rc = add_manifest_key(manifests, metas.items[i].name, metas.items[i].size > 0 ? (uint64_t)metas.items[i].size : 0);
+        sc_entry_vec records = {0};
+        if (!rc) rc = sc_state_load_manifest(&records, t, &metas.items[i]);
+        for (size_t j = 0; !rc && j < records.count; j++)
+            if (records.items[j].kind == SC_ENTRY_ADD) rc = sc_upkeep_data_keys(files, out_skipped, t, &records.items[j].file);
+        sc_entry_vec_free(&records);
+    }
+    sc_manifest_file_vec_free(&metas);
+    sc_index_vec index = {0};
+    if (!rc && s->index_manifest) rc = sc_index_state_load(&index, t, s->index_manifest);
+    for (size_t i = 0; !rc && i < index.count; i++) {
+        const sc_index_entry *e = &index.items[i].entry;
+        if (index.items[i].kind != SC_ENTRY_ADD) continue; /* a snapshot's index manifest lists the live files */
+        if (e->external_path) {
+            (*out_skipped)++;
+            continue;
+        }
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        sc_upkeep_index_key(key, sizeof key, e->file);
+        rc = keyset_add(files, key, e->size > 0 ? (uint64_t)e->size : 0);
+    }
+    sc_index_vec_free(&index);
     return rc;
 }
 
@@ -251,6 +295,30 @@ int sc_expire_options_from_table(sc_expire_options *opt, sc_table *t) {
     return rc;
 }
 
+/*
+ * Paimon's CoreOptions.changelogLifecycleDecoupled: changelog.num-retained.min/max and
+ * changelog.time-retained (each defaulting to its snapshot.* option) retaining more than the
+ * snapshot options. Paimon then keeps the changelog of expired snapshots (changelog/ metadata,
+ * its own expiration) and their data manifest lists, which this build does not do: refused.
+ */
+static int refuse_decoupled_changelog(sc_table *t) {
+    sc_expire_options snap, log;
+    int rc = sc_expire_options_from_table(&snap, t);
+    if (rc) return rc;
+    log = snap;
+    rc = option_count(&log.retain_min, t, "changelog.num-retained.min", 1);
+    if (!rc) rc = option_count(&log.retain_max, t, "changelog.num-retained.max", 1);
+    const char *v = sc_schema_option(&t->schema, "changelog.time-retained");
+    if (!rc && v && sc_duration_parse(&log.older_than_ms, v) != 0) rc = sc_error_wrap(SC_EINVAL, "table option changelog.time-retained");
+    if (rc) return rc;
+    if (log.retain_max > snap.retain_max || log.older_than_ms > snap.older_than_ms || log.retain_min > snap.retain_min)
+        return sc_error_set(SC_EUNSUPPORTED,
+                            "expire refused: the table's changelog.num-retained.min/max or changelog.time-retained "
+                            "retain more than its snapshot.* options (Paimon's decoupled changelog lifecycle), which this "
+                            "build does not implement; use Paimon's own expiration");
+    return 0;
+}
+
 static int check_options(const sc_expire_options *o) {
     if (o->retain_min < 1) return sc_error_set(SC_EINVAL, "expire: retain-min must be at least 1 (the latest snapshot is always kept)");
     if (o->retain_max < o->retain_min)
@@ -361,6 +429,8 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
             return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "expire: reading retained snapshot %" PRIu64, id);
         rc = sc_upkeep_meta_refs(&p->keep_lists, &p->keep_manifests, t, &s);
         if (!rc) rc = sc_upkeep_extra_refs(&p->keep_extra, NULL, t, &s);
+        if (!rc)
+            rc = sc_upkeep_paimon_refs(&p->keep_lists, &p->keep_manifests, &p->keep_data, &p->keep_extra, &r->skipped, t, &s);
         sc_entry_vec records = {0};
         /* Files live in any retained snapshot: those of the first, and every file a later one adds. */
         if (!rc && id == p->end) rc = sc_state_live_files(&records, t, &s, NULL);
@@ -403,8 +473,13 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
                 }
             }
             if (!rc) rc = sc_upkeep_extra_refs(NULL, &p->gone_extra, t, &s);
-            /* Paimon's changelog, index and statistics objects are left alone (orphans, for Paimon's cleaner). */
-            if (!rc && (s.index_manifest || s.changelog_manifest_list.name || s.statistics)) r->skipped++;
+            /* Paimon's SnapshotDeletion: the changelog list, its manifests and changelog files, the
+             * index manifest and the index files it lists, the statistics file, each unless a
+             * retained snapshot names it too (the keep sets win when deleting). */
+            if (!rc) {
+                rc = sc_upkeep_paimon_refs(&p->gone_lists, &p->gone_manifests, &p->gone_data, &p->gone_extra, &r->skipped, t, &s);
+                if (rc && leftover) rc = tolerate(rc, id, "its changelog or index objects");
+            }
         }
         sc_snapshot_clear(&s);
         if (rc) return rc;
@@ -515,6 +590,7 @@ int sc_table_expire(sc_expire_result *out, sc_table *t, const sc_expire_options 
         rc = sc_error_set(SC_EUNSUPPORTED, "expire: not implemented for %s tables (their authority records keep every "
                                            "version)", sc_strategy_name(t->strategy->kind));
     if (!rc) rc = sc_upkeep_refuse_unprotected(t, "expire");
+    if (!rc) rc = refuse_decoupled_changelog(t);
     /* Below EARLIEST the keep sets would be empty: sc_upkeep_read_range refuses it, nothing deleted. */
     if (!rc) rc = sc_upkeep_read_range(&p.latest, &p.earliest, t, "expire");
     if (!rc && p.latest) rc = sc_snapshot_ids_list(&p.ids, &p.id_count, t);

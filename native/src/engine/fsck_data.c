@@ -1,6 +1,6 @@
 /*
  * fsck's data pass (sc_table_check_data_files): the data files retained
- * snapshots name are present. The metadata pass (fsck.c) reads every list
+ * snapshots name are present, and their changelog and index files. The metadata pass (fsck.c) reads every list
  * and manifest; data files are only named there, so this pass compares the
  * names with one listing of the table instead of sending a HEAD per file.
  */
@@ -11,6 +11,7 @@
 
 #include "base/error_internal.h"
 #include "engine/state.h"
+#include "engine/index_state.h"
 #include "engine/upkeep.h"
 #include "snapcommit/upkeep.h"
 
@@ -48,6 +49,52 @@ static int check_records(sc_data_check_result *r, sc_table *t, const sc_list_pag
     return rc;
 }
 
+/* The changelog files a snapshot adds must be listed; its index manifest's index files (when
+ * it names another index manifest than the snapshot checked before it) must exist with the
+ * size the manifest records: index files are few, one HEAD each. */
+static int check_paimon_files(sc_data_check_result *r, sc_table *t, const sc_list_page *listed, const sc_snapshot *s,
+                              char **checked_index) {
+    sc_manifest_file_vec metas = {0};
+    int rc = s->changelog_manifest_list.name ? sc_state_load_list(&metas, t, &s->changelog_manifest_list) : 0;
+    for (size_t i = 0; !rc && i < metas.count; i++) {
+        sc_entry_vec records = {0};
+        rc = sc_state_load_manifest(&records, t, &metas.items[i]);
+        if (!rc) rc = check_records(r, t, listed, &records, s->id, 0);
+        sc_entry_vec_free(&records);
+    }
+    sc_manifest_file_vec_free(&metas);
+    if (rc || !s->index_manifest || (*checked_index && strcmp(*checked_index, s->index_manifest) == 0)) return rc;
+    sc_index_vec index = {0};
+    rc = sc_index_state_load(&index, t, s->index_manifest);
+    for (size_t i = 0; !rc && i < index.count; i++) {
+        const sc_index_entry *e = &index.items[i].entry;
+        if (index.items[i].kind != SC_ENTRY_ADD) continue;
+        if (e->external_path) {
+            r->skipped++;
+            continue;
+        }
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        sc_upkeep_index_key(key, sizeof key, e->file);
+        r->files_checked++;
+        sc_object_info info;
+        rc = sc_store_head(t->store, &info, key);
+        if (rc == SC_ENOTFOUND)
+            rc = sc_error_set(SC_ECORRUPT, "%s: named by snapshot %" PRIu64 " (its index manifest %s) but missing from storage",
+                              key, s->id, s->index_manifest);
+        else if (rc) rc = sc_error_wrap(rc, "fsck data: reading %s", key);
+        else if (info.size != (uint64_t)e->size)
+            rc = sc_error_set(SC_ECORRUPT, "%s: %" PRIu64 " bytes, the index manifest %s of snapshot %" PRIu64 " records %" PRId64,
+                              key, info.size, s->index_manifest, s->id, e->size);
+    }
+    sc_index_vec_free(&index);
+    if (!rc) {
+        free(*checked_index);
+        *checked_index = strdup(s->index_manifest);
+        if (!*checked_index) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
 static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_upkeep_progress_fn progress, void *ctx) {
     *out = PASS_DONE;
     uint64_t latest = 0, earliest = 0;
@@ -68,6 +115,7 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
             qsort(listed.keys, listed.count, sizeof *listed.keys, key_order);
             break;
         }
+    char *checked_index = NULL; /* the index manifest whose files were checked last */
     for (uint64_t id = earliest; !rc && id <= latest; id++) {
         sc_snapshot s;
         rc = sc_table_read_snapshot(&s, NULL, t, id);
@@ -75,6 +123,7 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
         if (!rc) {
             rc = id == earliest ? sc_state_live_files(&records, t, &s, NULL) : sc_state_delta_records(&records, t, &s, NULL);
             if (!rc) rc = check_records(r, t, &listed, &records, id, id == earliest);
+            if (!rc) rc = check_paimon_files(r, t, &listed, &s, &checked_index);
             sc_entry_vec_free(&records);
             sc_snapshot_clear(&s);
         }
@@ -89,6 +138,7 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
         }
         if (progress) progress(ctx, "data files", id - earliest + 1, latest - earliest + 1);
     }
+    free(checked_index);
     sc_list_page_free(&listed);
     return rc;
 }

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "base/error_internal.h"
-#include "engine/conflict.h"
 #include "format/index_manifest.h"
 
 int sc_index_state_unaware(const sc_table *t) {
@@ -45,7 +44,7 @@ static int same_slot(const sc_index_entry *a, const sc_index_entry *b) {
 
 int sc_index_state_combine(sc_index_vec *out, const sc_table *t, const sc_index_vec *prev, const sc_changes *c,
                            const sc_partition_set *replace) {
-    int rc = sc_conflict_check_index(t, prev, c, replace);
+    int rc = 0;
     for (size_t i = 0; !rc && i < prev->count; i++) {
         const sc_index_entry *p = &prev->items[i].entry;
         int keep = !(replace && sc_partition_set_has(replace, p->partition));

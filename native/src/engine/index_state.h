@@ -30,8 +30,8 @@ int sc_index_state_load(sc_index_vec *out, sc_table *t, const char *name);
  * bucket, type): an added file replaces the one there. DELETION_VECTORS of a
  * bucket-unaware table, and any other type, are keyed by file name. With
  * `replace` (an OVERWRITE that replaces these partitions), every previous
- * entry of those partitions goes. Conflicts (SC_ECONFLICT naming the file;
- * engine/conflict.c's rules): see sc_conflict_check_index.
+ * entry of those partitions goes. The caller checks the conflicts first
+ * (sc_conflict_check_index, engine/conflict.h).
  */
 int sc_index_state_combine(sc_index_vec *out, const sc_table *t, const sc_index_vec *prev, const sc_changes *c,
                            const sc_partition_set *replace);

@@ -35,6 +35,8 @@ static int is_partition_segment(const char *seg, size_t len, const char *name) {
 /* What a key is, by its shape; anything not recognised is KEY_OTHER and never touched. */
 static key_kind classify(const sc_table *t, const char *key) {
     if (strncmp(key, "manifest/manifest-", 18) == 0 && !strchr(key + 9, '/')) return KEY_MANIFEST;
+    /* Paimon's index manifests (manifest/index-manifest-*), index files (index/) and statistics
+     * (statistics/) are KEY_OTHER: never deleted here, though retained snapshots' are kept below. */
     if (strncmp(key, "metadata/probe-", 15) == 0) return KEY_PROBE;
     /* Watermark archives (replay.h): content-addressed, kept while a retained snapshot names one. */
     if (strncmp(key, "metadata/watermarks/watermarks-", 31) == 0 && !strchr(key + 20, '/')) return KEY_ARCHIVE;
@@ -94,6 +96,7 @@ static int keep_undecided(void *ctx, uint64_t id, const uint8_t *doc, size_t len
     sc_entry_vec records = {0};
     rc = sc_upkeep_meta_refs(u->keep, u->keep, u->t, &s);
     if (!rc) rc = sc_upkeep_extra_refs(u->keep, NULL, u->t, &s);
+    if (!rc) rc = sc_upkeep_paimon_refs(u->keep, u->keep, u->keep, u->keep, u->skipped, u->t, &s);
     if (!rc) rc = sc_state_delta_records(&records, u->t, &s, NULL);
     for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(u->keep, u->skipped, u->t, &records.items[i].file);
     sc_entry_vec_free(&records);
@@ -146,13 +149,10 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
             continue;
         }
         if (rc && rc != SC_ECORRUPT && rc != SC_ENOTFOUND) return sc_error_wrap(rc, "remove-orphans: reading snapshot %" PRIu64, id);
-        if (!rc && (s.index_manifest || s.changelog_manifest_list.name || s.statistics))
-            rc = sc_error_set(SC_EUNSUPPORTED, "remove-orphans refused: snapshot %" PRIu64 " names Paimon changelog, index "
-                                               "or statistics objects this build does not follow",
-                              id);
         sc_entry_vec records = {0};
         if (!rc) rc = sc_upkeep_meta_refs(keep, keep, t, &s);
         if (!rc) rc = sc_upkeep_extra_refs(keep, NULL, t, &s);
+        if (!rc) rc = sc_upkeep_paimon_refs(keep, keep, keep, keep, out_skipped, t, &s);
         if (!rc && (!have_live || id <= retained)) rc = sc_state_live_files(&records, t, &s, NULL);
         else if (!rc) rc = sc_state_delta_records(&records, t, &s, NULL);
         /* Both kinds: a delta's DELETE names a file live in the snapshot before. */

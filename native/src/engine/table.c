@@ -9,6 +9,7 @@
 
 #include "base/cache.h"
 #include "base/error_internal.h"
+#include "engine/index_state.h"
 #include "engine/state.h"
 #include "engine/table.h"
 #include "format/changes.h"
@@ -480,6 +481,8 @@ void sc_table_free(sc_table *t) {
     if (t->owns_store) sc_store_free(t->store);
     sc_schema_clear(&t->schema);
     sc_cache_free(t->cache);
+    free(t->index_cache_name);
+    sc_index_vec_free(&t->index_cache);
     free(t);
 }
 
@@ -622,6 +625,50 @@ int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) { return files_
 
 int sc_table_changelog_files(sc_file_list **out, sc_table *t, uint64_t id) {
     return files_of(out, t, id, "changelog files", read_changelog);
+}
+
+/* The list and the vector that owns what its entries point to. */
+typedef struct index_list {
+    sc_index_list list;
+    sc_index_vec vec;
+} index_list;
+
+/* The index files of one snapshot (sc_state_read_retained's read for sc_table_index_files). */
+static int read_index(void *ctx, sc_table *t, uint64_t id) {
+    sc_index_vec *out = ctx;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    if (s.index_manifest) rc = sc_index_state_load(out, t, s.index_manifest);
+    sc_snapshot_clear(&s);
+    return rc;
+}
+
+int sc_table_index_files(sc_index_list **out, sc_table *t, uint64_t id) {
+    *out = NULL;
+    index_list *l = calloc(1, sizeof *l);
+    if (!l) return sc_error_set(SC_ENOMEM, "out of memory");
+    int rc = sc_state_read_retained(t, id, "index files", read_index, &l->vec);
+    if (!rc && !(l->list.entries = calloc(l->vec.count ? l->vec.count : 1, sizeof *l->list.entries)))
+        rc = sc_error_set(SC_ENOMEM, "out of memory");
+    if (rc) {
+        sc_index_vec_free(&l->vec);
+        free(l);
+        return rc;
+    }
+    for (size_t i = 0; i < l->vec.count; i++) l->list.entries[i] = l->vec.items[i].entry;
+    l->list.count = l->vec.count;
+    *out = &l->list;
+    return 0;
+}
+
+void sc_index_list_free(sc_index_list *list) {
+    if (!list) return;
+    index_list *l = (index_list *)(void *)list; /* the list is the first member */
+    free(l->list.entries);
+    sc_index_vec_free(&l->vec);
+    free(l);
 }
 
 void sc_file_list_free(sc_file_list *list) {

@@ -43,6 +43,20 @@ int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, con
  */
 int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const sc_snapshot *s);
 /*
+ * Paimon's objects a snapshot names beyond its base and delta lists: the
+ * changelog manifest list into `lists`; the changelog list's manifests and the
+ * index manifest into `manifests`; the changelog files those manifests add and
+ * the index files the index manifest lists ("index/<name>") into `files`; the
+ * statistics file ("statistics/<name>") into `extra`. The names the snapshot
+ * itself holds go in first, so a failure part way still leaves them in. Files
+ * with an external path are not under the table: counted in *out_skipped.
+ */
+int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
+                          uint64_t *out_skipped, sc_table *t, const sc_snapshot *s);
+/* Store key of an index file: "index/<name>". */
+void sc_upkeep_index_key(char *out, size_t cap, const char *name);
+
+/*
  * Add the store keys of data file `f` (and of its extra files, in the same
  * directory) to `out`. A file with an external path is not under the table:
  * nothing is added and *out_skipped is incremented.

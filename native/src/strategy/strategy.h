@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "format/index_entry.h"
 #include "format/manifest.h"
 #include "format/snapshot.h"
 #include "format/table_schema.h"
@@ -42,6 +43,10 @@ struct sc_table {
     size_t watermark_inline_users;
     /* The last snapshot this handle committed and when (monotonic ms), and the wait its
      * next commit owes the writers it beat (commit.c, yield_to_losers). */
+    /* The index manifest this handle wrote last (name, decoded entries): its next commit
+     * touching index files combines from it without reading it back (engine/commit.c). */
+    char *index_cache_name;
+    sc_index_vec index_cache;
     uint64_t last_landed_id;
     int64_t last_landed_ms;
     int64_t yield_ms;

@@ -8,6 +8,8 @@
 //       manifest, what IndexManifestFile reads from it (JSON lines).
 //   java -cp ... GenIndex.java read TABLE_DIR INDEX_MANIFEST_NAME
 //       prints what IndexManifestFile reads from TABLE_DIR/manifest/NAME (one JSON line).
+//   java -cp ... GenIndex.java expire TABLE_DIR N
+//       Paimon's own snapshot expiration, keeping the latest N snapshots whatever their age.
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -24,6 +26,7 @@ import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.manifest.IndexManifestEntry;
 import org.apache.paimon.manifest.IndexManifestFile;
 import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.options.ExpireConfig;
 import org.apache.paimon.stats.Statistics;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.TableCommitImpl;
@@ -98,6 +101,13 @@ public class GenIndex {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args[0].equals("expire")) {
+            FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
+            int n = Integer.parseInt(args[2]);
+            System.out.println(t.newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(n)
+                    .snapshotRetainMin(n).snapshotTimeRetain(java.time.Duration.ZERO).build()).expire());
+            return;
+        }
         if (args[0].equals("read")) {
             FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
             System.out.println(entries(indexFile(t).read(args[2])));
