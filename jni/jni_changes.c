@@ -73,3 +73,51 @@ SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_deleteCount(JNIEnv
     sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
     return c ? (jlong)sc_changes_delete_count(c) : 0;
 }
+
+/*
+ * static native void addPaimon(long changes, int section, byte[] avro): one Paimon manifest-format
+ * Avro container (ManifestEntry records for DATA/CHANGELOG, IndexManifestEntry for INDEX) added
+ * to the set by sc_changes_add_paimon, which decodes it with the limits of manifests read from
+ * storage and adds nothing on error. The section is an sc_paimon_section value; the library
+ * refuses an unknown one.
+ */
+SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_addPaimon(JNIEnv *env, jclass cls,
+                                                                       jlong handle, jint section,
+                                                                       jbyteArray avro) {
+    (void)cls;
+    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    if (!c) return;
+    if (!avro) {
+        scj_throw(env, scj.illegal_argument, "the Avro bytes must not be null");
+        return;
+    }
+    jsize len = (*env)->GetArrayLength(env, avro);
+    /* Read in place: sc_changes_add_paimon copies what it keeps, so no copy of the container. */
+    jbyte *bytes = (*env)->GetPrimitiveArrayCritical(env, avro, NULL);
+    if (!bytes) return; /* OutOfMemoryError pending */
+    /* No JNI call may happen while the array is pinned: decode, release, then throw. */
+    int rc = sc_changes_add_paimon(c, (sc_paimon_section)section, (const uint8_t *)bytes, (size_t)len);
+    (*env)->ReleasePrimitiveArrayCritical(env, avro, bytes, JNI_ABORT);
+    if (rc) scj_throw_code(env, rc, 0);
+}
+
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_changelogCount(JNIEnv *env, jclass cls,
+                                                                             jlong handle) {
+    (void)cls;
+    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    return c ? (jlong)sc_changes_changelog_count(c) : 0;
+}
+
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_indexAddCount(JNIEnv *env, jclass cls,
+                                                                            jlong handle) {
+    (void)cls;
+    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    return c ? (jlong)sc_changes_index_add_count(c) : 0;
+}
+
+SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_indexDeleteCount(JNIEnv *env, jclass cls,
+                                                                               jlong handle) {
+    (void)cls;
+    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    return c ? (jlong)sc_changes_index_delete_count(c) : 0;
+}

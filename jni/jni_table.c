@@ -202,6 +202,73 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
     return arr;
 }
 
+/*
+ * static native long[] commitCheckpoint(long table, byte[] user, long identifier, long baseSnapshot,
+ *                                       boolean hasWatermark, long watermark, long append, long compact)
+ * append / compact: NativeChanges handles, 0 for none.
+ * → {append: snapshotId, kind, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps,
+ *    compact: snapshotId, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps}
+ *   (CheckpointResult.java reads them so).
+ * An error throws; its detail is the existing snapshot for SC_ECOMMITTED, else the APPEND
+ * snapshot that landed before the COMPACT part failed (0: none).
+ */
+#define SCJ_CHECKPOINT_FIELDS 13
+static void put_part(jlong *out, const sc_commit_result *r) {
+    uint64_t ops = 0;
+    for (int i = 0; i < SC_OP_COUNT; i++) ops += r->stats.ops[i];
+    out[0] = (jlong)r->attempts;
+    out[1] = (jlong)r->lost_claims;
+    out[2] = (jlong)r->unknown_outcomes;
+    out[3] = (jlong)r->elapsed_ms;
+    out[4] = (jlong)ops;
+}
+
+SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commitCheckpoint(
+    JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlong identifier, jlong base_snapshot,
+    jboolean has_watermark, jlong watermark, jlong append_handle, jlong compact_handle) {
+    (void)cls;
+    sc_table *t = TABLE(handle);
+    if (!t) return NULL;
+    sc_changes *append = NULL, *compact = NULL;
+    if (append_handle && !(append = scj_handle(env, append_handle, "snapcommit changes are closed"))) return NULL;
+    if (compact_handle && !(compact = scj_handle(env, compact_handle, "snapcommit changes are closed")))
+        return NULL;
+    if (base_snapshot < 0) {
+        scj_throw(env, scj.illegal_argument, "base snapshot must be >= 0");
+        return NULL;
+    }
+    char *commit_user = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
+    if (!commit_user) return NULL;
+    sc_checkpoint_request req;
+    memset(&req, 0, sizeof req);
+    req.commit_user = commit_user;
+    req.identifier = identifier;
+    req.base_snapshot = (uint64_t)base_snapshot;
+    req.has_watermark = has_watermark ? 1 : 0;
+    req.watermark = watermark;
+    req.append = append;
+    req.compact = compact;
+    sc_checkpoint_result res;
+    memset(&res, 0, sizeof res);
+    int rc = sc_table_commit_checkpoint(&res, t, &req);
+    free(commit_user);
+    if (rc) {
+        scj_throw_code(env, rc,
+                       rc == SC_ECOMMITTED ? (int64_t)res.append.existing_snapshot : (int64_t)res.append.snapshot_id);
+        return NULL;
+    }
+    jlong out[SCJ_CHECKPOINT_FIELDS];
+    out[0] = (jlong)res.append.snapshot_id;
+    out[1] = (jlong)res.append_kind;
+    put_part(out + 2, &res.append);
+    out[7] = (jlong)res.compact.snapshot_id;
+    put_part(out + 8, &res.compact);
+    jlongArray arr = (*env)->NewLongArray(env, SCJ_CHECKPOINT_FIELDS);
+    if (!arr) return NULL;
+    (*env)->SetLongArrayRegion(env, arr, 0, SCJ_CHECKPOINT_FIELDS, out);
+    return arr;
+}
+
 /* static native long lastCommitted(long table, byte[] user): -1 when the user has no commit */
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeTable_lastCommitted(JNIEnv *env, jclass cls,
                                                                           jlong handle,

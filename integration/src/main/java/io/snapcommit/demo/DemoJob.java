@@ -151,7 +151,7 @@ public final class DemoJob {
                           CollectingReporter.counter(JOB_NAME, "unknownOutcomes"));
         System.out.printf("commit latency: %d samples, p50 %d ms, p99 %d ms, max %d ms%n", latency[0], latency[1],
                           latency[2], latency[3]);
-        System.out.printf("writers: %d rows in %d data files put through the native store (files of checkpoints that never completed included)%n",
+        System.out.printf("writers: %d rows in %d data files written by Paimon's writer (files of checkpoints that never completed included)%n",
                           CollectingReporter.counter(JOB_NAME, "rowsWritten"),
                           CollectingReporter.counter(JOB_NAME, "filesWritten"));
 

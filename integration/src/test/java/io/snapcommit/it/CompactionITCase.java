@@ -102,4 +102,69 @@ class CompactionITCase extends ITBase {
                               ROWS, written, log.size() - compactSnapshots, compactSnapshots, before, after,
                               live.size(), ms, metricsLine(testName)));
     }
+
+    /**
+     * A fixed-bucket table compacts in its writers, as Paimon's sink does: rows shuffled so that
+     * each bucket has one writer, whose TableWriteImpl compacts the bucket (compaction.min.file-num
+     * 3); each compaction is the COMPACT part of a checkpoint — a COMPACT snapshot right after the
+     * checkpoint's APPEND snapshot, same commit user and identifier (alone when the checkpoint had no
+     * new rows) — and the upkeep thread compacts
+     * nothing. Event-time watermarks reach the snapshots (Paimon's snapshot manager reads them).
+     */
+    @Test
+    void fixedBucketWritersCompactInTheirCheckpoint() throws Exception {
+        String table = table("compact-fixed");
+        StreamExecutionEnvironment env = env("10 ms", Map.of());
+        DataGeneratorSource<String> src = new DataGeneratorSource<>(
+            id -> "{\"id\":" + id + ",\"tag\":\"f\"}", ROWS, RateLimiterStrategy.perCheckpoint(ROWS_PER_CHECKPOINT),
+            Types.STRING);
+        WatermarkStrategy<String> byId = WatermarkStrategy.<String>forMonotonousTimestamps()
+            .withTimestampAssigner((line, ts) -> idOf(line));
+        DataStream<String> lines = env.fromSource(src, byId, "generator-f").uid("generator-f").setParallelism(1);
+        sink(table).uidPrefix("cmpb").partitionKeys("p").bucket(2, "id").writerParallelism(2).commitUser("cmpb-job")
+            .compaction(true).compactionMinFileNum(MIN_FILE_NUM).build().sinkTo(rows(lines));
+        long t0 = System.currentTimeMillis();
+        env.execute(testName);
+        long ms = System.currentTimeMillis() - t0;
+
+        List<SnapshotInfo> log = TableContents.log(table);
+        List<FileEntry> live = TableContents.liveFiles(table);
+        long compactSnapshots = 0, pairs = 0;
+        for (int i = 0; i < log.size(); i++) {
+            SnapshotInfo s = log.get(i);
+            assertEquals("cmpb-job", s.commitUser(), "one commit user: " + s);
+            if (i > 0) {
+                SnapshotInfo prev = log.get(i - 1);
+                // Only a checkpoint's COMPACT part may repeat the identifier of the snapshot before it.
+                if (s.commitKind() == CommitKind.COMPACT && prev.commitKind() == CommitKind.APPEND
+                    && prev.commitIdentifier() == s.commitIdentifier()) pairs++;
+                else assertTrue(s.commitIdentifier() > prev.commitIdentifier(), prev + " then " + s);
+            }
+            if (s.commitKind() == CommitKind.COMPACT) compactSnapshots++;
+        }
+        assertTrue(compactSnapshots > 0, "the writers compacted: " + log.size() + " snapshots");
+        // A compaction that finishes with no new rows in its checkpoint is a COMPACT part alone.
+        assertTrue(pairs > 0, "some checkpoint committed an APPEND and a COMPACT part: " + log);
+        assertEquals(0, CollectingReporter.counter(testName, "compactions"), "no upkeep compaction of fixed buckets");
+        assertEquals(0, CollectingReporter.counter(testName, "commitFailures"));
+        for (FileEntry f : live) assertTrue(f.bucket() == 0 || f.bucket() == 1, f.toString());
+        assertTrue(live.size() <= 2 * 2 * (MIN_FILE_NUM + 1), "compacted buckets: " + live.size() + " live files");
+        assertEquals(ROWS, live.stream().mapToLong(FileEntry::rows).sum());
+
+        try (PaimonReader r = PaimonReader.open(table, Map.of())) {
+            assertExactlyOnce(r.rows(), "f", ROWS);
+        }
+        assertPypaimonReads(table, "f", ROWS, null);
+        Long watermark = org.apache.paimon.table.FileStoreTableFactory
+            .create(org.apache.paimon.fs.local.LocalFileIO.create(), new org.apache.paimon.fs.Path(table))
+            .snapshotManager().latestSnapshot().watermark();
+        assertNotNull(watermark, "the checkpoints' watermark is in the snapshot");
+        assertTrue(watermark > 0 && watermark < ROWS, "watermark " + watermark);
+        try (NativeTable t = NativeTable.openTable(table)) {
+            t.fsck();
+        }
+        summary(String.format("fixed-bucket compaction in the writers: %d rows, %d snapshots (%d COMPACT, each after "
+                              + "its checkpoint's APPEND), %d live files, watermark %d; %d ms; %s", ROWS, log.size(),
+                              compactSnapshots, live.size(), watermark, ms, metricsLine(testName)));
+    }
 }

@@ -238,9 +238,8 @@ class S3ITCase extends ITBase {
         assertIdentifiersIncreasing(log);
         assertEquals(1, log.stream().map(SnapshotInfo::commitUser).distinct().count(), "commit user changed: " + log);
         Set<Long> checkpoints = RestoreAwareRecorder.checkpoints(testName);
+        assertIdentifiersAreCheckpoints(log, checkpoints);
         for (SnapshotInfo s : log) {
-            assertTrue(checkpoints.contains(s.commitIdentifier()), "snapshot " + s.id() + " has identifier "
-                       + s.commitIdentifier() + ", not a completed checkpoint " + checkpoints);
             assertEquals(io.snapcommit.jni.CommitKind.APPEND, s.commitKind());
         }
         assertEquals(rows, log.get(log.size() - 1).totalRecordCount());

@@ -114,10 +114,11 @@ public final class SinkConfig implements Serializable {
 
     /**
      * This configuration with small-file compaction of an append table ({@code sink.compaction.enabled},
-     * off by default): after commits the committer's upkeep thread rewrites the small files of a
-     * partition/bucket into one COMPACT snapshot. {@code minFileNum} ({@code compaction.min.file-num})
-     * and {@code maxFileNum} ({@code sink.compaction.max-file-num}) override the defaults (the table's
-     * compaction.min.file-num, else 5; 50) when not null. Paimon's {@code write-only} = true turns it off.
+     * off by default), with Paimon's own code: a fixed-bucket table's writers compact their buckets,
+     * a bucket-unaware table is compacted after commits by the committer's upkeep thread.
+     * {@code minFileNum} ({@code compaction.min.file-num}) overrides the table's option when not
+     * null; {@code maxFileNum} ({@code sink.compaction.max-file-num}) is checked and otherwise
+     * ignored (Paimon's compaction decides). Paimon's {@code write-only} = true turns it off.
      */
     public SinkConfig withCompaction(boolean enabled, Integer minFileNum, Integer maxFileNum) {
         if (minFileNum != null && minFileNum < 1)

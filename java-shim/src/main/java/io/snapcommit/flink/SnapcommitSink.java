@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -49,9 +50,11 @@ import io.snapcommit.jni.Strategy;
  * it does not exist; when it does, the derived schema must match the table's (checked when the sink
  * is built, when the library loads on the client, and always when the committer opens the table).
  *
- * Topology: writer operators (the input's parallelism, or {@link Builder#writerParallelism})
- * put data files through the native store and send their manifest entries to one committer
- * operator (parallelism 1) that commits at each completed checkpoint. Operator uids
+ * Topology: writer operators (the input's parallelism, or {@link Builder#writerParallelism}) write
+ * data files with Paimon's own TableWriteImpl straight to the table's storage (a fixed-bucket
+ * table's rows shuffled so that each bucket has one writer) and send Paimon's CommitMessages to
+ * one committer operator (parallelism 1) that commits them through the native library at each
+ * completed checkpoint. Operator uids
  * are {@code <uidPrefix>-writer} and {@code <uidPrefix>-committer}; keep the prefix
  * stable to restore from savepoints.
  */
@@ -113,14 +116,22 @@ public final class SnapcommitSink {
                                                     RowType rowType, String uidPrefix, int writerParallelism,
                                                     boolean checkNow) {
         if (checkNow) SinkJobChecks.check(input.getExecutionEnvironment(), input.getTransformation(), config.location());
-        SingleOutputStreamOperator<byte[]> written = input.transform(
+        // One commit user for writers and committer, chosen when the job graph is built (as Paimon's
+        // FlinkSink does) and kept in their state from then on.
+        String initialUser = config.commitUser() != null ? config.commitUser() : "flink-" + UUID.randomUUID();
+        DataStream<RowData> routed = input;
+        if (spec.coreOptions().bucket() > 0) {
+            // Fixed buckets: each (partition, bucket) to one writer, by Paimon's channel rule.
+            routed = SnapcommitWriterOperator.shuffleByBucket(input, spec, rowType);
+        }
+        SingleOutputStreamOperator<byte[]> written = routed.transform(
             "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new SnapcommitWriterOperator(config, spec, rowType));
+            new SnapcommitWriterOperator(config, spec, rowType, initialUser));
         written.uid(uidPrefix + "-writer").name("snapcommit-writer: " + config.location());
         if (writerParallelism > 0) written.setParallelism(writerParallelism);
 
         SingleOutputStreamOperator<Void> committed = written.transform(
-            "snapcommit-committer: " + config.location(), Types.VOID, new SnapcommitCommitterOperator(config, spec));
+            "snapcommit-committer: " + config.location(), Types.VOID, new SnapcommitCommitterOperator(config, spec, initialUser));
         committed.uid(uidPrefix + "-committer").setParallelism(1).setMaxParallelism(1);
 
         // Checked already: a plain discarding end. Otherwise the end runs the checks at graph generation.
@@ -279,7 +290,7 @@ public final class SnapcommitSink {
         public Builder compaction(boolean v) { this.compaction = v; return this; }
         /** Paimon's {@code compaction.min.file-num} for the sink's compaction (default: the table's, else 5). */
         public Builder compactionMinFileNum(int n) { this.compactionMinFileNum = n; return this; }
-        /** {@code sink.compaction.max-file-num}: small files merged per task at most (default 50). */
+        /** {@code sink.compaction.max-file-num}: accepted and ignored (Paimon's compaction decides; logged). */
         public Builder compactionMaxFileNum(int n) { this.compactionMaxFileNum = n; return this; }
         public Builder uidPrefix(String p) { this.uidPrefix = p; return this; }
         public Builder writerParallelism(int p) { this.writerParallelism = p; return this; }

@@ -1,6 +1,10 @@
 package io.snapcommit.jni;
 
-/** A change set (files added and deleted by one commit), held natively. Not thread-safe. */
+/**
+ * A change set (one commit, or one part of a checkpoint commit), held natively: data files added
+ * and deleted, changelog files, index files. Filled either entry by entry ({@link #addFile}) or
+ * with Paimon's own manifest records ({@link #addPaimon}). Not thread-safe.
+ */
 public final class NativeChanges implements AutoCloseable {
     static {
         NativeLoader.load();
@@ -40,6 +44,37 @@ public final class NativeChanges implements AutoCloseable {
         return echo(nums, bytes, extraFiles, valueStatsCols, writeCols, keyNullCounts, valueNullCounts);
     }
 
+    /** Sections of {@link #addPaimon}: sc_paimon_section. */
+    public static final int SECTION_DATA = 0;
+    public static final int SECTION_CHANGELOG = 1;
+    public static final int SECTION_INDEX = 2;
+
+    /**
+     * Add every record of a Paimon manifest-format Avro container (sc_changes_add_paimon):
+     * {@link #SECTION_DATA} and {@link #SECTION_CHANGELOG} hold ManifestEntry records (ADD → added,
+     * DELETE → deleted; a DELETE is refused in the changelog), {@link #SECTION_INDEX} holds
+     * IndexManifestEntry records. Decoded with the limits of manifests read from storage; nothing
+     * is added when it fails.
+     *
+     * @throws SnapcommitException ECORRUPT naming the record and field, ELIMIT, EINVAL, EUNSUPPORTED
+     */
+    public NativeChanges addPaimon(int section, byte[] avro) {
+        addPaimon(live(), section, java.util.Objects.requireNonNull(avro));
+        return this;
+    }
+
+    public long changelogCount() {
+        return changelogCount(live());
+    }
+
+    public long indexAddCount() {
+        return indexAddCount(live());
+    }
+
+    public long indexDeleteCount() {
+        return indexDeleteCount(live());
+    }
+
     public long addCount() {
         return addCount(live());
     }
@@ -70,6 +105,14 @@ public final class NativeChanges implements AutoCloseable {
 
     private static native FileEntry echo(long[] nums, byte[][] bytes, byte[][] extraFiles, byte[][] valueStatsCols,
                                          byte[][] writeCols, long[] keyNullCounts, long[] valueNullCounts);
+
+    private static native void addPaimon(long handle, int section, byte[] avro);
+
+    private static native long changelogCount(long handle);
+
+    private static native long indexAddCount(long handle);
+
+    private static native long indexDeleteCount(long handle);
 
     private static native long addCount(long handle);
 

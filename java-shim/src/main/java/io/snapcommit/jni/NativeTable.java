@@ -181,6 +181,25 @@ public final class NativeTable implements AutoCloseable {
         return new CommitResult(commit(live(), Utf8.z(user), identifier, kind.code(), baseSnapshot, changes.live()));
     }
 
+    /**
+     * Commit one checkpoint as Paimon does (sc_table_commit_checkpoint): the APPEND part, then the
+     * COMPACT part, each a snapshot of its own with the same identifier; an empty or null part
+     * writes nothing.
+     *
+     * @param watermark the checkpoint's event-time watermark, or null for none
+     * @throws AlreadyCommittedException the identifier is at or below the user's watermark
+     * @throws SnapcommitException as {@link #commit}; when the APPEND part landed and the COMPACT
+     *     part failed, {@link SnapcommitException#landedSnapshot()} names the APPEND snapshot
+     */
+    public synchronized CheckpointResult commitCheckpoint(String user, long identifier, long baseSnapshot,
+                                                          Long watermark, NativeChanges append,
+                                                          NativeChanges compact) {
+        return new CheckpointResult(commitCheckpoint(live(), Utf8.z(user), identifier, baseSnapshot,
+                                                     watermark != null, watermark == null ? 0 : watermark,
+                                                     append == null ? 0 : append.live(),
+                                                     compact == null ? 0 : compact.live()));
+    }
+
     /** The last identifier committed by user, empty when it has none. */
     public synchronized OptionalLong lastCommittedIdentifier(String user) {
         long id = lastCommitted(live(), Utf8.z(user));
@@ -264,6 +283,9 @@ public final class NativeTable implements AutoCloseable {
 
     private static native long[] commit(long handle, byte[] user, long identifier, int kind, long baseSnapshot,
                                         long changes);
+
+    private static native long[] commitCheckpoint(long handle, byte[] user, long identifier, long baseSnapshot,
+                                                  boolean hasWatermark, long watermark, long append, long compact);
 
     private static native long lastCommitted(long handle, byte[] user);
 

@@ -73,6 +73,14 @@ public class SnapcommitException extends RuntimeException {
     }
 
     /** A code-specific number (the existing snapshot for SC_ECOMMITTED), else 0. */
+    /**
+     * For a failed checkpoint commit: the APPEND snapshot that landed before its COMPACT part
+     * failed, 0 when none did (meaningless for other calls and for ECOMMITTED).
+     */
+    public long landedSnapshot() {
+        return errorCode() == ErrorCode.ECOMMITTED ? 0 : detail;
+    }
+
     protected long detail() {
         return detail;
     }

@@ -76,7 +76,7 @@ final class CommitterMetrics implements TableUpkeep.Sink {
     }
 
     @Override
-    public void compacted(io.snapcommit.flink.paimon.AppendCompactor.Result r, long millis) {
+    public void compacted(io.snapcommit.flink.paimon.PaimonAppendCompaction.Result r, long millis) {
         switch (r.outcome) {
             case COMPACTED:
                 compactions.inc();

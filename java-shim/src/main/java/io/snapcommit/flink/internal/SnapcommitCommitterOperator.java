@@ -1,60 +1,66 @@
 package io.snapcommit.flink.internal;
 
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.paimon.io.DataInputDeserializer;
+import org.apache.paimon.io.DataOutputViewStreamWrapper;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.manifest.ManifestCommittableSerializer;
+import org.apache.paimon.table.sink.CommitMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.snapcommit.flink.CommitEvent;
 import io.snapcommit.flink.CommitListener;
 import io.snapcommit.flink.SinkConfig;
-import io.snapcommit.flink.paimon.AppendCompactor;
+import io.snapcommit.flink.paimon.PaimonSections;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.AlreadyCommittedException;
-import io.snapcommit.jni.CommitKind;
-import io.snapcommit.jni.CommitResult;
+import io.snapcommit.jni.CheckpointResult;
 import io.snapcommit.jni.ConflictException;
 import io.snapcommit.jni.NativeChanges;
 import io.snapcommit.jni.NativeLog;
 import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.RetriesExhaustedException;
+import io.snapcommit.jni.SnapcommitException;
 import io.snapcommit.jni.Strategy;
 import io.snapcommit.jni.UnknownOutcomeException;
 
 /**
- * The single committer (parallelism 1) of a snapcommit sink: one table
- * snapshot per completed checkpoint, identifier = checkpoint id, commit user
- * kept in checkpoint state.
+ * The single committer (parallelism 1) of a snapcommit sink: one Paimon checkpoint commit per
+ * completed checkpoint, identifier = checkpoint id, commit user kept in checkpoint state.
  *
  * <p>Protocol:
  * <ul>
- *   <li>Files announced by writers are collected as they arrive. In
- *       {@code snapshotState(c)} everything received since the previous
- *       snapshot becomes pending checkpoint {@code c}, and the whole pending
- *       map is stored in operator state with the commit user (union state
- *       "commit_user_state"). Everything in that state was written by rows
- *       the sources consumed before barrier {@code c}.</li>
- *   <li>{@code notifyCheckpointComplete(c)} commits every pending checkpoint
- *       {@code <= c} in increasing order, one snapshot each, with identifier =
- *       its checkpoint id (notifications may be skipped or come late; savepoints
- *       that commit no side effects are caught up by the next checkpoint).</li>
+ *   <li>Writers send Paimon's CommitMessages ({@link WriterCommittable}). In {@code snapshotState(c)}
+ *       everything received since the previous snapshot becomes pending checkpoint {@code c}: a
+ *       Paimon {@link ManifestCommittable} (identifier c, the current watermark), stored in operator
+ *       state with Paimon's {@link ManifestCommittableSerializer}, with the commit user (union state
+ *       "commit_user_state", shared with the writers). Messages a writer sent at end of input belong
+ *       to the checkpoint that follows (Paimon would commit them as identifier Long.MAX_VALUE).</li>
+ *   <li>{@code notifyCheckpointComplete(c)} commits every pending checkpoint {@code <= c} in
+ *       increasing order: the messages split by Paimon's ManifestEntryChanges into the APPEND and
+ *       COMPACT parts ({@link PaimonSections}), each section a Paimon manifest-format Avro container,
+ *       committed by sc_table_commit_checkpoint — up to two snapshots with the same identifier.</li>
  *   <li>On restore the pending checkpoints in state all belong to completed
  *       checkpoints. Those whose identifier is at or below the user's watermark
  *       are dropped (sc_table_filter_committed: their commit succeeded before the
@@ -65,9 +71,10 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *       native watermark, never guessed.</li>
  *   <li>Without checkpointing (batch), everything is committed at end of input.</li>
  *   <li>After commits, table upkeep is requested from a {@link TableUpkeep}: its own thread and
- *       handles, a non-blocking request, never a failure of the job. Each run compacts small files
- *       ({@code sink.compaction.enabled}, off by default; append tables) as commit user
- *       {@code <commit user>-compact}, then expires snapshots. Both off when Paimon's
+ *       handles, a non-blocking request, never a failure of the job. Each run compacts a
+ *       bucket-unaware append table ({@code sink.compaction.enabled}, off by default) with Paimon's
+ *       AppendCompactCoordinator as commit user {@code <commit user>-compact} (a fixed-bucket
+ *       table is compacted by its writers), then expires snapshots. Both off when Paimon's
  *       {@code write-only} is true.</li>
  * </ul>
  */
@@ -76,18 +83,29 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(SnapcommitCommitterOperator.class);
 
+    /** One pending checkpoint in state: magic, ManifestCommittableSerializer version, its bytes. */
+    static final int STATE_MAGIC = 0x53435033; // "SCP3"
+    static final String STATE_NAME = "snapcommit_committables";
+    /** The state of the sink before Paimon's write path: SCP2 records (DataFile lists). */
+    static final String LEGACY_STATE_NAME = "snapcommit_pending";
+    static final int LEGACY_MAGIC = 0x53435032; // "SCP2"
+
     private final SinkConfig config;
     private final PaimonTableSpec spec;
+    private final String initialCommitUser;
 
-    private transient ListState<String> userState;
     private transient ListState<byte[]> pendingState;
     private transient String commitUser;
-    private transient TreeMap<Long, List<DataFile>> pending;
-    private transient List<DataFile> received;
+    private transient TreeMap<Long, ManifestCommittable> pending;
+    private transient List<CommitMessage> received;
+    private transient long currentWatermark;
     private transient boolean restored;
+    private transient long[] legacyIds;
     private transient NativeTable table;
     private transient CommitterMetrics metrics;
     private transient TableUpkeep upkeep;
+    private transient int defaultBuckets;
+    private transient String manifestCompression;
     /** finish() was called: the input ended, so close() lets the upkeep catch up (bounded). */
     private transient boolean finished;
 
@@ -95,42 +113,70 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     static final java.time.Duration EXPIRE_DRAIN_WAIT = java.time.Duration.ofSeconds(30);
     static final java.time.Duration EXPIRE_STOP_WAIT = java.time.Duration.ofSeconds(2);
 
-    public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec) {
+    public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec, String initialCommitUser) {
         this.config = Objects.requireNonNull(config);
         this.spec = Objects.requireNonNull(spec);
+        this.initialCommitUser = Objects.requireNonNull(initialCommitUser);
     }
 
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        userState = context.getOperatorStateStore().getUnionListState(
-            new ListStateDescriptor<>("commit_user_state", BasicTypeInfo.STRING_TYPE_INFO));
+        commitUser = CommitUserState.restoreOrInit(context, initialCommitUser);
+        if (config.commitUser() != null && !config.commitUser().equals(commitUser))
+            LOG.warn("commit.user {} ignored: the restored state holds commit user {}", config.commitUser(), commitUser);
         pendingState = context.getOperatorStateStore().getListState(
-            new ListStateDescriptor<>("snapcommit_pending", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+            new ListStateDescriptor<>(STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        ListState<byte[]> legacy = context.getOperatorStateStore().getListState(
+            new ListStateDescriptor<>(LEGACY_STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         pending = new TreeMap<>();
         received = new ArrayList<>();
-        String restoredUser = null;
-        for (String u : userState.get()) {
-            restoredUser = u;
-            break;
-        }
-        if (restoredUser != null) {
-            commitUser = restoredUser;
-            if (config.commitUser() != null && !config.commitUser().equals(restoredUser))
-                LOG.warn("commit.user {} ignored: the restored state holds commit user {}", config.commitUser(),
-                         restoredUser);
-        } else {
-            commitUser = config.commitUser() != null ? config.commitUser() : "flink-" + UUID.randomUUID();
-        }
+        currentWatermark = Long.MIN_VALUE;
         if (context.isRestored()) {
             restored = true;
             for (byte[] raw : pendingState.get()) {
-                Committables.Pending p = Committables.decodePending(raw);
-                pending.computeIfAbsent(p.checkpointId, k -> new ArrayList<>()).addAll(p.files);
+                ManifestCommittable c = decodeState(raw);
+                pending.put(c.identifier(), c);
             }
+            List<Long> ids = new ArrayList<>();
+            for (byte[] raw : legacy.get()) ids.add(legacyCheckpointId(raw));
+            legacyIds = ids.stream().mapToLong(Long::longValue).toArray();
+            legacy.clear();
         }
-        LOG.info("snapcommit committer for {}: commit user {} ({}), {} pending checkpoint(s) restored",
-                 config.location(), commitUser, restoredUser != null ? "restored" : "new", pending.size());
+        LOG.info("snapcommit committer for {}: commit user {}, {} pending checkpoint(s) restored", config.location(),
+                 commitUser, pending.size());
+    }
+
+    static byte[] encodeState(ManifestCommittable c) throws IOException {
+        ManifestCommittableSerializer s = new ManifestCommittableSerializer();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        DataOutputViewStreamWrapper out = new DataOutputViewStreamWrapper(bytes);
+        out.writeInt(STATE_MAGIC);
+        out.writeInt(s.getVersion());
+        out.write(s.serialize(c));
+        return bytes.toByteArray();
+    }
+
+    static ManifestCommittable decodeState(byte[] raw) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(raw);
+        int magic = in.readInt();
+        if (magic != STATE_MAGIC)
+            throw new IOException("snapcommit committer state: not a pending checkpoint (magic "
+                                  + Integer.toHexString(magic) + ")");
+        int version = in.readInt();
+        byte[] body = new byte[raw.length - 8];
+        in.readFully(body);
+        return new ManifestCommittableSerializer().deserialize(version, body);
+    }
+
+    /** The checkpoint id of an SCP2 record (magic, then the id), the rest left unread. */
+    static long legacyCheckpointId(byte[] raw) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(raw);
+        int magic = in.readInt();
+        if (magic != LEGACY_MAGIC)
+            throw new IOException("snapcommit committer state " + LEGACY_STATE_NAME + ": unknown record (magic "
+                                  + Integer.toHexString(magic) + ")");
+        return in.readLong();
     }
 
     @Override
@@ -150,6 +196,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                                                + config.location() + ", created with " + table.strategy());
         }
         table.retryPolicy(config.maxRetries(), config.minRetryWait(), config.maxRetryWait(), config.commitTimeout());
+        defaultBuckets = stored.coreOptions().bucket();
+        manifestCompression = stored.coreOptions().manifestCompression();
+        if (legacyIds != null && legacyIds.length > 0) checkLegacy();
         boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : stored.coreOptions().writeOnly();
         if (writeOnly) {
             LOG.info("write-only: no snapshot expiration and no compaction for {}", config.location());
@@ -165,34 +214,66 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         metrics.pendingCheckpoints = pending.size();
     }
 
-    /** The compaction settings of this job, or null when compaction is off (logged). */
+    /**
+     * Pending checkpoints in the SCP2 state of the sink before Paimon's write path cannot be
+     * committed by this one: fine when all were committed already (a savepoint whose checkpoint
+     * completed, as stop-with-savepoint does), refused otherwise, naming the format.
+     */
+    private void checkLegacy() {
+        long[] open = table.filterUncommitted(commitUser, legacyIds);
+        if (open.length > 0)
+            throw new IllegalStateException("the restored state of the snapcommit committer of " + config.location()
+                + " holds " + open.length + " uncommitted checkpoint(s) (" + java.util.Arrays.toString(open)
+                + ") in the SCP2 format of the snapcommit sink before Paimon's write path, which this version "
+                + "cannot commit. Restore that savepoint with the previous snapcommit version and stop the job with "
+                + "stop-with-savepoint (which commits them), then restore the new savepoint with this version");
+        LOG.info("restored SCP2 state of {}: its {} checkpoint(s) were all committed already", config.location(),
+                 legacyIds.length);
+    }
+
+    /** The compaction of the upkeep thread, or null when off (logged): bucket-unaware append tables only. */
     private TableUpkeep.Compaction compaction(PaimonTableSpec stored) {
         if (!config.compactionEnabled()) return null;
+        if (config.compactionMaxFileNum() != null)
+            LOG.warn("sink.compaction.max-file-num = {} is ignored: Paimon's compaction decides how many files a task "
+                     + "merges", config.compactionMaxFileNum());
         if (!stored.schema().primaryKeys().isEmpty()) {
             LOG.info("sink.compaction.enabled: {} has primary keys, and only append tables are compacted by the "
                      + "sink: no compaction", config.location());
             return null;
         }
-        AppendCompactor.Settings s = AppendCompactor.Settings.of(stored).withTargetFileSize(config.targetFileSize());
-        // Explicit values win; a default that contradicts one (SinkConfig checked min <= max) yields to it.
-        Integer givenMin = config.compactionMinFileNum();
-        Integer givenMax = config.compactionMaxFileNum();
-        int min = givenMin != null ? givenMin : givenMax != null ? Math.min(s.minFileNum, givenMax) : s.minFileNum;
-        int max = givenMax != null ? givenMax : Math.max(s.maxFileNum, min);
-        s = min <= s.maxFileNum ? s.withMinFileNum(min).withMaxFileNum(max) : s.withMaxFileNum(max).withMinFileNum(min);
+        if (stored.coreOptions().bucket() > 0) {
+            LOG.info("sink.compaction.enabled: {} has fixed buckets; its writers compact them (Paimon's bucketed "
+                     + "append compaction)", config.location());
+            return null;
+        }
         String user = commitUser + "-compact";
         if (user.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) {
             LOG.warn("sink.compaction.enabled: the compaction commit user {} would be longer than 255 bytes: no "
                      + "compaction (use a shorter commit.user)", user);
             return null;
         }
-        LOG.info("small-file compaction of {} after commits: {}, commit user {}", config.location(), s, user);
-        return new TableUpkeep.Compaction(stored, s, user, TableUpkeep.DEFAULT_MAX_TASKS);
+        Map<String, String> options = SnapcommitWriterOperator.writeOptions(config, stored);
+        options.remove("write-only");
+        LOG.info("small-file compaction of {} after commits (Paimon's AppendCompactCoordinator, options {}), commit "
+                 + "user {}", config.location(), options, user);
+        return new TableUpkeep.Compaction(stored, options, user, TableUpkeep.DEFAULT_MAX_TASKS);
     }
 
     @Override
-    public void processElement(StreamRecord<byte[]> element) {
-        received.addAll(Committables.decodeMessage(element.getValue()).files);
+    public void processElement(StreamRecord<byte[]> element) throws Exception {
+        received.addAll(WriterCommittable.decode(element.getValue()).messages);
+    }
+
+    @Override
+    public void processWatermark(Watermark mark) throws Exception {
+        super.processWatermark(mark);
+        // As Paimon's CommitterOperator: the end-of-input watermark of a bounded input is no event time.
+        if (mark.getTimestamp() != Long.MAX_VALUE) currentWatermark = mark.getTimestamp();
+    }
+
+    private Long watermark() {
+        return currentWatermark == Long.MIN_VALUE ? null : currentWatermark;
     }
 
     @Override
@@ -200,16 +281,14 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         super.snapshotState(context);
         long checkpointId = context.getCheckpointId();
         if (!received.isEmpty()) {
-            pending.computeIfAbsent(checkpointId, k -> new ArrayList<>()).addAll(received);
+            ManifestCommittable c = pending.computeIfAbsent(checkpointId,
+                                                            id -> new ManifestCommittable(id, watermark()));
+            for (CommitMessage m : received) c.addFileCommittable(m);
             received = new ArrayList<>();
         }
         List<byte[]> encoded = new ArrayList<>(pending.size());
-        for (Map.Entry<Long, List<DataFile>> e : pending.entrySet())
-            encoded.add(Committables.encode(new Committables.Pending(e.getKey(), e.getValue())));
+        for (ManifestCommittable c : pending.values()) encoded.add(encodeState(c));
         pendingState.update(encoded);
-        List<String> user = new ArrayList<>(1);
-        user.add(commitUser);
-        userState.update(user);
         metrics.pendingCheckpoints = pending.size();
     }
 
@@ -225,8 +304,11 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             // No checkpoint will come: commit what the writers sent, identifier after the user's last.
             if (!received.isEmpty()) {
                 OptionalLong last = table.lastCommittedIdentifier(commitUser);
-                long id = Math.max(last.isPresent() ? last.getAsLong() + 1 : 1, pending.isEmpty() ? 1 : pending.lastKey() + 1);
-                pending.computeIfAbsent(id, k -> new ArrayList<>()).addAll(received);
+                long id = Math.max(last.isPresent() ? last.getAsLong() + 1 : 1,
+                                   pending.isEmpty() ? 1 : pending.lastKey() + 1);
+                ManifestCommittable c = new ManifestCommittable(id, watermark());
+                for (CommitMessage m : received) c.addFileCommittable(m);
+                pending.put(id, c);
                 received = new ArrayList<>();
             }
             commitUpTo(Long.MAX_VALUE);
@@ -234,32 +316,38 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         // With checkpointing, the final checkpoint snapshots what is left and its notification commits it.
     }
 
-    /** Restored pending checkpoints: drop the ones already committed, commit the rest now. */
+    /**
+     * Restored pending checkpoints: drop the ones already committed, commit the rest now. Paimon's
+     * committer then fails once (RestoreAndFailCommittableStateManager) so that writers restart
+     * from the new snapshot. Not done for append tables: a bucket-unaware writer restores nothing;
+     * a fixed-bucket writer that read its bucket before this commit only repeats sequence numbers
+     * of the re-committed files, which loses or doubles no row. Primary-key tables need the rule.
+     */
     private void commitRestored() throws Exception {
         long[] ids = new long[pending.size()];
         int i = 0;
         for (Long id : pending.keySet()) ids[i++] = id;
         long[] keep = table.filterUncommitted(commitUser, ids);
-        java.util.Set<Long> kept = new java.util.HashSet<>();
+        Set<Long> kept = new HashSet<>();
         for (long id : keep) kept.add(id);
-        for (Iterator<Map.Entry<Long, List<DataFile>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<Long, List<DataFile>> e = it.next();
+        for (Iterator<Map.Entry<Long, ManifestCommittable>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, ManifestCommittable> e = it.next();
             if (!kept.contains(e.getKey())) {
                 metrics.filteredReplays.inc();
-                LOG.info("checkpoint {} of commit user {} was committed before the restore: replay filtered ({} files)",
-                         e.getKey(), commitUser, e.getValue().size());
+                LOG.info("checkpoint {} of commit user {} was committed before the restore: replay filtered ({} "
+                         + "messages)", e.getKey(), commitUser, e.getValue().fileCommittables().size());
                 it.remove();
             }
         }
         commitUpTo(Long.MAX_VALUE);
     }
 
-    /** Commit pending checkpoints with id <= upTo, in increasing order, one snapshot each. */
+    /** Commit pending checkpoints with id <= upTo, in increasing order. */
     private void commitUpTo(long upTo) throws Exception {
         boolean committed = false;
         while (!pending.isEmpty() && pending.firstKey() <= upTo) {
-            Map.Entry<Long, List<DataFile>> e = pending.firstEntry();
-            committed |= commitOne(e.getKey(), e.getValue());
+            Map.Entry<Long, ManifestCommittable> e = pending.firstEntry();
+            committed |= commitOne(e.getValue());
             pending.remove(e.getKey());
             metrics.pendingCheckpoints = pending.size();
         }
@@ -267,27 +355,34 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         if (committed && upkeep != null) upkeep.request();
     }
 
-    /** @return true when a snapshot was published (false: a filtered replay) */
-    private boolean commitOne(long identifier, List<DataFile> files) throws Exception {
+    /** @return true when a snapshot was published (false: nothing to commit, or a filtered replay) */
+    private boolean commitOne(ManifestCommittable committable) throws Exception {
+        long identifier = committable.identifier();
         long started = System.nanoTime();
-        try (NativeChanges changes = new NativeChanges()) {
-            for (DataFile f : files) changes.addFile(f.toEntry());
-            CommitResult r = table.commit(commitUser, identifier, CommitKind.APPEND, 0, changes);
+        PaimonSections sections = PaimonSections.of(committable.fileCommittables(), defaultBuckets, manifestCompression);
+        if (sections.append.isEmpty() && sections.compact.isEmpty()) return false;
+        try (NativeChanges append = sections.append.toNative(); NativeChanges compact = sections.compact.toNative()) {
+            CheckpointResult r = table.commitCheckpoint(commitUser, identifier, 0, committable.watermark(), append,
+                                                        compact);
             long latency = (System.nanoTime() - started) / 1_000_000;
-            metrics.commits.inc();
-            metrics.lostClaims.inc(r.lostClaims());
-            metrics.retries.inc(Math.max(0, r.attempts() - 1));
-            metrics.unknownOutcomes.inc(r.unknownOutcomes());
+            for (CheckpointResult.Part p : new CheckpointResult.Part[] {r.append(), r.compact()}) {
+                if (!p.written()) continue;
+                metrics.commits.inc();
+                metrics.lostClaims.inc(p.lostClaims());
+                metrics.retries.inc(Math.max(0, p.attempts() - 1));
+                metrics.unknownOutcomes.inc(p.unknownOutcomes());
+            }
             metrics.commitLatencyMs.update(latency);
             metrics.lastCommitLatencyMs = latency;
-            metrics.lastSnapshotId = r.snapshotId();
+            if (r.lastSnapshotId() != 0) metrics.lastSnapshotId = r.lastSnapshotId();
             metrics.lastCommittedCheckpoint = identifier;
-            LOG.info("committed checkpoint {} as snapshot {} of {} ({} files, user {}): {}", identifier,
-                     r.snapshotId(), config.location(), files.size(), commitUser, r);
+            LOG.info("committed checkpoint {} of {} (user {}; append: {}; compact: {}): {}", identifier,
+                     config.location(), commitUser, sections.append, sections.compact, r);
             CommitListener listener = config.commitListener();
-            if (listener != null) listener.onCommitted(new CommitEvent(config.location(), commitUser, identifier,
-                                                                    files.size(), r));
-            return true;
+            if (listener != null && r.lastSnapshotId() != 0)
+                listener.onCommitted(new CommitEvent(config.location(), commitUser, identifier,
+                                                     sections.append.addedDataFiles, r));
+            return r.lastSnapshotId() != 0;
         } catch (AlreadyCommittedException e) {
             metrics.filteredReplays.inc();
             metrics.lastCommittedCheckpoint = identifier;
@@ -297,17 +392,27 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         } catch (ConflictException e) {
             metrics.conflicts.inc();
             metrics.commitFailures.inc();
+            logLanded(identifier, e);
             throw e;
         } catch (UnknownOutcomeException e) {
             metrics.unknownOutcomes.inc();
             metrics.commitFailures.inc();
+            logLanded(identifier, e);
             LOG.warn("commit of checkpoint {} has an unknown outcome; failing so that the restore reconciles it: {}",
                      identifier, e.getMessage());
             throw e;
         } catch (RetriesExhaustedException e) {
             metrics.commitFailures.inc();
+            logLanded(identifier, e);
             throw e;
         }
+    }
+
+    private void logLanded(long identifier, SnapcommitException e) {
+        if (e.landedSnapshot() != 0)
+            LOG.warn("checkpoint {}: its APPEND part landed as snapshot {}, its COMPACT part failed ({}); the restore "
+                     + "filters the checkpoint, the compaction's files are left for orphan removal", identifier,
+                     e.landedSnapshot(), e.getMessage());
     }
 
     @Override

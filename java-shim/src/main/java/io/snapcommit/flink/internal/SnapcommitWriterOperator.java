@@ -1,16 +1,16 @@
 package io.snapcommit.flink.internal;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Stream;
 
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -18,22 +18,32 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.TableWriteImpl;
 
 import io.snapcommit.flink.SinkConfig;
-import io.snapcommit.flink.paimon.PaimonDataWriter;
+import io.snapcommit.flink.paimon.PaimonStoreTable;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.flink.paimon.RowConverter;
-import io.snapcommit.jni.NativeStore;
 
 /**
- * Writer subtask: converts rows to Paimon rows and writes them into Paimon data files (Parquet by
- * default) with Paimon's own writers, one open file per (partition, bucket) as Paimon routes rows
- * ({@link PaimonDataWriter}), and puts each finished file into storage through the native store at
- * {@code <partition path>/bucket-<b>/data-<uuid>-<n>.<format>}.
+ * Writer subtask: Paimon's own write path. Rows are converted to Paimon rows and written by the
+ * table's {@link TableWriteImpl} ({@code FileStoreTable.newWrite(commitUser, subtask)}, as
+ * Paimon's StoreSinkWriteImpl makes it), with an IOManager on Flink's spill directories; its data
+ * files go through Paimon's FileIO straight to the table's storage. A fixed-bucket table's rows
+ * arrive shuffled by Paimon's channel rule ({@link BucketChannel}), so each bucket has one writer,
+ * whose TableWriteImpl restores that bucket's files from the latest snapshot and compacts them
+ * (Paimon's bucketed append compaction) unless compaction is off for the job.
  *
- * <p>Before every checkpoint barrier (and at end of input) it finishes all open files and sends
- * their manifest entries downstream to the committer, so a completed checkpoint never depends on
- * rows held in memory: the writer keeps no state of its own.
+ * <p>As Paimon's PrepareCommitOperator: before every checkpoint barrier
+ * {@code prepareCommit(false, checkpointId)}, at end of input {@code prepareCommit(true,
+ * Long.MAX_VALUE)}; the CommitMessages go to the committer as a {@link WriterCommittable}.
+ * The commit user is kept in the union list state {@code commit_user_state}, as Paimon keeps it,
+ * starting from the one the sink chose for writers and committer alike.
  */
 public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[]>
         implements OneInputStreamOperator<RowData, byte[]>, BoundedOneInput {
@@ -42,35 +52,62 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private final SinkConfig config;
     private final PaimonTableSpec spec;
     private final RowType rowType;
+    private final String initialCommitUser;
 
-    private transient NativeStore store;
-    private transient PaimonDataWriter data;
+    private transient String commitUser;
+    private transient IOManager ioManager;
+    private transient TableWriteImpl<?> write;
     private transient RowConverter converter;
-    private transient Path tmpDir;
-    private transient List<DataFile> written;
-    private transient int subtask;
     private transient boolean endOfInput;
     private transient Counter rowsOut, filesOut, bytesOut;
 
-    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType) {
+    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
         this.config = Objects.requireNonNull(config);
         this.spec = Objects.requireNonNull(spec);
         this.rowType = Objects.requireNonNull(rowType);
+        this.initialCommitUser = Objects.requireNonNull(initialCommitUser);
+    }
+
+    /** A fixed-bucket table's input shuffled to the writers by Paimon's channel rule ({@link BucketChannel}). */
+    public static org.apache.flink.streaming.api.datastream.DataStream<RowData> shuffleByBucket(
+            org.apache.flink.streaming.api.datastream.DataStream<RowData> input, PaimonTableSpec spec, RowType rowType) {
+        return input.partitionCustom(new BucketChannel.Channel(), new BucketChannel.Selector(spec, rowType));
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+        super.initializeState(context);
+        commitUser = CommitUserState.restoreOrInit(context, initialCommitUser);
     }
 
     @Override
     public void open() throws Exception {
         super.open();
-        subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        written = new ArrayList<>();
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         MetricGroup g = getMetricGroup().addGroup("snapcommit");
         rowsOut = g.counter("rowsWritten");
         filesOut = g.counter("filesWritten");
         bytesOut = g.counter("bytesWritten");
         converter = new RowConverter(rowType);
-        tmpDir = Files.createTempDirectory("snapcommit-writer-" + subtask + "-");
-        data = new PaimonDataWriter(spec, config.targetFileSize(), tmpDir);
-        store = NativeStore.openStore(config.location(), config.storeConfig());
+        FileStoreTable table = PaimonStoreTable.open(config.location(), config.storeConfig(), spec,
+                                                     writeOptions(config, spec));
+        ioManager = IOManager.create(getContainingTask().getEnvironment().getIOManager().getSpillingDirectoriesPaths());
+        write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(false);
+    }
+
+    /**
+     * The dynamic options of the writers' table: the sink's target file size, and write-only (no
+     * compaction inside the writer) unless the job compacts ({@code sink.compaction.enabled} and
+     * not write-only).
+     */
+    static Map<String, String> writeOptions(SinkConfig config, PaimonTableSpec spec) {
+        Map<String, String> o = new java.util.HashMap<>();
+        o.put("target-file-size", Long.toString(config.targetFileSize()));
+        boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : spec.coreOptions().writeOnly();
+        if (!config.compactionEnabled() || writeOnly) o.put("write-only", "true");
+        if (config.compactionMinFileNum() != null)
+            o.put("compaction.min.file-num", Integer.toString(config.compactionMinFileNum()));
+        return o;
     }
 
     @Override
@@ -79,54 +116,45 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
         if (row.getRowKind() != RowKind.INSERT)
             throw new IllegalArgumentException("snapcommit tables are append-only: got a " + row.getRowKind()
                                                + " row");
-        for (PaimonDataWriter.Written w : data.write(converter.convert(row))) put(w);
+        write.write(converter.convert(row));
+        rowsOut.inc();
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        if (!endOfInput) emit(checkpointId);
+        if (!endOfInput) emit(false, checkpointId);
     }
 
     @Override
     public void endInput() throws Exception {
         if (!endOfInput) {
             endOfInput = true;
-            emit(Committables.Message.END_OF_INPUT);
+            emit(true, WriterCommittable.END_OF_INPUT);
         }
     }
 
-    /** Finish every open file, then tell the committer which files are new. */
-    private void emit(long checkpointId) throws IOException {
-        for (PaimonDataWriter.Written w : data.flush()) put(w);
-        if (written.isEmpty()) return;
-        byte[] msg = Committables.encode(new Committables.Message(checkpointId, subtask, new ArrayList<>(written)));
-        output.collect(new StreamRecord<>(msg));
-        written.clear();
-    }
-
-    private void put(PaimonDataWriter.Written w) {
-        store.putObject(w.path, w.bytes, 0, w.bytes.length);
-        written.add(new DataFile(w.path, w.entry));
-        rowsOut.inc(w.entry.rows());
-        filesOut.inc();
-        bytesOut.inc(w.bytes.length);
+    private void emit(boolean waitCompaction, long checkpointId) throws Exception {
+        List<CommitMessage> messages = new ArrayList<>(write.prepareCommit(waitCompaction, checkpointId));
+        messages.removeIf(m -> ((CommitMessageImpl) m).isEmpty());
+        if (messages.isEmpty()) return;
+        for (CommitMessage m : messages) {
+            for (DataFileMeta f : ((CommitMessageImpl) m).newFilesIncrement().newFiles()) {
+                filesOut.inc();
+                bytesOut.inc(f.fileSize());
+            }
+        }
+        output.collect(new StreamRecord<>(new WriterCommittable(checkpointId, messages).encode()));
     }
 
     @Override
     public void close() throws Exception {
         try {
-            if (data != null) data.close();
-            if (store != null) store.close();
-            if (tmpDir != null) {
-                try (Stream<Path> s = Files.walk(tmpDir)) {
-                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
-            }
+            if (write != null) write.close(); // deletes the files of an unfinished checkpoint
+            if (ioManager != null) ioManager.close();
         } finally {
-            data = null;
-            store = null;
-            tmpDir = null;
+            write = null;
+            ioManager = null;
             super.close();
         }
     }

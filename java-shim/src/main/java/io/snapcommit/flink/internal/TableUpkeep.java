@@ -1,25 +1,20 @@
 package io.snapcommit.flink.internal;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.snapcommit.flink.paimon.AppendCompactor;
+import io.snapcommit.flink.paimon.PaimonAppendCompaction;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.ErrorCode;
 import io.snapcommit.jni.ExpireOptions;
 import io.snapcommit.jni.ExpireResult;
-import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.NativeTable;
 import io.snapcommit.jni.SnapcommitException;
 import io.snapcommit.jni.StoreConfig;
@@ -28,7 +23,7 @@ import io.snapcommit.jni.UnknownOutcomeException;
 /**
  * The committer's table upkeep, off its commit path: one daemon thread with table and store
  * handles of its own (a handle is used by one thread at a time). Each run first compacts small
- * files (when compaction is on: one bounded round of {@link AppendCompactor}), then expires
+ * files (when compaction is on: one bounded round of {@link PaimonAppendCompaction}), then expires
  * snapshots (when expiration is on), so that the expiration already sees the COMPACT snapshot.
  *
  * <p>{@link #request()} never blocks: it sets a flag the thread picks up, so requests made while a
@@ -54,7 +49,7 @@ final class TableUpkeep {
         void failed(long millis);
 
         /** A compaction round that planned, wrote or committed (any outcome but an error). */
-        default void compacted(AppendCompactor.Result r, long millis) {}
+        default void compacted(PaimonAppendCompaction.Result r, long millis) {}
 
         /** A compaction round that failed (an error, including an unknown outcome). */
         default void compactionFailed(long millis) {}
@@ -63,13 +58,14 @@ final class TableUpkeep {
     /** What compaction needs; null in the constructor = no compaction. */
     static final class Compaction {
         final PaimonTableSpec spec;
-        final AppendCompactor.Settings settings;
+        /** Paimon dynamic options of the compaction's table (target-file-size, compaction.min.file-num). */
+        final Map<String, String> options;
         final String user;
         final int maxTasks;
 
-        Compaction(PaimonTableSpec spec, AppendCompactor.Settings settings, String user, int maxTasks) {
+        Compaction(PaimonTableSpec spec, Map<String, String> options, String user, int maxTasks) {
             this.spec = Objects.requireNonNull(spec);
-            this.settings = Objects.requireNonNull(settings);
+            this.options = Objects.requireNonNull(options);
             this.user = Objects.requireNonNull(user);
             if (user.getBytes(StandardCharsets.UTF_8).length > 255)
                 throw new IllegalArgumentException("compaction commit user " + user + " is longer than 255 bytes");
@@ -98,9 +94,7 @@ final class TableUpkeep {
 
     // Only the upkeep thread touches these.
     private NativeTable table;
-    private NativeStore store;
-    private Path tmpDir;
-    private AppendCompactor compactor;
+    private PaimonAppendCompaction compactor;
     /** The next compaction identifier; 0 = read the user's watermark first. */
     private long nextCompactId;
 
@@ -192,8 +186,8 @@ final class TableUpkeep {
                 // Draining: a round rewrites at most maxTasks tasks and a run expires at most
                 // snapshot.expire.limit snapshots; go on until caught up (close() bounds the wait).
                 if (compactOn()) {
-                    AppendCompactor.Outcome o = compactOnce();
-                    while (o == AppendCompactor.Outcome.COMPACTED && !Thread.currentThread().isInterrupted())
+                    PaimonAppendCompaction.Outcome o = compactOnce();
+                    while (o == PaimonAppendCompaction.Outcome.COMPACTED && !Thread.currentThread().isInterrupted())
                         o = compactOnce();
                 }
                 if (expireOn()) {
@@ -219,16 +213,14 @@ final class TableUpkeep {
     }
 
     /** One compaction round; its outcome, or null when it failed (logged and counted). */
-    private AppendCompactor.Outcome compactOnce() {
+    private PaimonAppendCompaction.Outcome compactOnce() {
         long started = System.nanoTime();
         long id = 0;
         try {
             NativeTable t = table();
             if (compactor == null) {
-                if (store == null) store = NativeStore.openStore(location, storeConfig);
-                if (tmpDir == null) tmpDir = Files.createTempDirectory("snapcommit-compact-");
                 try {
-                    compactor = new AppendCompactor(compaction.spec, compaction.settings, store, tmpDir);
+                    compactor = new PaimonAppendCompaction(location, storeConfig, compaction.spec, compaction.options);
                 } catch (IllegalArgumentException e) {
                     // Not an append table this compaction may rewrite: every round would refuse it.
                     synchronized (this) {
@@ -243,8 +235,8 @@ final class TableUpkeep {
                 nextCompactId = last.isPresent() ? last.getAsLong() + 1 : 1;
             }
             id = nextCompactId;
-            AppendCompactor.Result r = compactor.compact(t, compaction.user, id, compaction.maxTasks);
-            if (r.outcome != AppendCompactor.Outcome.NOTHING_TO_DO) nextCompactId = id + 1;
+            PaimonAppendCompaction.Result r = compactor.compact(t, compaction.user, id, compaction.maxTasks);
+            if (r.outcome != PaimonAppendCompaction.Outcome.NOTHING_TO_DO) nextCompactId = id + 1;
             long ms = (System.nanoTime() - started) / 1_000_000;
             sink.compacted(r, ms);
             switch (r.outcome) {
@@ -264,17 +256,10 @@ final class TableUpkeep {
                     LOG.debug("compaction of {}: {}", location, r);
             }
             return r.outcome;
-        } catch (IOException | RuntimeException e) {
+        } catch (Exception e) {
             long ms = (System.nanoTime() - started) / 1_000_000;
             sink.compactionFailed(ms);
-            if (e instanceof AppendCompactor.MisplacedRowsException) {
-                // The table's rows do not fit its own layout (rows of another bucket): every round
-                // would rewrite the same files and throw them away again.
-                synchronized (this) {
-                    compactOff = true;
-                }
-                LOG.warn("small-file compaction of {} is off for this job: {}", location, e.getMessage());
-            } else if (e instanceof UnknownOutcomeException) {
+            if (e instanceof UnknownOutcomeException) {
                 LOG.warn("compaction commit of {} (user {}, identifier {}) has an unknown outcome: its files are "
                          + "left in place (orphan removal takes them if it was not published); the job goes on: {}",
                          location, compaction.user, id, e.getMessage());
@@ -319,9 +304,16 @@ final class TableUpkeep {
         }
     }
 
-    /** Closes the handles (the next run opens new ones) and deletes the local scratch directory. */
+    /** Closes the handles (the next run opens new ones). */
     private void closeHandles() {
-        compactor = null;
+        if (compactor != null) {
+            try {
+                compactor.close();
+            } catch (Exception e) {
+                LOG.debug("closing the compaction of {}: {}", location, e.toString());
+            }
+            compactor = null;
+        }
         if (table != null) {
             try {
                 table.close();
@@ -329,22 +321,6 @@ final class TableUpkeep {
                 LOG.debug("closing the upkeep table handle of {}: {}", location, e.toString());
             }
             table = null;
-        }
-        if (store != null) {
-            try {
-                store.close();
-            } catch (RuntimeException e) {
-                LOG.debug("closing the upkeep store handle of {}: {}", location, e.toString());
-            }
-            store = null;
-        }
-        if (tmpDir != null) {
-            try (Stream<Path> s = Files.walk(tmpDir)) {
-                s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException | RuntimeException e) {
-                LOG.debug("removing {}: {}", tmpDir, e.toString());
-            }
-            tmpDir = null;
         }
     }
 }

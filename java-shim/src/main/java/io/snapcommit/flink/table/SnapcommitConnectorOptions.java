@@ -100,8 +100,8 @@ public final class SnapcommitConnectorOptions {
 
     public static final ConfigOption<Integer> COMPACTION_MAX_FILE_NUM = ConfigOptions.key("sink.compaction.max-file-num")
         .intType().noDefaultValue()
-        .withDescription("At most this many small files are merged into one task (the connector's own; Paimon "
-                         + "1.4 has no such option). Unset: 50.");
+        .withDescription("Accepted and ignored (logged): compaction is Paimon's own, which decides how many files "
+                         + "a task merges; Paimon 1.4 has no such option.");
 
     // Paimon table options: stored in the table's schema (schema/schema-0) when the sink creates the
     // table, and compared with the stored schema when it exists.

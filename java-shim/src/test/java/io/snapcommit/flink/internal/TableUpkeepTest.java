@@ -20,8 +20,13 @@ import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.snapcommit.flink.paimon.AppendCompactor;
-import io.snapcommit.flink.paimon.PaimonDataWriter;
+import io.snapcommit.flink.paimon.PaimonAppendCompaction;
+import io.snapcommit.flink.paimon.PaimonSections;
+import io.snapcommit.flink.paimon.PaimonStoreTable;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.TableWriteImpl;
+import io.snapcommit.jni.StoreConfig;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.flink.paimon.RowConverter;
 import io.snapcommit.jni.CommitKind;
@@ -43,11 +48,11 @@ class TableUpkeepTest {
     static final class Recorder implements TableUpkeep.Sink {
         final List<ExpireResult> runs = new CopyOnWriteArrayList<>();
         final AtomicInteger failures = new AtomicInteger();
-        final List<AppendCompactor.Result> compactions = new CopyOnWriteArrayList<>();
+        final List<PaimonAppendCompaction.Result> compactions = new CopyOnWriteArrayList<>();
         final AtomicInteger compactionFailures = new AtomicInteger();
 
         @Override
-        public void compacted(AppendCompactor.Result r, long millis) {
+        public void compacted(PaimonAppendCompaction.Result r, long millis) {
             assertTrue(millis >= 0);
             compactions.add(r);
         }
@@ -58,7 +63,7 @@ class TableUpkeepTest {
         }
 
         long committedCompactions() {
-            return compactions.stream().filter(r -> r.outcome == AppendCompactor.Outcome.COMPACTED).count();
+            return compactions.stream().filter(r -> r.outcome == PaimonAppendCompaction.Outcome.COMPACTED).count();
         }
 
         @Override
@@ -151,26 +156,25 @@ class TableUpkeepTest {
                                           new String[] {"dt", "id"});
     static final PaimonTableSpec SPEC = PaimonTableSpec.derive(ROW, List.of("dt"), List.of(), Map.of());
 
-    /** An append table partitioned in 3 days: {@code commits} APPEND commits of user "w", one small file per day each. */
+    /**
+     * An append table partitioned in 3 days: {@code commits} APPEND commits of user "w", one small
+     * file per day each, written by Paimon's TableWriteImpl and committed through the sink's path
+     * (CommitMessages → PaimonSections → sc_changes_add_paimon).
+     */
     private String appendTable(String name, int commits, long firstCommit) throws Exception {
         String location = dir.resolve(name).toString();
-        Path tmp = Files.createDirectories(dir.resolve("w-" + name + "-" + firstCommit));
         RowConverter conv = new RowConverter(ROW);
-        try (NativeTable t = NativeTable.openOrCreate(location, Strategy.AUTO, null, SPEC.json());
-             NativeStore store = NativeStore.openStore(location)) {
+        try (NativeTable t = NativeTable.openOrCreate(location, Strategy.AUTO, null, SPEC.json())) {
+            FileStoreTable paimon = PaimonStoreTable.open(location, StoreConfig.DEFAULTS, SPEC, Map.of("write-only", "true"));
             for (long c = firstCommit; c < firstCommit + commits; c++) {
-                List<PaimonDataWriter.Written> files = new ArrayList<>();
-                try (PaimonDataWriter w = new PaimonDataWriter(SPEC, Long.MAX_VALUE, tmp)) {
+                List<CommitMessage> messages;
+                try (TableWriteImpl<?> w = paimon.newWrite("w")) {
                     for (int i = 0; i < 9; i++)
-                        files.addAll(w.write(conv.convert(GenericRowData.of(StringData.fromString("d" + (i % 3)),
-                                                                            c * 100 + i))));
-                    files.addAll(w.flush());
+                        w.write(conv.convert(GenericRowData.of(StringData.fromString("d" + (i % 3)), c * 100 + i)));
+                    messages = w.prepareCommit(false, c);
                 }
-                try (NativeChanges ch = new NativeChanges()) {
-                    for (PaimonDataWriter.Written f : files) {
-                        store.putObject(f.path, f.bytes, 0, f.bytes.length);
-                        ch.addFile(f.entry);
-                    }
+                PaimonSections sections = PaimonSections.of(messages, -1, "zstd");
+                try (NativeChanges ch = sections.append.toNative()) {
                     t.commit("w", c, CommitKind.APPEND, 0, ch);
                 }
             }
@@ -179,9 +183,8 @@ class TableUpkeepTest {
     }
 
     private static TableUpkeep.Compaction compaction(int minFileNum, int maxTasks) {
-        AppendCompactor.Settings s = AppendCompactor.Settings.of(SPEC).withTargetFileSize(128L << 20)
-                                                             .withMinFileNum(minFileNum);
-        return new TableUpkeep.Compaction(SPEC, s, "w-compact", maxTasks);
+        return new TableUpkeep.Compaction(SPEC, Map.of("compaction.min.file-num", Integer.toString(minFileNum)),
+                                          "w-compact", maxTasks);
     }
 
     private static int liveFiles(String location) {
@@ -215,7 +218,7 @@ class TableUpkeepTest {
         assertTrue(u.close(Duration.ofSeconds(60), true), "the drain ends");
         assertEquals(0, rec.compactionFailures.get());
         assertEquals(3, rec.committedCompactions(), "one task per round, one task per day: " + rec.compactions);
-        assertEquals(AppendCompactor.Outcome.NOTHING_TO_DO, rec.compactions.get(rec.compactions.size() - 1).outcome);
+        assertEquals(PaimonAppendCompaction.Outcome.NOTHING_TO_DO, rec.compactions.get(rec.compactions.size() - 1).outcome);
         assertEquals(3, liveFiles(location));
         assertEquals(54, liveRows(location));
         try (NativeTable t = NativeTable.openTable(location)) {

@@ -1,0 +1,46 @@
+package io.snapcommit.flink.paimon;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.snapcommit.jni.StoreConfig;
+
+/** The S3 FileIO settings follow the native store's per-table settings and fallbacks. */
+class PaimonStoreTableTest {
+    @Test
+    void tableSettingsWin() {
+        StoreConfig c = StoreConfig.builder().endpoint("http://127.0.0.1:9000").region("eu-west-1").accessKey("ak")
+                                   .secretKey("sk").build();
+        Map<String, String> o = PaimonStoreTable.s3Options(c, Map.of("AWS_ENDPOINT_URL", "http://other"));
+        assertEquals("http://127.0.0.1:9000", o.get("s3.endpoint"));
+        assertEquals("false", o.get("s3.connection.ssl.enabled"));
+        assertEquals("eu-west-1", o.get("s3.endpoint.region"));
+        assertEquals("true", o.get("s3.path.style.access"), "path style with an endpoint, as the native store");
+        assertEquals("ak", o.get("s3.access-key"));
+        assertEquals("sk", o.get("s3.secret-key"));
+    }
+
+    @Test
+    void environmentFallbacks() {
+        Map<String, String> o = PaimonStoreTable.s3Options(StoreConfig.DEFAULTS,
+                                                           Map.of("AWS_ENDPOINT_URL_S3", "https://s3.example",
+                                                                  "AWS_REGION", "us-west-2"));
+        assertEquals("https://s3.example", o.get("s3.endpoint"));
+        assertFalse(o.containsKey("s3.connection.ssl.enabled"));
+        assertEquals("us-west-2", o.get("s3.endpoint.region"));
+        assertFalse(o.containsKey("s3.access-key"), "no credentials anywhere: S3A's own chain");
+        Map<String, String> env = PaimonStoreTable.s3Options(StoreConfig.DEFAULTS,
+                                                             Map.of("AWS_ACCESS_KEY_ID", "eak", "AWS_SECRET_ACCESS_KEY", "esk",
+                                                                    "AWS_SESSION_TOKEN", "tok"));
+        assertEquals("eak", env.get("s3.access-key"));
+        assertEquals("esk", env.get("s3.secret-key"));
+        assertEquals("tok", env.get("s3.session.token"));
+        Map<String, String> aws = PaimonStoreTable.s3Options(StoreConfig.builder().pathStyle(false).build(), Map.of());
+        assertEquals("false", aws.get("s3.path.style.access"));
+        assertEquals("us-east-1", aws.get("s3.endpoint.region"));
+    }
+}
