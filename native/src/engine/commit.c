@@ -384,7 +384,7 @@ static step_outcome check_replay(commit_state *cs, attempt_state *a, sc_commit_r
  * the first snapshot after `since`). The full check against the latest
  * snapshot's live files then decides.
  */
-static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int rc, uint64_t since) {
+static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int *rc, uint64_t since) {
     return sc_state_expired_under(out_earliest, t, since + 1, rc);
 }
 
@@ -415,7 +415,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         /* Snapshots after the base may have expired meanwhile (sc_table_expire): this check
          * only names who changed what; the full check below still decides. */
         uint64_t earliest = 0;
-        if (passed_by_expiration(&earliest, t, rc, req->base_snapshot)) {
+        if (passed_by_expiration(&earliest, t, &rc, req->base_snapshot)) {
             sc_log(SC_LOG_INFO, "commit: snapshots after base %" PRIu64 " have expired (history starts at %" PRIu64
                                 "); checking against the latest snapshot's live files only",
                    req->base_snapshot, earliest);
@@ -432,7 +432,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
         /* An expiration running meanwhile may have removed snapshots since the last check:
          * then the full check against the latest live files decides, as on a first attempt. */
         uint64_t earliest = 0;
-        if (passed_by_expiration(&earliest, t, rc, a->validated)) {
+        if (passed_by_expiration(&earliest, t, &rc, a->validated)) {
             sc_log(SC_LOG_INFO, "commit: snapshots after %" PRIu64 " expired during the retry (history starts at %" PRIu64
                                 "); checking against the latest snapshot's live files",
                    a->validated, earliest);
@@ -676,7 +676,7 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
  */
 static step_outcome base_expired(commit_state *cs, attempt_state *a) {
     uint64_t earliest = 0;
-    if (!a->latest_id || !sc_state_expired_under(&earliest, cs->t, a->latest_id, a->rc)) return STEP_FAILED;
+    if (!a->latest_id || !sc_state_expired_under(&earliest, cs->t, a->latest_id, &a->rc)) return STEP_FAILED;
     sc_log(SC_LOG_INFO, "commit: snapshot %" PRIu64 " expired while this attempt read it (history starts at %" PRIu64
                         "): a new attempt on the latest (user %s, identifier %" PRId64 ")",
            a->latest_id, earliest, cs->req->commit_user, cs->req->identifier);

@@ -264,7 +264,7 @@ static int fsck_file_chain(sc_table *t, uint64_t *out_earliest, uint64_t *out_la
  */
 static int expired_meanwhile(int *rc, uint64_t *id, uint64_t *earliest, uint64_t *latest, sc_table *t) {
     uint64_t now_first = 0;
-    if (!sc_state_expired_under(&now_first, t, *id, *rc)) return 0;
+    if (!sc_state_expired_under(&now_first, t, *id, rc)) return 0;
     sc_log(SC_LOG_INFO, "fsck: snapshot %" PRIu64 " expired while it was checked; going on from EARLIEST %" PRIu64, *id,
            now_first);
     sc_error_clear();

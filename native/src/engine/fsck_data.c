@@ -130,7 +130,7 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
         /* Missing while snapshot `id` is retained is damage: expiration deletes only what no
          * retained snapshot names. Only once EARLIEST lies above `id` was it expired meanwhile. */
         uint64_t now_first;
-        if (rc && sc_state_expired_under(&now_first, t, id, rc)) { /* an expiration passed this pass: look again */
+        if (rc && sc_state_expired_under(&now_first, t, id, &rc)) { /* an expiration passed this pass: look again */
             sc_error_clear();
             rc = 0;
             *out = PASS_AGAIN;

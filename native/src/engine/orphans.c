@@ -61,10 +61,10 @@ static void progress(const sc_orphans_options *o, const char *phase, uint64_t do
 
 /* 1 when snapshot `id` lies below EARLIEST now (read again): an expiration running at the
  * same time may have deleted it or its objects. *retained moves to the new EARLIEST. */
-static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int code) {
+static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int *code) {
     if (id < *retained) return 1;
     uint64_t e = 0;
-    if (!sc_state_expired_under(&e, t, id, code)) return 0; /* the original reason stays, for the caller */
+    if (!sc_state_expired_under(&e, t, id, code)) return 0; /* the reason (*code) stays, for the caller */
     *retained = e;
     return 1;
 }
@@ -159,7 +159,7 @@ static int referenced(sc_keyset *keep, uint64_t *out_skipped, sc_table *t, const
         for (size_t i = 0; !rc && i < records.count; i++) rc = sc_upkeep_data_keys(keep, out_skipped, t, &records.items[i].file);
         sc_entry_vec_free(&records);
         if (have_s) sc_snapshot_clear(&s);
-        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && expired_meanwhile(t, id, &retained, rc)) {
+        if ((rc == SC_ENOTFOUND || rc == SC_ECORRUPT) && expired_meanwhile(t, id, &retained, &rc)) {
             /* Below EARLIEST, or passed by an expiration running now: what only this snapshot
              * names is that expiration's to delete; the snapshots from EARLIEST on are read whole. */
             sc_log(SC_LOG_INFO, "remove-orphans: snapshot %" PRIu64 " is below EARLIEST %" PRIu64 " and being expired: %s",

@@ -334,7 +334,7 @@ static int complete(sc_table *t, sc_snapshot *latest, int *out_cut) {
             if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) {
                 uint64_t now_first;
                 /* Expired under the walk: history starts above `id` now, as if the walk had stopped there. */
-                if (sc_state_expired_under(&now_first, t, id, rc)) {
+                if (sc_state_expired_under(&now_first, t, id, &rc)) {
                     sc_error_clear();
                     rc = 0;
                     if (out_cut) *out_cut = 1;

@@ -451,15 +451,23 @@ void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uin
     if (ref->has_sha256) remember_pinned(t, &manifest_kind, ref->name, ref->sha256, data, len);
 }
 
-int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int rc) {
+int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int *rc) {
     *out_earliest = 0;
-    if (rc != SC_ENOTFOUND && rc != SC_ECORRUPT) return 0;
+    if (*rc != SC_ENOTFOUND && *rc != SC_ECORRUPT) return 0;
     /* Reading EARLIEST may clear or replace the pending error: keep why the read failed. */
     char message[1024];
     snprintf(message, sizeof message, "%s", sc_error_message());
-    int expired = t->strategy->earliest(t, out_earliest) == 0 && *out_earliest > id;
-    sc_error_set(rc, "%s", message);
-    return expired;
+    int erc = t->strategy->earliest(t, out_earliest);
+    if (erc) {
+        /* Missing because expired, or damaged? Unknown until EARLIEST reads again: a
+         * failed read of it is the store's fault to report, never corruption. */
+        char why[512];
+        snprintf(why, sizeof why, "%s", sc_error_message());
+        *rc = sc_error_set(erc, "%s; reading snapshot/EARLIEST to tell an expiration from damage failed: %s", message, why);
+        return 0;
+    }
+    sc_error_set(*rc, "%s", message);
+    return *out_earliest > id;
 }
 
 int sc_state_read_retained(sc_table *t, uint64_t id, const char *what, sc_state_read_fn read, void *ctx) {
@@ -472,7 +480,7 @@ int sc_state_read_retained(sc_table *t, uint64_t id, const char *what, sc_state_
             if (t->strategy->earliest(t, &earliest) != 0) sc_error_clear();
             if (id) return sc_error_set(SC_ETRANSIENT, "%s: snapshot %" PRIu64 " was passed by an expiration while it "
                                                        "was read; run it again", what, id);
-        } else if (!rc || !cur || !sc_state_expired_under(&earliest, t, cur, rc)) {
+        } else if (!rc || !cur || !sc_state_expired_under(&earliest, t, cur, &rc)) {
             return rc;
         }
         /* EARLIEST moves before anything is deleted (expire.c): what went missing was expired. */

@@ -96,10 +96,11 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
  * manifest (SC_ENOTFOUND, SC_ECORRUPT) is damage only while `id` is retained.
  * Returns 1 when EARLIEST, read now, lies above `id` (*out_earliest): an
  * expiration removed it meanwhile, a race to retry or report as such. 0 for
- * any other failure, or when `id` is still retained (the error stands). The
- * pending error, code and message, is kept either way.
+ * any other failure, or when `id` is still retained (the error stands, code
+ * and message). When EARLIEST itself cannot be read, neither is known: *rc
+ * becomes that read's error (a store fault, not damage) with both messages.
  */
-int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int rc);
+int sc_state_expired_under(uint64_t *out_earliest, sc_table *t, uint64_t id, int *rc);
 
 /* A read of one snapshot's objects: fills the caller's `ctx` from snapshot `id` (0: the
  * table has none); on failure leaves nothing to free. SC_STATE_READ_AGAIN (no error set,
