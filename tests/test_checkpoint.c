@@ -714,6 +714,11 @@ Test(dynamic_bucket, files_in_any_bucket_with_total_buckets_minus_one_and_hash_i
     cr_assert_eq(checkpoint(&r, t, "job", 4, c4, NULL, 0, 0), SC_EINVAL);
     cr_assert(strstr(sc_error_message(), "dynamic-bucket"), "%s", sc_error_message());
     cr_assert_eq(tu_latest(t), 3);
+    /* A writer that started at snapshot 1 (concurrent with 2 and 3), compacting bucket 0: checked against
+     * them, no bucket-count conflict among -1 declarations. */
+    sc_file_entry l1 = tu_file("1", 0, -1, 1, "data/d0-l1", 3, "a", "c");
+    cr_assert_eq(tu_commit(NULL, t, "compactor", 1, SC_KIND_COMPACT, 1, &l1, 1, &f[0], 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 4);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_changes_free(c1);
     sc_changes_free(c2);
