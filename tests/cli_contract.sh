@@ -56,7 +56,7 @@ n=0
 for bad in '{"fields":[' '{"fields":[{"name":"a","type":"NOSUCHTYPE"}]}' \
            '{"fields":[{"name":"a","type":"INT"}],"partitionKeys":["b"]}' \
            '{"fields":[{"name":"a","type":"INT"}],"primaryKeys":["b"]}' \
-           '{"fields":[{"name":"a","type":"INT"}],"primaryKeys":["a"],"options":{"bucket":"-1"}}' \
+           '{"fields":[{"name":"a","type":"INT"},{"name":"p","type":"INT"}],"partitionKeys":["p"],"primaryKeys":["a"]}' \
            '{"fields":[{"name":"a","type":"INT"},{"name":"a","type":"INT"}]}'; do
   n=$((n + 1))
   echo "$bad" | "$sc" init "$work/bs$n" --schema - >/dev/null 2>"$work/err"; check "bad schema $n: $bad" 2 $?

@@ -650,3 +650,90 @@ Test(checkpoint, statistics_are_carried_while_they_name_the_latest_schema) {
     sc_snapshot_clear(&s3);
     sc_table_free(t2);
 }
+
+/* ---- dynamic-bucket primary-key tables (Paimon's HASH_DYNAMIC: bucket -1 with a primary key) ---- */
+
+#define DYNAMIC                                                                                            \
+    "{\"fields\":[{\"name\":\"part\",\"type\":\"STRING\"},{\"name\":\"k\",\"type\":\"STRING\"},"           \
+    "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[\"part\"],\"primaryKeys\":[\"part\",\"k\"],"      \
+    "\"options\":{\"bucket\":\"-1\"}}"
+
+static sc_index_entry hash_entry(const char *partition, int bucket, const char *file, long rows) {
+    sc_index_entry e = {.partition = tu_string_row(partition), .bucket = bucket, .index_type = "HASH", .file = file,
+                        .size = rows * 4, .rows = rows};
+    return e;
+}
+
+Test(dynamic_bucket, files_in_any_bucket_with_total_buckets_minus_one_and_hash_index_replaced_per_bucket) {
+    sc_table *t = tu_schema_table("ck-dynamic", DYNAMIC);
+    /* Paimon's HashBucketAssigner puts keys in buckets 0, 1, 2...; every file says _TOTAL_BUCKETS -1. */
+    sc_file_entry f[3] = {tu_file("1", 0, -1, 0, "data/d0", 3, "a", "c"), tu_file("1", 1, -1, 0, "data/d1", 3, "d", "f"),
+                          tu_file("1", 2, 0, 0, "data/d2", 1, "g", "g")}; /* 0: the table's setting, -1 */
+    sc_index_entry h[3] = {hash_entry("1", 0, "index-h0", 3), hash_entry("1", 1, "index-h1", 3),
+                           hash_entry("1", 2, "index-h2", 1)};
+    sc_changes *c1 = changes_of(f, 3, NULL, 0, NULL, 0);
+    for (size_t i = 0; i < 3; i++) cr_assert_eq(sc_changes_add_index(c1, &h[i]), 0, "%s", sc_error_message());
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 1, c1, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.append_kind, SC_KIND_APPEND, "HASH index files alone do not promote the append part");
+    char names[8][64];
+    cr_assert_eq(index_files(t, 1, names, 8), 3);
+    /* The stored entries keep Paimon's -1 (0 was completed to it). */
+    sc_snapshot s1 = read_snap(t, 1);
+    sc_manifest_file_vec metas = {0};
+    cr_assert_eq(sc_state_load_list(&metas, t, &s1.delta_manifest_list), 0, "%s", sc_error_message());
+    sc_entry_vec records = {0};
+    cr_assert_eq(sc_state_load_manifest(&records, t, &metas.items[0]), 0, "%s", sc_error_message());
+    cr_assert_eq(records.count, 3);
+    for (size_t i = 0; i < records.count; i++) cr_assert_eq(records.items[i].file.total_buckets, -1);
+    sc_entry_vec_free(&records);
+    sc_manifest_file_vec_free(&metas);
+    sc_snapshot_clear(&s1);
+    /* Bucket 1 grows: its new HASH file replaces index-h1 (deleted, as Paimon's writer does); the bucket-count
+     * rule does not compare -1 with anything (Paimon skips totalBuckets <= 0). */
+    sc_file_entry g = tu_file("1", 1, -1, 0, "data/d1b", 2, "h", "i");
+    sc_index_entry h1b = hash_entry("1", 1, "index-h1b", 5);
+    sc_changes *c2 = changes_of(&g, 1, NULL, 0, NULL, 0);
+    cr_assert_eq(sc_changes_add_index(c2, &h1b), 0);
+    cr_assert_eq(sc_changes_delete_index(c2, &h[1]), 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 2, c2, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(index_files(t, 2, names, 8), 3);
+    cr_assert_str_eq(names[0], "index-h0@0");
+    cr_assert_str_eq(names[1], "index-h1b@1");
+    cr_assert_str_eq(names[2], "index-h2@2");
+    /* A HASH file for bucket 2 without deleting the old: it replaces it in the combine all the same
+     * (keyed by partition, bucket and type, as Paimon's IndexManifestFileHandler). */
+    sc_index_entry h2b = hash_entry("1", 2, "index-h2b", 2);
+    sc_changes *c3 = index_changes(&h2b, 1, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 3, c3, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(index_files(t, 3, names, 8), 3);
+    cr_assert_str_eq(names[2], "index-h2b@2");
+    /* A fixed bucket count on a dynamic table: refused, naming the rule. */
+    sc_file_entry fixed = tu_file("1", 0, 2, 0, "data/fixed", 1, "z", "z");
+    sc_changes *c4 = changes_of(&fixed, 1, NULL, 0, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "job", 4, c4, NULL, 0, 0), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "dynamic-bucket"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 3);
+    /* A writer that started at snapshot 1 (concurrent with 2 and 3), compacting bucket 0: checked against
+     * them, no bucket-count conflict among -1 declarations. */
+    sc_file_entry l1 = tu_file("1", 0, -1, 1, "data/d0-l1", 3, "a", "c");
+    cr_assert_eq(tu_commit(NULL, t, "compactor", 1, SC_KIND_COMPACT, 1, &l1, 1, &f[0], 1), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 4);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(c1);
+    sc_changes_free(c2);
+    sc_changes_free(c3);
+    sc_changes_free(c4);
+    sc_table_free(t);
+}
+
+Test(dynamic_bucket, cross_partition_update_tables_stay_refused) {
+    const char *cross = "{\"fields\":[{\"name\":\"part\",\"type\":\"STRING\"},{\"name\":\"k\",\"type\":\"STRING\"}],"
+                        "\"partitionKeys\":[\"part\"],\"primaryKeys\":[\"k\"],\"options\":{\"bucket\":\"-1\"}}";
+    sc_mem_store_reset("ck-cross");
+    sc_store *s;
+    cr_assert_eq(sc_store_open(&s, "mem://ck-cross"), 0);
+    cr_assert_eq(sc_table_create_with_schema(s, SC_STRATEGY_AUTO, cross, strlen(cross)), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "cross-partition"), "%s", sc_error_message());
+    sc_store_free(s);
+}

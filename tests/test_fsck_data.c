@@ -266,13 +266,14 @@ Test(fsck_data, a_file_missing_from_a_retained_snapshot_stays_corrupt_while_earl
 #include "engine/index_state.h" /* sc_index_state_load */
 #include "engine/upkeep.h"
 
-static sc_table *golden_pk_dv(char dir[64]) {
+/* A copy of golden table `name` of tests/vectors/paimon-1.4.2/index in a fresh directory, adopted. */
+static sc_table *golden(char dir[64], const char *name) {
     const char *src = getenv("SC_SOURCE_DIR");
     cr_assert_not_null(src, "SC_SOURCE_DIR is set by ctest");
-    snprintf(dir, 64, "/tmp/sc-fsck-pk-dv.XXXXXX");
+    snprintf(dir, 64, "/tmp/sc-fsck-golden.XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/vectors/paimon-1.4.2/index/warehouse/golden.db/pk_dv/.' '%s/'", src, dir);
+    snprintf(cmd, sizeof cmd, "cp -R '%s/tests/vectors/paimon-1.4.2/index/warehouse/golden.db/%s/.' '%s/'", src, name, dir);
     cr_assert_eq(system(cmd), 0, "%s", cmd);
     sc_store *s;
     OK(sc_store_open(&s, dir));
@@ -280,6 +281,8 @@ static sc_table *golden_pk_dv(char dir[64]) {
     sc_store_free(s);
     return tu_open(dir, (tu_table_opts){0});
 }
+
+static sc_table *golden_pk_dv(char dir[64]) { return golden(dir, "pk_dv"); }
 
 static void rm_dir(const char *dir) {
     char cmd[128];
@@ -357,6 +360,79 @@ Test(fsck_data, paimon_index_and_changelog_files_are_checked) {
     cr_assert(strstr(sc_error_message(), "missing from storage"), "%s", sc_error_message());
     free(data);
     sc_table_free(u);
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* The golden pk_hash table: a dynamic-bucket primary-key table (bucket -1) Paimon wrote, with HASH index
+ * files: adopted, its files listed with their buckets, checked, and committed to. */
+Test(fsck_data, paimon_dynamic_bucket_table_is_adopted_listed_checked_and_committed_to) {
+    char dir[64];
+    sc_table *t = golden(dir, "pk_hash");
+    sc_file_list *files;
+    OK(sc_table_files(&files, t, 0));
+    cr_assert_gt(files->count, 0);
+    int buckets = 0;
+    for (size_t i = 0; i < files->count; i++) {
+        cr_assert_eq(files->entries[i].total_buckets, -1, "Paimon's _TOTAL_BUCKETS for a dynamic-bucket table");
+        buckets |= 1 << files->entries[i].bucket;
+    }
+    cr_assert_eq(buckets, 3, "files in buckets 0 and 1");
+    sc_index_list *index;
+    OK(sc_table_index_files(&index, t, 0));
+    cr_assert_gt(index->count, 0);
+    for (size_t i = 0; i < index->count; i++) cr_assert_str_eq(index->entries[i].index_type, "HASH");
+    char idx[256];
+    snprintf(idx, sizeof idx, "index/%s", index->entries[0].file);
+    sc_data_check_result r;
+    OK(sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert_geq(r.files_checked, files->count + index->count, "every retained snapshot's data and index files");
+    OK(sc_table_fsck(t, NULL, NULL));
+    /* A HASH index file missing: found. */
+    sc_store *s = sc_table_store(t);
+    uint8_t *data;
+    size_t len;
+    OK(sc_store_get(s, &data, &len, NULL, idx));
+    OK(sc_store_delete(s, idx));
+    FAILS(SC_ECORRUPT, sc_table_check_data_files(&r, t, NULL, NULL));
+    cr_assert(strstr(sc_error_message(), idx) && strstr(sc_error_message(), "missing"), "%s", sc_error_message());
+    OK(sc_store_put(s, NULL, idx, data, len));
+    free(data);
+    /* A commit in bucket 1 replacing its HASH file, as Paimon's writer does. */
+    const sc_index_entry *old = NULL;
+    for (size_t i = 0; i < index->count; i++)
+        if (index->entries[i].bucket == 1) old = &index->entries[i];
+    cr_assert_not_null(old);
+    sc_file_entry f = files->entries[0];
+    f.bucket = 1;
+    f.file = "data-dynamic-new-0.parquet";
+    sc_index_entry fresh = *old;
+    fresh.file = "index-dynamic-new-0";
+    sc_changes *c;
+    OK(sc_changes_new(&c));
+    OK(sc_changes_add(c, &f));
+    OK(sc_changes_add_index(c, &fresh));
+    OK(sc_changes_delete_index(c, old));
+    sc_checkpoint_request req = {.commit_user = "job", .identifier = 1, .append = c};
+    sc_checkpoint_result cr;
+    uint64_t before = files->count;
+    OK(sc_table_commit_checkpoint(&cr, t, &req));
+    cr_assert_gt(cr.append.snapshot_id, 0);
+    sc_changes_free(c);
+    OK(sc_table_fsck(t, NULL, NULL));
+    sc_index_list *after;
+    OK(sc_table_index_files(&after, t, 0));
+    cr_assert_eq(after->count, index->count, "bucket 1's HASH file replaced, the others carried");
+    int found = 0;
+    for (size_t i = 0; i < after->count; i++) found += strcmp(after->entries[i].file, "index-dynamic-new-0") == 0;
+    cr_assert_eq(found, 1);
+    sc_file_list *now;
+    OK(sc_table_files(&now, t, 0));
+    cr_assert_eq(now->count, before + 1);
+    sc_file_list_free(now);
+    sc_index_list_free(after);
+    sc_index_list_free(index);
+    sc_file_list_free(files);
     sc_table_free(t);
     rm_dir(dir);
 }

@@ -213,12 +213,10 @@ Test(table_schema, validation_errors) {
     invalid("{" F2 ",\"partitionKeys\":[\"c\"]}", "names no field: c");
     invalid("{" F2 ",\"primaryKeys\":[\"a\",\"a\"],\"options\":{\"bucket\":\"1\"}}", "names a field twice: a");
     invalid("{" F2 ",\"partitionKeys\":[\"b\"],\"primaryKeys\":[\"a\"],\"options\":{\"bucket\":\"1\"}}",
-            "must include every partition key");
+            "must include every partition key (cross-partition updates");
+    invalid("{" F2 ",\"partitionKeys\":[\"b\"],\"primaryKeys\":[\"a\"]}", "KEY_DYNAMIC");
     invalid("{" F2 ",\"partitionKeys\":[\"a\"],\"primaryKeys\":[\"a\"],\"options\":{\"bucket\":\"1\"}}",
             "must not equal the partition keys");
-    invalid("{" F2 ",\"primaryKeys\":[\"a\"]}",
-            "set option bucket > 0 (dynamic-bucket primary-key tables are not supported yet)");
-    invalid("{" F2 ",\"primaryKeys\":[\"a\"],\"options\":{\"bucket\":\"-1\"}}", "dynamic-bucket");
     invalid("{" F2 ",\"options\":{\"bucket\":\"0\"}}", "bucket must be -1 or > 0");
     invalid("{" F2 ",\"options\":{\"bucket\":\"two\"}}", "bucket must be -1 or > 0");
     invalid("{" F2 ",\"options\":{\"bucket\":\"2\"}}", "needs option bucket-key");
@@ -236,6 +234,23 @@ Test(table_schema, validation_errors) {
     invalid("[1]", "not a JSON object");
     invalid("{\"fields\":[], \"fields\":[]}", "duplicate");
     invalid("{\"fields\":[", "schema JSON at byte");
+}
+
+/* bucket -1 (or unset) with a primary key: Paimon's dynamic bucket mode, accepted as input and as stored. */
+Test(table_schema, dynamic_bucket_primary_key_tables_are_accepted) {
+    const char *forms[] = {"{" F2 ",\"primaryKeys\":[\"a\"]}", "{" F2 ",\"primaryKeys\":[\"a\"],\"options\":{\"bucket\":\"-1\"}}"};
+    for (size_t i = 0; i < 2; i++) {
+        sc_table_schema s;
+        cr_assert_eq(sc_schema_decode(&s, (const uint8_t *)forms[i], strlen(forms[i]), NULL), 0, "%s", sc_error_message());
+        cr_assert_eq(s.bucket, -1);
+        cr_assert(sc_schema_is_dynamic_bucket(&s));
+        sc_schema_clear(&s);
+    }
+    const char *append = "{" F2 ",\"options\":{\"bucket\":\"-1\"}}";
+    sc_table_schema s;
+    cr_assert_eq(sc_schema_decode(&s, (const uint8_t *)append, strlen(append), NULL), 0, "%s", sc_error_message());
+    cr_assert(!sc_schema_is_dynamic_bucket(&s), "bucket-unaware append table");
+    sc_schema_clear(&s);
 }
 
 Test(table_schema, stored_schemas_fail_as_corrupt) {

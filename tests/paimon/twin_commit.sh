@@ -31,8 +31,7 @@
 #                   checkpoint, the changelog in the COMPACT part; the last checkpoint replayed on both
 #   pk_dv           PK, bucket 2, deletion-vectors.enabled: DELETION_VECTORS index files in the COMPACT part
 #   pk_dynamic      PK, bucket -1 (dynamic; Paimon's HashBucketAssigner): HASH index files in the APPEND
-#                   part. snapcommit refuses to adopt such a table today (docs/format.md §11); the
-#                   scenario checks that refusal and runs in full once init accepts the table
+#                   part (several buckets per partition, _TOTAL_BUCKETS -1)
 #   pk_full         PK, bucket 2: two checkpoints, then a full compaction rewriting every file (one of
 #                   them upgraded: the same file deleted at level 0 and added at level 5 in one COMPACT)
 # Prints "ok"/"FAIL" lines and "twin_commit: N passed, M failed"; exit 1 on any failure.
@@ -237,16 +236,7 @@ run() { # SCEN: create A and B, run its checkpoints, judge
     schema "$s" > "$d/schema.json"
     if ! "$tool" create "$d/A" --schema-json "$d/schema.json" > "$work/out" 2>&1; then bad "$s: PaimonTool create: $(first "$work/out")"; return; fi
     cp -a "$d/A" "$d/B"
-    if ! "$sc" init "$d/B" > "$work/out" 2>&1; then
-        # docs/format.md §2/§11: dynamic-bucket primary-key tables are not supported yet. Paimon's
-        # side of this scenario is ready for when they are; until then the refusal is what is checked.
-        if [[ $s == pk_dynamic ]] && grep -q 'dynamic-bucket primary-key tables are not supported yet' "$work/out"; then
-            ok "$s: snapcommit refuses to adopt a dynamic-bucket primary-key table, as documented (no twin)"
-        else
-            bad "$s: snapcommit init (adopt): $(first "$work/out")"
-        fi
-        return
-    fi
+    if ! "$sc" init "$d/B" > "$work/out" 2>&1; then bad "$s: snapcommit init (adopt): $(first "$work/out")"; return; fi
     local rows=$d/rows
     case $s in
         append_unaware|append_fixed)

@@ -83,6 +83,14 @@ static int check_keys(const sc_table *t, const sc_file_entry *f) {
 static int check_buckets(const sc_table *t, sc_file_entry *f) {
     int32_t table_buckets = t->schema.bucket;
     if (f->total_buckets == 0) f->total_buckets = table_buckets;
+    if (sc_schema_is_dynamic_bucket(&t->schema)) {
+        /* Paimon's HASH_DYNAMIC writers record the table's bucket (-1) as _TOTAL_BUCKETS; the bucket is
+         * whatever its HASH index assigned (>= 0, checked by sc_changes_add). */
+        if (f->total_buckets != SC_BUCKET_UNAWARE)
+            return sc_error_set(SC_EINVAL, "total_buckets: %d, but the table is a dynamic-bucket primary-key table "
+                                           "(bucket = -1: total_buckets -1)", (int)f->total_buckets);
+        return 0;
+    }
     if (table_buckets == SC_BUCKET_UNAWARE) {
         if (f->total_buckets != SC_BUCKET_UNAWARE)
             return sc_error_set(SC_EINVAL, "total_buckets: %d, but the table is bucket-unaware (bucket = -1: total_buckets -1)",

@@ -14,8 +14,9 @@
  * For every added file: the partition is a row of the schema's partition
  * fields; keys are rows of the trimmed primary key, required on a
  * primary-key table (typed min <= max) and absent otherwise; total_buckets 0
- * becomes the table's setting, and must be -1 on a bucket-unaware table and
- * > 0 on a fixed-bucket one; value statistics, when given, have one column
+ * becomes the table's setting, and must be -1 on a bucket-unaware table (bucket
+ * 0) and on a dynamic-bucket primary-key table (any bucket >= 0), > 0 on a
+ * fixed-bucket one; value statistics, when given, have one column
  * per field (or per value_stats_cols); schema_id is not above the table's.
  * Filled in when absent: value statistics as "no columns" (an empty
  * value_stats_cols), key statistics of a primary-key table from the key range

@@ -64,6 +64,10 @@ void sc_schema_clear(sc_table_schema *s) {
     memset(s, 0, sizeof *s);
 }
 
+int sc_schema_is_dynamic_bucket(const sc_table_schema *s) {
+    return s->bucket == SC_BUCKET_UNAWARE && s->primary_key_count > 0;
+}
+
 const char *sc_schema_option(const sc_table_schema *s, const char *key) {
     for (size_t i = 0; i < s->option_count; i++)
         if (!strcmp(s->options[i].key, key)) return s->options[i].value;
@@ -157,7 +161,8 @@ static int finish(const ctx *c, sc_table_schema *s) {
     if (s->primary_key_count) {
         for (size_t i = 0; i < s->partition_key_count; i++)
             if (!contains(s->primary_keys, s->primary_key_count, s->partition_keys[i]))
-                return fail(c, "primary keys must include every partition key (cross-partition updates are not supported): ",
+                return fail(c, "primary keys must include every partition key (cross-partition updates, Paimon's "
+                               "KEY_DYNAMIC bucket mode with its global index, are not supported): ",
                             s->partition_keys[i], NULL);
         if (s->primary_key_count == s->partition_key_count)
             return fail(c, "primary keys must not equal the partition keys (one record per partition)", NULL, NULL);
@@ -172,9 +177,6 @@ static int finish(const ctx *c, sc_table_schema *s) {
     } else {
         s->bucket = SC_BUCKET_UNAWARE; /* Paimon 1.4's default */
     }
-    if (s->primary_key_count && s->bucket == SC_BUCKET_UNAWARE)
-        return sc_error_set(SC_EINVAL, "%s: set option bucket > 0 (dynamic-bucket primary-key tables are not supported yet)",
-                            c->object ? c->object : "schema");
     const char *bucket_key = sc_schema_option(s, "bucket-key");
     if (bucket_key) {
         if (s->bucket == SC_BUCKET_UNAWARE)

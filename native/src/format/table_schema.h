@@ -20,8 +20,9 @@
 #define SC_SCHEMA_MAX_BYTES ((size_t)4 << 20)
 /* Most fields, keys or options in one schema. */
 #define SC_SCHEMA_MAX_FIELDS 10000
-/* Paimon's value for a bucket-unaware table ("bucket" = "-1"), and for
- * dynamic-bucket primary-key tables (not supported by snapcommit yet). */
+/* Paimon's "bucket" = "-1": a bucket-unaware append table (every file in
+ * bucket 0), or a dynamic-bucket primary-key table (Paimon's HASH_DYNAMIC:
+ * buckets 0.. assigned by its HASH index, _TOTAL_BUCKETS -1 on every file). */
 #define SC_BUCKET_UNAWARE (-1)
 
 typedef struct sc_schema_field {
@@ -61,21 +62,21 @@ typedef struct sc_table_schema {
     sc_data_type *partition_types; /* copies, partition_key_count entries */
     sc_data_type *trimmed_key_types; /* copies, trimmed_key_count entries */
     sc_data_type *field_types;     /* copies, field_count entries (value stats order) */
-    int32_t bucket;            /* option "bucket": -1 (bucket-unaware) when unset on an append table; a
-                                * primary-key table must set it > 0 (decode refuses dynamic bucket mode) */
+    int32_t bucket;            /* option "bucket": -1 when unset: bucket-unaware on an append table,
+                                * dynamic-bucket on a primary-key table */
 } sc_table_schema;
 
 /*
  * Decode Paimon's schema JSON or the short form, then check it: unique field
  * names, partition and primary keys name distinct fields, primary keys
- * include every partition key (Paimon's rule), key and partition fields are
+ * include every partition key (else Paimon's cross-partition KEY_DYNAMIC
+ * mode, refused), key and partition fields are
  * atomic, primary-key fields become NOT NULL (as Paimon stores them), option
  * values are strings, "bucket" is -1 or > 0. Computes the derived part.
  * Also Paimon's: primary keys must not equal the partition keys; "bucket-key"
  * names atomic fields and needs bucket > 0; a bucketed append table needs
  * "bucket-key". A primary-key table without "bucket" (or with -1) is Paimon's
- * dynamic bucket mode: SC_EINVAL "set option bucket > 0 (dynamic-bucket
- * primary-key tables are not supported yet)" for stored schemas too.
+ * dynamic bucket mode (accepted; sc_schema_is_dynamic_bucket).
  * Schemas without "version" (Paimon 0.7) get bucket 1, versions <= 2 file.format
  * orc when those options are missing, as Paimon reads them.
  * Limits: more than SC_SCHEMA_MAX_BYTES or SC_SCHEMA_MAX_FIELDS is SC_ELIMIT.
@@ -86,6 +87,8 @@ int sc_schema_empty(sc_table_schema *out);
 /* Paimon's schema JSON (pretty or compact; "version": 3, every required key). */
 int sc_schema_encode(sc_buf *out, const sc_table_schema *schema);
 void sc_schema_clear(sc_table_schema *schema);
+/* 1 for a dynamic-bucket primary-key table (bucket -1 with a primary key). */
+int sc_schema_is_dynamic_bucket(const sc_table_schema *schema);
 /* The option's value or NULL. */
 const char *sc_schema_option(const sc_table_schema *schema, const char *key);
 /* Index of the named field, or -1. */
