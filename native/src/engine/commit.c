@@ -181,6 +181,27 @@ static int write_index(commit_state *cs, const sc_snapshot *latest) {
     return rc;
 }
 
+/*
+ * A commit deleting data files of a bucket-unaware table checks them against the
+ * base's deletion vectors (sc_conflict_check_dv_deletes), on every attempt: an
+ * OVERWRITE drops the index files of the partitions it replaces instead.
+ */
+static int check_dv_deletes(commit_state *cs, const sc_snapshot *latest) {
+    sc_table *t = cs->t;
+    const sc_changes *c = cs->req->changes;
+    if (cs->mode == SC_KIND_OVERWRITE || !c->deletes.count || !latest || !latest->index_manifest ||
+        !sc_index_state_unaware(t))
+        return 0;
+    sc_index_vec live = {0};
+    const sc_index_vec *base = &live;
+    int rc = 0;
+    if (t->index_cache_name && strcmp(latest->index_manifest, t->index_cache_name) == 0) base = &t->index_cache;
+    else rc = sc_index_state_load(&live, t, latest->index_manifest);
+    if (!rc) rc = sc_conflict_check_dv_deletes(t, base, c);
+    sc_index_vec_free(&live);
+    return rc;
+}
+
 static int validate_request(const sc_commit_request *req) {
     if (!req || !req->changes) return sc_error_set(SC_EINVAL, "commit request and its changes are required");
     if (!req->commit_user || !*req->commit_user)
@@ -461,6 +482,7 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     if (!a->delta_written &&
         (rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->mode, &cs->deletes)) == 0)
         a->delta_written = 1;
+    if (!rc) rc = check_dv_deletes(cs, base_of(a));
     if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
     char *index_manifest = a->latest_id ? a->latest.index_manifest : NULL; /* untouched: carried by name */
     if (!rc && index_touched(cs, base_of(a))) {
