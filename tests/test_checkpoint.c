@@ -61,6 +61,22 @@ Test(schema_id, every_snapshot_names_the_latest_schema) {
     sc_table_free(t);
 }
 
+/* Paimon's row tracking (row-tracking.enabled, data-evolution tables): its commit assigns each new
+ * file a first row id and carries the snapshot's nextRowId; a commit of ours would drop both and
+ * Paimon's next commit hand out the same row ids again. Refused, nothing written. */
+#define ROW_TRACKING                                                                                        \
+    "{\"fields\":[{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[],\"primaryKeys\":[],"         \
+    "\"options\":{\"bucket\":\"-1\",\"row-tracking.enabled\":\"true\"}}"
+
+Test(schema_id, a_row_tracking_table_is_refused) {
+    sc_table *t = tu_schema_table("ck-row-tracking", ROW_TRACKING);
+    sc_file_entry a = {.partition = {sc_empty_row, SC_EMPTY_ROW_LEN}, .total_buckets = -1, .file = "data-r1", .rows = 3, .size = 9};
+    cr_assert_eq(tu_commit(NULL, t, "job", 1, SC_KIND_APPEND, 0, &a, 1, NULL, 0), SC_EUNSUPPORTED);
+    cr_assert(strstr(sc_error_message(), "row-tracking.enabled"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 0, "nothing committed");
+    sc_table_free(t);
+}
+
 /* ---- one checkpoint = its append part, then its compact part ---- */
 
 static sc_changes *changes_of(const sc_file_entry *adds, size_t nadds, const sc_file_entry *dels, size_t ndels,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/backoff.h"
 #include "engine/commit_manifests.h"
@@ -873,6 +874,12 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     int64_t started = sc_env_monotonic_ms(&t->env);
     int rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
     if (!rc) rc = sc_table_refresh_schema(t);
+    /* Paimon's row tracking assigns new files their first row ids and carries the snapshot's
+     * nextRowId: a snapshot of ours would drop both, and the row ids be handed out again. */
+    const char *rows_tracked = rc ? NULL : sc_schema_option(&t->schema, "row-tracking.enabled");
+    if (rows_tracked && strcasecmp(rows_tracked, "true") == 0)
+        rc = sc_error_set(SC_EUNSUPPORTED, "the table sets row-tracking.enabled (Paimon's row tracking, data-evolution "
+                                           "tables), which snapcommit does not implement: nothing written");
     if (!rc) rc = sc_entries_prepare(t, req->changes, o->mode, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);
