@@ -253,8 +253,9 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commitCheckpoin
     int rc = sc_table_commit_checkpoint(&res, t, &req);
     free(commit_user);
     if (rc) {
-        scj_throw_code(env, rc,
-                       rc == SC_ECOMMITTED ? (int64_t)res.append.existing_snapshot : (int64_t)res.append.snapshot_id);
+        /* A replay found by the compact part (an empty append part) names its snapshot there. */
+        uint64_t existing = res.append.existing_snapshot ? res.append.existing_snapshot : res.compact.existing_snapshot;
+        scj_throw_code(env, rc, rc == SC_ECOMMITTED ? (int64_t)existing : (int64_t)res.append.snapshot_id);
         return NULL;
     }
     jlong out[SCJ_CHECKPOINT_FIELDS];

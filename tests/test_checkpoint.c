@@ -61,6 +61,22 @@ Test(schema_id, every_snapshot_names_the_latest_schema) {
     sc_table_free(t);
 }
 
+/* Paimon's row tracking (row-tracking.enabled, data-evolution tables): its commit assigns each new
+ * file a first row id and carries the snapshot's nextRowId; a commit of ours would drop both and
+ * Paimon's next commit hand out the same row ids again. Refused, nothing written. */
+#define ROW_TRACKING                                                                                        \
+    "{\"fields\":[{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[],\"primaryKeys\":[],"         \
+    "\"options\":{\"bucket\":\"-1\",\"row-tracking.enabled\":\"true\"}}"
+
+Test(schema_id, a_row_tracking_table_is_refused) {
+    sc_table *t = tu_schema_table("ck-row-tracking", ROW_TRACKING);
+    sc_file_entry a = {.partition = {sc_empty_row, SC_EMPTY_ROW_LEN}, .total_buckets = -1, .file = "data-r1", .rows = 3, .size = 9};
+    cr_assert_eq(tu_commit(NULL, t, "job", 1, SC_KIND_APPEND, 0, &a, 1, NULL, 0), SC_EUNSUPPORTED);
+    cr_assert(strstr(sc_error_message(), "row-tracking.enabled"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 0, "nothing committed");
+    sc_table_free(t);
+}
+
 /* ---- one checkpoint = its append part, then its compact part ---- */
 
 static sc_changes *changes_of(const sc_file_entry *adds, size_t nadds, const sc_file_entry *dels, size_t ndels,
@@ -594,6 +610,38 @@ Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
     sc_changes_free(c1);
     sc_changes_free(c2);
     sc_changes_free(c3);
+    sc_table_free(t);
+}
+
+/* Paimon's ConflictDetection (bucket-unaware deletion vectors): a data file deleted while a live
+ * vector marks rows of it deleted must have that vector's index file deleted in the same commit,
+ * or whatever replaces the file (a compaction planned before the vector) brings those rows back. */
+Test(index, deleting_a_data_file_whose_live_deletion_vector_stays_is_a_conflict) {
+    sc_table *t = tu_schema_table("ck-index-unaware-del", UNAWARE);
+    sc_file_entry f[2] = {{.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u1", .rows = 3, .size = 9},
+                          {.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u2", .rows = 3, .size = 9}};
+    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, f, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_dv_range r1 = {"data-u1", 1, 10, 0, 0};
+    sc_index_entry a = dv_entry("1", 0, "index-a", &r1, 1);
+    sc_changes *c1 = index_changes(&a, 1, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "deleter", 1, c1, NULL, 0, 0), 0, "%s", sc_error_message());
+    /* A compaction of both files planned before index-a existed: it does not delete index-a. */
+    sc_file_entry merged = {.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-c", .rows = 6, .size = 9};
+    sc_changes *blind = changes_of(&merged, 1, f, 2, NULL, 0);
+    cr_assert_eq(checkpoint(&r, t, "compactor", 1, NULL, blind, 0, 0), SC_ECONFLICT);
+    cr_assert(strstr(sc_error_message(), "data-u1"), "%s", sc_error_message());
+    cr_assert(strstr(sc_error_message(), "index-a"), "%s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 2, "nothing committed");
+    /* The same compaction deleting index-a with the file: no conflict, and index-a is gone. */
+    sc_changes *aware = changes_of(&merged, 1, f, 2, NULL, 0);
+    cr_assert_eq(sc_changes_delete_index(aware, &a), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "compactor", 2, NULL, aware, 0, 0), 0, "%s", sc_error_message());
+    char names[4][64];
+    cr_assert_eq(index_files(t, 3, names, 4), 0);
+    sc_changes_free(c1);
+    sc_changes_free(blind);
+    sc_changes_free(aware);
     sc_table_free(t);
 }
 

@@ -1157,6 +1157,57 @@ Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live)
     rm_dir(dir);
 }
 
+/* Paimon's index-file-in-data-file-dir: index files live in the bucket directory of their data
+ * files (IndexInDataFileDirPathFactory), not under index/. remove-orphans keeps them while a
+ * retained snapshot's index manifest lists them, and the data check finds them there. */
+Test(orphans, index_files_in_the_data_file_directory_are_live) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, "\"index-file-in-data-file-dir\" : \"true\"");
+    char moved[16][256];
+    size_t n = 0;
+    for (uint64_t id = 1; id <= 6; id++) {
+        sc_snapshot s;
+        OK(sc_table_read_snapshot(&s, NULL, t, id));
+        sc_index_vec v = {0};
+        if (s.index_manifest) OK(sc_index_state_load(&v, t, s.index_manifest));
+        for (size_t i = 0; i < v.count; i++) {
+            const sc_index_entry *e = &v.items[i].entry;
+            char from[256], *to;
+            snprintf(from, sizeof from, "index/%s", e->file);
+            sc_file_entry f = {.partition = e->partition, .bucket = e->bucket, .file = e->file};
+            OK(sc_table_file_path(&to, t, &f));
+            uint8_t *data;
+            size_t len;
+            if (sc_store_get(sc_table_store(t), &data, &len, NULL, from) == 0) { /* as Paimon would have placed it */
+                OK(sc_store_put(sc_table_store(t), NULL, to, data, len));
+                OK(sc_store_delete(sc_table_store(t), from));
+                free(data);
+                cr_assert_lt(n, 16);
+                snprintf(moved[n++], 256, "%s", to);
+            } else {
+                sc_error_clear();
+            }
+            free(to);
+        }
+        sc_index_vec_free(&v);
+        sc_snapshot_clear(&s);
+    }
+    cr_assert_gt(n, 0, "the golden table has index files");
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the storage's mtimes must lie below the cutoff */
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 1;
+    oo.force = 1;
+    sc_orphans_result r;
+    OK(sc_table_remove_orphans(&r, t, &oo));
+    for (size_t i = 0; i < n; i++) cr_assert(present(t, moved[i]), "live index file %s deleted", moved[i]);
+    sc_data_check_result d;
+    cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
 /* An expired snapshot's statistics file goes unless a retained snapshot names it too. */
 Test(expire, paimon_statistics_files_follow_their_snapshots) {
     char dir[64];

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/backoff.h"
 #include "engine/commit_manifests.h"
@@ -178,6 +179,27 @@ static int write_index(commit_state *cs, const sc_snapshot *latest) {
     free(built_on);
     sc_index_vec_free(&live);
     sc_index_vec_free(&next);
+    return rc;
+}
+
+/*
+ * A commit deleting data files of a bucket-unaware table checks them against the
+ * base's deletion vectors (sc_conflict_check_dv_deletes), on every attempt: an
+ * OVERWRITE drops the index files of the partitions it replaces instead.
+ */
+static int check_dv_deletes(commit_state *cs, const sc_snapshot *latest) {
+    sc_table *t = cs->t;
+    const sc_changes *c = cs->req->changes;
+    if (cs->mode == SC_KIND_OVERWRITE || !c->deletes.count || !latest || !latest->index_manifest ||
+        !sc_index_state_unaware(t))
+        return 0;
+    sc_index_vec live = {0};
+    const sc_index_vec *base = &live;
+    int rc = 0;
+    if (t->index_cache_name && strcmp(latest->index_manifest, t->index_cache_name) == 0) base = &t->index_cache;
+    else rc = sc_index_state_load(&live, t, latest->index_manifest);
+    if (!rc) rc = sc_conflict_check_dv_deletes(t, base, c);
+    sc_index_vec_free(&live);
     return rc;
 }
 
@@ -461,6 +483,7 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     if (!a->delta_written &&
         (rc = sc_commit_manifests_write_delta(&cs->written, cs->req->changes, cs->mode, &cs->deletes)) == 0)
         a->delta_written = 1;
+    if (!rc) rc = check_dv_deletes(cs, base_of(a));
     if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
     char *index_manifest = a->latest_id ? a->latest.index_manifest : NULL; /* untouched: carried by name */
     if (!rc && index_touched(cs, base_of(a))) {
@@ -851,6 +874,12 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     int64_t started = sc_env_monotonic_ms(&t->env);
     int rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
     if (!rc) rc = sc_table_refresh_schema(t);
+    /* Paimon's row tracking assigns new files their first row ids and carries the snapshot's
+     * nextRowId: a snapshot of ours would drop both, and the row ids be handed out again. */
+    const char *rows_tracked = rc ? NULL : sc_schema_option(&t->schema, "row-tracking.enabled");
+    if (rows_tracked && strcasecmp(rows_tracked, "true") == 0)
+        rc = sc_error_set(SC_EUNSUPPORTED, "the table sets row-tracking.enabled (Paimon's row tracking, data-evolution "
+                                           "tables), which snapcommit does not implement: nothing written");
     if (!rc) rc = sc_entries_prepare(t, req->changes, o->mode, sc_env_now_ms(&t->env));
     if (!rc) rc = sc_partition_set_build(&cs.parts, &req->changes->adds, &req->changes->deletes);
     if (!rc) rc = commit_loop(&cs, res);

@@ -733,3 +733,23 @@ int sc_conflict_check_dv_targets(sc_table *t, const sc_snapshot *latest, const s
     sc_entry_vec_free(&targets);
     return rc;
 }
+
+int sc_conflict_check_dv_deletes(const sc_table *t, const sc_index_vec *live, const sc_changes *c) {
+    int unaware = t->schema.bucket == SC_BUCKET_UNAWARE && t->schema.primary_key_count == 0;
+    for (size_t j = 0; unaware && j < live->count; j++) {
+        const sc_index_entry *l = &live->items[j].entry;
+        if (strcmp(l->index_type, "DELETION_VECTORS") != 0 || index_deleted_here(c, l)) continue;
+        for (size_t q = 0; q < l->dv_range_count; q++)
+            for (size_t i = 0; i < c->deletes.count; i++) {
+                const sc_file_entry *d = &c->deletes.items[i].file;
+                if (strcmp(d->file, l->dv_ranges[q].data_file) != 0) continue;
+                char what[512];
+                describe_index(what, sizeof what, t, l);
+                return sc_error_set(SC_ECONFLICT, "data file %s is deleted by this commit, but live %s holds a deletion "
+                                                  "vector of it, which this commit does not delete (its deleted rows "
+                                                  "would come back)",
+                                    d->file, what);
+            }
+    }
+    return 0;
+}

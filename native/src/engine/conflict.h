@@ -64,4 +64,14 @@ int sc_conflict_check_index(const sc_table *t, const sc_index_vec *live, const s
  */
 int sc_conflict_check_dv_targets(sc_table *t, const sc_snapshot *latest, const sc_changes *c);
 
+/*
+ * Paimon's ConflictDetection for deletion vectors keyed by file name (a
+ * bucket-unaware table; 0 otherwise): every data file `c` deletes that a
+ * live index file of `live` (the base's) holds a vector for must have that
+ * index file deleted by `c` too. SC_ECONFLICT naming both otherwise: a
+ * commit planned before the vector (a compaction) would bring the rows it
+ * marks deleted back in whatever replaces the file.
+ */
+int sc_conflict_check_dv_deletes(const sc_table *t, const sc_index_vec *live, const sc_changes *c);
+
 #endif

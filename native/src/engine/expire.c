@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/error_internal.h"
 #include "base/log.h"
@@ -121,7 +122,19 @@ int sc_upkeep_meta_refs(sc_keyset *lists, sc_keyset *manifests, sc_table *t, con
     return rc;
 }
 
-void sc_upkeep_index_key(char *out, size_t cap, const char *name) { snprintf(out, cap, "index/%s", name); }
+int sc_upkeep_index_key(char **out, sc_table *t, const sc_index_entry *e) {
+    /* Paimon's FileStorePathFactory.indexFileFactory: IndexInDataFileDirPathFactory puts them
+     * beside the bucket's data files. */
+    const char *in_data_dir = sc_schema_option(&t->schema, "index-file-in-data-file-dir");
+    if (in_data_dir && strcasecmp(in_data_dir, "true") == 0) {
+        sc_file_entry f = {.partition = e->partition, .bucket = e->bucket, .file = e->file};
+        return sc_table_file_path(out, t, &f);
+    }
+    size_t n = strlen("index/") + strlen(e->file) + 1;
+    if (!(*out = malloc(n))) return sc_error_set(SC_ENOMEM, "out of memory");
+    snprintf(*out, n, "index/%s", e->file);
+    return 0;
+}
 
 int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
                           uint64_t *out_skipped, sc_table *t, const sc_snapshot *s) {
@@ -156,9 +169,10 @@ int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *fil
             (*out_skipped)++;
             continue;
         }
-        char key[SC_MANIFEST_PATH_MAX + 16];
-        sc_upkeep_index_key(key, sizeof key, e->file);
-        rc = keyset_add(files, key, e->size > 0 ? (uint64_t)e->size : 0);
+        char *key = NULL;
+        rc = sc_upkeep_index_key(&key, t, e);
+        if (!rc) rc = keyset_add(files, key, e->size > 0 ? (uint64_t)e->size : 0);
+        free(key);
     }
     sc_index_vec_free(&index);
     return rc;

@@ -73,8 +73,9 @@ static int check_paimon_files(sc_data_check_result *r, sc_table *t, const sc_lis
             r->skipped++;
             continue;
         }
-        char key[SC_MANIFEST_PATH_MAX + 16];
-        sc_upkeep_index_key(key, sizeof key, e->file);
+        char *key = NULL;
+        rc = sc_upkeep_index_key(&key, t, e);
+        if (rc) break;
         r->files_checked++;
         sc_object_info info;
         rc = sc_store_head(t->store, &info, key);
@@ -85,6 +86,7 @@ static int check_paimon_files(sc_data_check_result *r, sc_table *t, const sc_lis
         else if (info.size != (uint64_t)e->size)
             rc = sc_error_set(SC_ECORRUPT, "%s: %" PRIu64 " bytes, the index manifest %s of snapshot %" PRIu64 " records %" PRId64,
                               key, info.size, s->index_manifest, s->id, e->size);
+        free(key);
     }
     sc_index_vec_free(&index);
     if (!rc) {

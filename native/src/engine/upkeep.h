@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "format/index_entry.h"
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
 
@@ -53,8 +54,9 @@ int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const
  */
 int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *files, sc_keyset *extra,
                           uint64_t *out_skipped, sc_table *t, const sc_snapshot *s);
-/* Store key of an index file: "index/<name>". */
-void sc_upkeep_index_key(char *out, size_t cap, const char *name);
+/* Store key of index file `e` (no external path) into *out (malloc'd): "index/<name>", or the
+ * bucket directory of its data files when the table sets Paimon's index-file-in-data-file-dir. */
+int sc_upkeep_index_key(char **out, sc_table *t, const sc_index_entry *e);
 
 /*
  * Add the store keys of data file `f` (and of its extra files, in the same

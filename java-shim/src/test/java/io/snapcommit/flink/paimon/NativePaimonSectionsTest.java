@@ -109,6 +109,12 @@ class NativePaimonSectionsTest {
             try (NativeChanges a = second.append.toNative()) {
                 assertThrows(AlreadyCommittedException.class, () -> t.commitCheckpoint("u", 2, 0, null, a, null));
             }
+            // A replay of the compact part alone names the snapshot that committed the identifier.
+            try (NativeChanges c = second.compact.toNative()) {
+                AlreadyCommittedException e = assertThrows(AlreadyCommittedException.class,
+                                                           () -> t.commitCheckpoint("u", 2, 0, null, null, c));
+                assertEquals(3, e.existingSnapshot(), e.getMessage());
+            }
             assertEquals(3, t.latestSnapshotId());
         }
     }
