@@ -97,7 +97,9 @@ public final class PaimonAppendCompaction implements AutoCloseable {
             deleteWritten(messages);
             return new Result(Outcome.CONFLICT, tasks.size(), before, after, 0);
         } catch (AlreadyCommittedException e) {
-            deleteWritten(messages);
+            // Not deleted: the library also says "already committed" when a claim of this
+            // round landed below EARLIEST and a later snapshot may name its files
+            // (docs/protocols.md §13); what no snapshot names is remove-orphans' to delete.
             return new Result(Outcome.ALREADY_COMMITTED, tasks.size(), before, after, 0);
         }
     }
