@@ -566,6 +566,49 @@ Test(index, deletion_vectors_are_combined_by_bucket_replaced_and_carried_by_name
     sc_table_free(t);
 }
 
+/* Before our claim of snapshot 3, another writer commits a deletion vector of bucket 1. */
+static int steal_with_index(void *vctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    steal_ctx *ctx = vctx;
+    if (op != SC_OP_PUT_IF_ABSENT || strcmp(key, "snapshot/snapshot-3") != 0 || ctx->fired) return 0;
+    ctx->fired = 1;
+    sc_table *other = tu_reopen(ctx->store_name);
+    sc_dv_range rb1 = {"data-b1", 1, 10, 1, 1};
+    sc_index_entry dv1 = dv_entry("dt=1", 1, "index-dv1", &rb1, 1);
+    sc_changes *c = index_changes(&dv1, 1, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, other, "other", 1, c, NULL, 0, 0), 0, "%s", sc_error_message());
+    sc_changes_free(c);
+    sc_table_free(other);
+    return 0;
+}
+
+Test(index, an_index_manifest_rebuilt_after_a_lost_claim_leaves_no_orphan) {
+    sc_file_entry l0[2];
+    sc_table *t = two_file_table("ck-index-lost", l0);
+    sc_file_entry b1 = tu_file("dt=1", 1, 0, 0, "data/b1", 2, "x", "x");
+    cr_assert_eq(tu_commit(NULL, t, "seed", 2, SC_KIND_APPEND, 0, &b1, 1, NULL, 0), 0, "%s", sc_error_message());
+    tu_fast_retries(t, 0, 2);
+    steal_ctx ctx = {"ck-index-lost", 3, 0};
+    sc_store_set_fault_hook(sc_table_store(t), steal_with_index, &ctx);
+    sc_dv_range ra = {"data-l0-a", 1, 10, 1, 1};
+    sc_index_entry dv0 = dv_entry("dt=1", 0, "index-dv0", &ra, 1);
+    sc_changes *a = index_changes(&dv0, 1, NULL, 0);
+    sc_checkpoint_result r;
+    cr_assert_eq(checkpoint(&r, t, "job", 1, a, NULL, 0, 0), 0, "%s", sc_error_message());
+    sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
+    cr_assert(ctx.fired);
+    cr_assert_eq(r.append.lost_claims, 1);
+    cr_assert_eq(r.append.snapshot_id, 4);
+    char names[8][64];
+    cr_assert_eq(index_files(t, 4, names, 8), 2, "the other writer's vector combined with ours");
+    /* The other writer's and ours: the one built on snapshot 2 for the lost claim is gone. */
+    cr_assert_eq(tu_count_keys("ck-index-lost", "manifest/index-manifest-", NULL), 2);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(a);
+    sc_table_free(t);
+}
+
 Test(index, an_overwrite_drops_the_index_files_of_the_partitions_it_replaces) {
     sc_table *t = tu_mem_table("ck-index-ow");
     sc_file_entry f[2] = {tu_file("dt=1", 0, 0, 0, "data/p1", 2, "a", "a"), tu_file("dt=2", 0, 0, 0, "data/p2", 2, "b", "b")};

@@ -149,7 +149,7 @@ static void remember_index(sc_table *t, const char *name, sc_index_vec *entries)
  * N names another index manifest than the one it was built from; the vectors' data
  * files are checked against every attempt's base.
  */
-static int write_index(commit_state *cs, const sc_snapshot *latest) {
+static int write_index(commit_state *cs, const sc_snapshot *latest, int may_be_named) {
     sc_table *t = cs->t;
     const char *prev = latest ? latest->index_manifest : NULL;
     int rc = sc_conflict_check_dv_targets(t, latest, cs->req->changes);
@@ -169,6 +169,14 @@ static int write_index(commit_state *cs, const sc_snapshot *latest) {
     if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
     if (!rc) remember_index(t, name, &next); /* best effort */
     if (!rc) {
+        /* The one built for an earlier attempt: its claim was certainly lost (or never
+         * made), so no snapshot names it, unless a claim's answer was lost on the way or
+         * a claim landed below EARLIEST (that leftover is expiration's to clean up). */
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        if (cs->index_name && !may_be_named) {
+            sc_manifest_key(key, sizeof key, cs->index_name);
+            if (sc_store_delete(t->store, key) != 0) sc_error_clear();
+        }
         free(cs->index_name);
         free(cs->index_built_on);
         cs->index_name = name;
@@ -487,7 +495,7 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     if (!rc) rc = sc_commit_manifests_write_base(&cs->written, &a->base, base_of(a));
     char *index_manifest = a->latest_id ? a->latest.index_manifest : NULL; /* untouched: carried by name */
     if (!rc && index_touched(cs, base_of(a))) {
-        rc = write_index(cs, base_of(a));
+        rc = write_index(cs, base_of(a), a->had_unknown || a->below_history);
         index_manifest = cs->index_name;
     }
     if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base, index_manifest);
