@@ -59,6 +59,8 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private transient TableWriteImpl<?> write;
     private transient RowConverter converter;
     private transient boolean endOfInput;
+    private transient boolean primaryKeyTable;
+    private transient boolean waitCompaction;
     private transient Counter rowsOut, filesOut, bytesOut;
 
     public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
@@ -93,6 +95,18 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
                                                      writeOptions(config, spec));
         ioManager = IOManager.create(getContainingTask().getEnvironment().getIOManager().getSpillingDirectoriesPaths());
         write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(false);
+        primaryKeyTable = !spec.schema().primaryKeys().isEmpty();
+        waitCompaction = waitCompaction(table.coreOptions());
+    }
+
+    /**
+     * Paimon's rule (StoreSinkWrite.createWriteProvider): a write-only writer never waits; else a
+     * checkpoint waits for the running compaction when the table needs lookup (changelog-producer
+     * lookup, deletion vectors, first-row, ...) and lookup-wait is on, so that the changelog or
+     * deletion vectors of the checkpoint's rows are in its commit.
+     */
+    static boolean waitCompaction(org.apache.paimon.CoreOptions o) {
+        return !o.writeOnly() && o.prepareCommitWaitCompaction();
     }
 
     /**
@@ -113,9 +127,9 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        if (row.getRowKind() != RowKind.INSERT)
-            throw new IllegalArgumentException("snapcommit tables are append-only: got a " + row.getRowKind()
-                                               + " row");
+        if (!primaryKeyTable && row.getRowKind() != RowKind.INSERT)
+            throw new IllegalArgumentException("an append table (no primary key) takes inserts only: got a "
+                                               + row.getRowKind() + " row");
         write.write(converter.convert(row));
         rowsOut.inc();
     }
@@ -123,7 +137,7 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        if (!endOfInput) emit(false, checkpointId);
+        if (!endOfInput) emit(waitCompaction, checkpointId);
     }
 
     @Override

@@ -82,13 +82,27 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(S3_CONNECT_TIMEOUT);
         o.add(S3_REQUEST_TIMEOUT);
         o.add(S3_CHECK_ON_PLAN);
+        o.addAll(PAIMON_PASS_THROUGH);
         return o;
     }
+
+    /**
+     * The Paimon table options of a primary-key table, passed into the schema as written (Paimon's
+     * schema validation judges their values): merge-engine, changelog-producer, sequence.field, ...
+     * Per-field options (fields.&lt;column&gt;.aggregate-function, ...) pass by their prefix.
+     */
+    static final List<org.apache.flink.configuration.ConfigOption<String>> PAIMON_PASS_THROUGH =
+        PaimonTableSpec.PAIMON_OPTIONS.stream()
+            .filter(k -> !k.equals(BUCKET.key()) && !k.equals(BUCKET_KEY.key()) && !k.equals(FILE_FORMAT.key()))
+            .map(k -> org.apache.flink.configuration.ConfigOptions.key(k).stringType().noDefaultValue()
+                .withDescription("Paimon table option " + k + ", stored in the table's schema"))
+            .collect(java.util.stream.Collectors.toList());
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate(); // unknown or missing options fail here, with Flink's usual message
+        // unknown or missing options fail here, with Flink's usual message; fields.* are Paimon's per-field options
+        helper.validateExcept(PaimonTableSpec.FIELD_OPTION_PREFIX);
         ReadableConfig options = helper.getOptions();
         String table = context.getObjectIdentifier().asSummaryString();
 
@@ -107,6 +121,11 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         options.getOptional(BUCKET).ifPresent(b -> paimonOptions.put(BUCKET.key(), Integer.toString(b)));
         options.getOptional(BUCKET_KEY).ifPresent(k -> paimonOptions.put(BUCKET_KEY.key(), String.join(",", k)));
         options.getOptional(FILE_FORMAT).ifPresent(f -> paimonOptions.put(FILE_FORMAT.key(), f));
+        for (org.apache.flink.configuration.ConfigOption<String> o : PAIMON_PASS_THROUGH)
+            options.getOptional(o).ifPresent(v -> paimonOptions.put(o.key(), v));
+        context.getCatalogTable().getOptions().forEach((k, v) -> {
+            if (k.startsWith(PaimonTableSpec.FIELD_OPTION_PREFIX)) paimonOptions.put(k, v);
+        });
 
         ResolvedSchema resolved = context.getCatalogTable().getResolvedSchema();
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();
