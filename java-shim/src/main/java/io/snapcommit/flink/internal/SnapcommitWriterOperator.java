@@ -111,14 +111,18 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
 
     /**
      * The dynamic options of the writers' table: the sink's target file size, and write-only (no
-     * compaction inside the writer) unless the job compacts ({@code sink.compaction.enabled} and
-     * not write-only).
+     * compaction inside the writer) unless the job compacts (a primary-key table, or
+     * {@code sink.compaction.enabled}; never when write-only).
      */
     static Map<String, String> writeOptions(SinkConfig config, PaimonTableSpec spec) {
         Map<String, String> o = new java.util.HashMap<>();
         o.put("target-file-size", Long.toString(config.targetFileSize()));
         boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : spec.coreOptions().writeOnly();
-        if (!config.compactionEnabled() || writeOnly) o.put("write-only", "true");
+        // A primary-key table compacts in its writers as Paimon's sink does (its LSM levels are what a
+        // lookup changelog, deletion vectors and first-row read from); sink.compaction.enabled is
+        // the opt-in of append tables.
+        boolean compacts = !spec.schema().primaryKeys().isEmpty() || config.compactionEnabled();
+        if (!compacts || writeOnly) o.put("write-only", "true");
         if (config.compactionMinFileNum() != null)
             o.put("compaction.min.file-num", Integer.toString(config.compactionMinFileNum()));
         return o;
