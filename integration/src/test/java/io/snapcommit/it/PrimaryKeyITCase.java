@@ -17,10 +17,22 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.paimon.Snapshot;
 import org.junit.jupiter.api.Test;
 
+import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.PaimonReader;
+import io.snapcommit.demo.TableContents;
+import io.snapcommit.jni.NativeTable;
+import io.snapcommit.jni.SnapshotInfo;
 
 /**
  * Primary-key tables with fixed buckets: a streaming aggregate upserted through a failover, the
@@ -195,5 +207,66 @@ class PrimaryKeyITCase extends ITBase {
         StringBuilder m = new StringBuilder();
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) m.append(c.getMessage()).append('\n');
         assertTrue(m.toString().contains("set 'table.exec.sink.upsert-materialize' to 'NONE'"), m.toString());
+    }
+
+    /** The highest attempt number a task of the restored job ran with (0: it never restarted). */
+    static final java.util.concurrent.atomic.AtomicInteger MAX_ATTEMPT = new java.util.concurrent.atomic.AtomicInteger(-1);
+
+    static final class AttemptRecorder extends RichMapFunction<RowData, RowData> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public RowData map(RowData row) {
+            MAX_ATTEMPT.accumulateAndGet(getRuntimeContext().getTaskInfo().getAttemptNumber(), Math::max);
+            return row;
+        }
+    }
+
+    private void restoreFailTopology(StreamExecutionEnvironment env, String table) {
+        DataStream<RowData> in = rows(generate(env, "rf", 1_000_000, 100)).map(new AttemptRecorder())
+            .returns(InternalTypeInfo.of(ROW)).uid("attempts");
+        sink(table).primaryKeys("id").option("bucket", "2").uidPrefix("rf").build().sinkTo(in);
+    }
+
+    /**
+     * An intermediate savepoint is not committed (Flink notifies no task of it), so a job restored
+     * from it finds the savepoint's checkpoint pending: its committer commits it on restore and then,
+     * the table having a primary key, fails once on purpose (Paimon's
+     * RestoreAndFailCommittableStateManager) so that the writers restart on the new snapshot; the
+     * next restore finds it committed and the job goes on.
+     */
+    @Test
+    void committingRestoredCheckpointsFailsOnceSoWritersRestart(@InjectMiniCluster MiniCluster cluster) throws Exception {
+        String table = table("rf");
+        StreamExecutionEnvironment first = env("1 h", Map.of()); // no checkpoint of its own: only the savepoint
+        restoreFailTopology(first, table);
+        JobClient job = first.executeAsync(testName + "-first");
+        waitUntil("the committer opened the table and rows were written", 60_000, () -> {
+            try (NativeTable t = NativeTable.openTable(table)) {
+                return CollectingReporter.counter(testName + "-first", "rowsWritten") > 20;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+        String savepoint = cluster.triggerSavepoint(job.getJobID(), tmp.resolve("savepoints").toUri().toString(),
+                                                    false, SavepointFormatType.CANONICAL).get();
+        job.cancel().get();
+        assertEquals(List.of(), TableContents.log(table), "the intermediate savepoint committed nothing");
+
+        MAX_ATTEMPT.set(-1);
+        StreamExecutionEnvironment second = env("200 ms", Map.of(StateRecoveryOptions.SAVEPOINT_PATH.key(), savepoint));
+        restoreFailTopology(second, table);
+        JobClient restored = second.executeAsync(testName + "-second");
+        waitUntil("the restored job committed the savepoint's checkpoint and two checkpoints of its own", 60_000,
+                  () -> TableContents.log(table).size() >= 3);
+        cancelAndAwait(restored);
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertIdentifiersIncreasing(log);
+        assertTrue(MAX_ATTEMPT.get() >= 1, "the restored job did not restart after committing the restored "
+                                           + "checkpoint (max attempt " + MAX_ATTEMPT.get() + "): " + log);
+        List<String> rows = batch(table);
+        assertEquals(rows.size(), rows.stream().distinct().count(), "Paimon's batch read: " + rows);
+        summary("pk restore-and-fail: the savepoint's checkpoint committed on restore, then one restart (max attempt "
+                + MAX_ATTEMPT.get() + "), " + log.size() + " snapshots, " + rows.size() + " rows");
     }
 }
