@@ -119,6 +119,11 @@ public final class SnapcommitSink {
         // One commit user for writers and committer, chosen when the job graph is built (as Paimon's
         // FlinkSink does) and kept in their state from then on.
         String initialUser = config.commitUser() != null ? config.commitUser() : "flink-" + UUID.randomUUID();
+        if (!spec.schema().primaryKeys().isEmpty() && hasSinkMaterializer(input))
+            // Paimon's rule (StoreSinkWrite): its writers merge by key and sequence number, and the
+            // planner's materializer in front of them would reorder nothing but cost state.
+            throw new IllegalArgumentException("Sink materializer must not be used with a primary-key table: set '"
+                + "table.exec.sink.upsert-materialize' to 'NONE' in Flink's config");
         DataStream<RowData> routed = input;
         if (spec.coreOptions().bucket() > 0) {
             // Fixed buckets: each (partition, bucket) to one writer, by Paimon's channel rule.
@@ -139,6 +144,21 @@ public final class SnapcommitSink {
                                                              : new JobCheckingEndSink<>(config.location()));
         end.uid(uidPrefix + "-end").name("snapcommit-end").setParallelism(1);
         return end;
+    }
+
+    /** Whether the planner put its SinkMaterializer before the sink (searched as Paimon's FlinkSink does). */
+    static boolean hasSinkMaterializer(DataStream<RowData> input) {
+        java.util.Set<Integer> seen = new java.util.HashSet<>();
+        java.util.ArrayDeque<org.apache.flink.api.dag.Transformation<?>> queue = new java.util.ArrayDeque<>();
+        queue.add(input.getTransformation());
+        seen.add(input.getTransformation().getId());
+        while (!queue.isEmpty()) {
+            org.apache.flink.api.dag.Transformation<?> t = queue.poll();
+            if (t.getName().startsWith("SinkMaterializer")) return true;
+            for (org.apache.flink.api.dag.Transformation<?> in : t.getInputs())
+                if (seen.add(in.getId())) queue.add(in);
+        }
+        return false;
     }
 
     /**
@@ -225,7 +245,7 @@ public final class SnapcommitSink {
         public Builder rowType(RowType type) { this.rowType = type; return this; }
         /** Partition columns (Hive-style directories; Paimon's escaping and default partition name). */
         public Builder partitionKeys(String... keys) { partitionKeys.addAll(Arrays.asList(keys)); return this; }
-        /** Primary key columns: refused for now (append tables only; see docs/flink.md). */
+        /** Primary key columns: a primary-key table with fixed buckets ({@link #bucket}); see docs/flink.md. */
         public Builder primaryKeys(String... keys) { primaryKeys.addAll(Arrays.asList(keys)); return this; }
         /** A Paimon table option stored in the schema: bucket, bucket-key or file.format. */
         public Builder option(String key, String value) {

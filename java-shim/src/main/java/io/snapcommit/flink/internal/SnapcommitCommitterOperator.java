@@ -321,7 +321,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
      * committer then fails once (RestoreAndFailCommittableStateManager) so that writers restart
      * from the new snapshot. Not done for append tables: a bucket-unaware writer restores nothing;
      * a fixed-bucket writer that read its bucket before this commit only repeats sequence numbers
-     * of the re-committed files, which loses or doubles no row. Primary-key tables need the rule.
+     * of the re-committed files, which loses or doubles no row. A primary-key table needs it: its
+     * writers restored their buckets (files, max sequence number, lookup levels, deletion vectors)
+     * from the snapshot before these commits, so their next files would carry sequence numbers
+     * at or below the re-committed ones (a later update could lose against an older row) and
+     * their compactions would rewrite without the re-committed files (a conflict, or deletion
+     * vectors missing their rows). Failing once restarts them on the new snapshot; on that second
+     * restore the same pending checkpoints are all filtered as committed, so it does not fail again.
      */
     private void commitRestored() throws Exception {
         long[] ids = new long[pending.size()];
@@ -339,7 +345,19 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                 it.remove();
             }
         }
+        boolean recommitted = !pending.isEmpty();
         commitUpTo(Long.MAX_VALUE);
+        if (recommitted && !spec.schema().primaryKeys().isEmpty())
+            throw new RestoredCommitsException("checkpoint(s) " + kept + " of " + config.location() + " were committed "
+                + "on restore; failing once on purpose so that the writers of this primary-key table restart on the "
+                + "new snapshot");
+    }
+
+    /** Thrown once after restored checkpoints were committed (see {@link #commitRestored}). */
+    public static final class RestoredCommitsException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        RestoredCommitsException(String message) { super(message); }
     }
 
     /** Commit pending checkpoints with id <= upTo, in increasing order. */

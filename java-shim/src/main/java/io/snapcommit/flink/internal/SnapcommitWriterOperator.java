@@ -59,6 +59,8 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private transient TableWriteImpl<?> write;
     private transient RowConverter converter;
     private transient boolean endOfInput;
+    private transient boolean primaryKeyTable;
+    private transient boolean waitCompaction;
     private transient Counter rowsOut, filesOut, bytesOut;
 
     public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
@@ -93,18 +95,34 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
                                                      writeOptions(config, spec));
         ioManager = IOManager.create(getContainingTask().getEnvironment().getIOManager().getSpillingDirectoriesPaths());
         write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(false);
+        primaryKeyTable = !spec.schema().primaryKeys().isEmpty();
+        waitCompaction = waitCompaction(table.coreOptions());
+    }
+
+    /**
+     * Paimon's rule (StoreSinkWrite.createWriteProvider): a write-only writer never waits; else a
+     * checkpoint waits for the running compaction when the table needs lookup (changelog-producer
+     * lookup, deletion vectors, first-row, ...) and lookup-wait is on, so that the changelog or
+     * deletion vectors of the checkpoint's rows are in its commit.
+     */
+    static boolean waitCompaction(org.apache.paimon.CoreOptions o) {
+        return !o.writeOnly() && o.prepareCommitWaitCompaction();
     }
 
     /**
      * The dynamic options of the writers' table: the sink's target file size, and write-only (no
-     * compaction inside the writer) unless the job compacts ({@code sink.compaction.enabled} and
-     * not write-only).
+     * compaction inside the writer) unless the job compacts (a primary-key table, or
+     * {@code sink.compaction.enabled}; never when write-only).
      */
     static Map<String, String> writeOptions(SinkConfig config, PaimonTableSpec spec) {
         Map<String, String> o = new java.util.HashMap<>();
         o.put("target-file-size", Long.toString(config.targetFileSize()));
         boolean writeOnly = config.writeOnly() != null ? config.writeOnly() : spec.coreOptions().writeOnly();
-        if (!config.compactionEnabled() || writeOnly) o.put("write-only", "true");
+        // A primary-key table compacts in its writers as Paimon's sink does (its LSM levels are what a
+        // lookup changelog, deletion vectors and first-row read from); sink.compaction.enabled is
+        // the opt-in of append tables.
+        boolean compacts = !spec.schema().primaryKeys().isEmpty() || config.compactionEnabled();
+        if (!compacts || writeOnly) o.put("write-only", "true");
         if (config.compactionMinFileNum() != null)
             o.put("compaction.min.file-num", Integer.toString(config.compactionMinFileNum()));
         return o;
@@ -113,9 +131,9 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     @Override
     public void processElement(StreamRecord<RowData> element) throws Exception {
         RowData row = element.getValue();
-        if (row.getRowKind() != RowKind.INSERT)
-            throw new IllegalArgumentException("snapcommit tables are append-only: got a " + row.getRowKind()
-                                               + " row");
+        if (!primaryKeyTable && row.getRowKind() != RowKind.INSERT)
+            throw new IllegalArgumentException("an append table (no primary key) takes inserts only: got a "
+                                               + row.getRowKind() + " row");
         write.write(converter.convert(row));
         rowsOut.inc();
     }
@@ -123,7 +141,7 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        if (!endOfInput) emit(false, checkpointId);
+        if (!endOfInput) emit(waitCompaction, checkpointId);
     }
 
     @Override

@@ -14,6 +14,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.schema.Schema;
+import org.apache.paimon.schema.SchemaValidation;
 import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.utils.InternalRowPartitionComputer;
@@ -35,7 +36,13 @@ public final class PaimonTableSpec implements Serializable {
 
     /** WITH / builder options that are Paimon table options and go into the schema. */
     public static final Set<String> PAIMON_OPTIONS = Collections.unmodifiableSet(new TreeSet<>(List.of(
-        CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key(), CoreOptions.FILE_FORMAT.key())));
+        CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key(), CoreOptions.FILE_FORMAT.key(),
+        CoreOptions.MERGE_ENGINE.key(), CoreOptions.CHANGELOG_PRODUCER.key(), CoreOptions.SEQUENCE_FIELD.key(),
+        CoreOptions.DELETION_VECTORS_ENABLED.key(), CoreOptions.LOOKUP_WAIT.key(), CoreOptions.IGNORE_DELETE.key(),
+        CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key())));
+
+    /** Per-field Paimon options (fields.&lt;name&gt;.aggregate-function, .sequence-group, ...) go into the schema too. */
+    public static final String FIELD_OPTION_PREFIX = "fields.";
 
     /** The file formats whose writers ship in paimon-bundle and need nothing else (Hadoop's client is bundled). */
     public static final Set<String> FILE_FORMATS = Collections.unmodifiableSet(new TreeSet<>(List.of(
@@ -62,20 +69,19 @@ public final class PaimonTableSpec implements Serializable {
      * Schema 0 of a new table.
      *
      * @throws IllegalArgumentException naming what is wrong (unknown key column, unsupported type or
-     *     option, a primary key: primary-key tables are not written yet)
+     *     option, a primary-key table the sink cannot write yet: dynamic bucket, cross-partition,
+     *     changelog-producer full-compaction; what Paimon's schema validation refuses)
      */
     public static PaimonTableSpec derive(RowType rowType, List<String> partitionKeys, List<String> primaryKeys,
                                          Map<String, String> options) {
         List<String> names = rowType.getFieldNames();
         for (String k : partitionKeys)
             if (!names.contains(k)) throw new IllegalArgumentException("partition key " + k + " is not a column of " + names);
-        if (!primaryKeys.isEmpty())
-            throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + ": the snapcommit sink writes append "
-                + "tables only for now (primary-key tables need level-0 files with keys and sequence numbers; see "
-                + "docs/flink.md); drop the primary key");
+        for (String k : primaryKeys)
+            if (!names.contains(k)) throw new IllegalArgumentException("primary key " + k + " is not a column of " + names);
         Map<String, String> opts = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : options.entrySet()) {
-            if (!PAIMON_OPTIONS.contains(e.getKey()))
+            if (!PAIMON_OPTIONS.contains(e.getKey()) && !e.getKey().startsWith(FIELD_OPTION_PREFIX))
                 throw new IllegalArgumentException("option " + e.getKey() + " is not a Paimon option the sink supports "
                                                    + PAIMON_OPTIONS);
             opts.put(e.getKey(), e.getValue());
@@ -101,12 +107,52 @@ public final class PaimonTableSpec implements Serializable {
                     throw new IllegalArgumentException("bucket-key " + k.trim() + " is a partition key");
             }
         }
+        if (!primaryKeys.isEmpty()) checkPrimaryKeyTable(primaryKeys, partitionKeys, bucket, opts);
         Schema.Builder b = Schema.newBuilder();
         for (int i = 0; i < names.size(); i++)
             b.column(names.get(i), PaimonTypes.toPaimon(names.get(i), rowType.getTypeAt(i)));
         b.partitionKeys(partitionKeys);
+        b.primaryKey(primaryKeys);
         b.options(opts);
-        return new PaimonTableSpec(TableSchema.create(0, b.build()));
+        if (primaryKeys.isEmpty()) return new PaimonTableSpec(TableSchema.create(0, b.build()));
+        try {
+            // Paimon's own rules for a primary-key table (bucket-key within the primary key,
+            // sequence.field, merge engine and aggregate functions, deletion vectors with the merge
+            // engine, ...). Not for append tables: their default bucket-key (every non-partition
+            // column) predates it, and Paimon's check would ask for an explicit one.
+            TableSchema schema = TableSchema.create(0, b.build());
+            SchemaValidation.validateTableSchema(schema);
+            return new PaimonTableSpec(schema);
+        } catch (IllegalArgumentException | IllegalStateException | UnsupportedOperationException e) {
+            throw new IllegalArgumentException("Paimon refuses the table: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            if (e.getClass() != RuntimeException.class) throw e;
+            throw new IllegalArgumentException("Paimon refuses the table: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * What the sink writes of primary-key tables today: fixed buckets, each key in one partition.
+     * A dynamic-bucket table (bucket -1, Paimon's default for primary keys) needs Paimon's bucket
+     * assigner in the job and a cross-partition update (a key without every partition key) its
+     * global index bootstrap; neither is in the sink yet. changelog-producer full-compaction needs
+     * the global full-compaction trigger of Paimon's GlobalFullCompactionSinkWrite, not ported.
+     */
+    private static void checkPrimaryKeyTable(List<String> primaryKeys, List<String> partitionKeys, int bucket,
+                                             Map<String, String> opts) {
+        for (String p : partitionKeys)
+            if (!primaryKeys.contains(p))
+                throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + " does not contain partition key " + p
+                    + ": a cross-partition update needs Paimon's global index assigner, which the snapcommit sink does "
+                    + "not have yet; add " + p + " to the primary key");
+        if (bucket == -1)
+            throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + " with bucket -1 (dynamic bucket, the "
+                + "default): the snapcommit sink writes primary-key tables with fixed buckets only for now (dynamic "
+                + "bucket needs Paimon's bucket assigner in the job); set 'bucket' to a number >= 1");
+        String producer = opts.get(CoreOptions.CHANGELOG_PRODUCER.key());
+        if (producer != null && producer.equalsIgnoreCase(CoreOptions.ChangelogProducer.FULL_COMPACTION.toString()))
+            throw new IllegalArgumentException("changelog-producer full-compaction is not supported by the snapcommit "
+                + "sink yet (it needs Paimon's global full-compaction trigger); use 'lookup' or 'input'");
     }
 
     public TableSchema schema() {

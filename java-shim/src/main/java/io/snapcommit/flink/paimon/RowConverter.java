@@ -77,9 +77,13 @@ public final class RowConverter implements Serializable {
         }
     }
 
-    /** A new row: Paimon's writers and key extractors may keep references to it until the next one. */
+    /**
+     * A new row, of the same row kind (a primary-key table's writer merges by it): Paimon's
+     * writers and key extractors may keep references to it until the next one.
+     */
     public GenericRow convert(RowData row) {
-        GenericRow out = new GenericRow(fields.length);
+        GenericRow out = new GenericRow(org.apache.paimon.types.RowKind.fromByteValue(row.getRowKind().toByteValue()),
+                                        fields.length);
         for (int i = 0; i < fields.length; i++) out.setField(i, row.isNullAt(i) ? null : fields[i].get(row, i));
         return out;
     }

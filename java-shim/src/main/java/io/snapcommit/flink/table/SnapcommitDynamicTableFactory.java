@@ -32,8 +32,9 @@ import static io.snapcommit.flink.table.SnapcommitConnectorOptions.*;
  * completed checkpoint (or at the end of a bounded job without checkpoints).
  *
  * <p>The table's Paimon schema comes from the DDL: columns and types, PARTITIONED BY as partition
- * keys, PRIMARY KEY as primary keys (refused for now: append tables only), and the Paimon options
- * {@code bucket}, {@code bucket-key} and {@code file.format}. When the table exists, its stored
+ * keys, PRIMARY KEY as primary keys (fixed buckets only: see PaimonTableSpec), and the Paimon options
+ * {@code bucket}, {@code bucket-key}, {@code file.format} and those of primary-key tables
+ * ({@link #PAIMON_PASS_THROUGH}, {@code fields.*}). When the table exists, its stored
  * schema must match; the statement fails at planning time naming the first difference.
  */
 public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFactory {
@@ -82,13 +83,27 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         o.add(S3_CONNECT_TIMEOUT);
         o.add(S3_REQUEST_TIMEOUT);
         o.add(S3_CHECK_ON_PLAN);
+        o.addAll(PAIMON_PASS_THROUGH);
         return o;
     }
+
+    /**
+     * The Paimon table options of a primary-key table, passed into the schema as written (Paimon's
+     * schema validation judges their values): merge-engine, changelog-producer, sequence.field, ...
+     * Per-field options (fields.&lt;column&gt;.aggregate-function, ...) pass by their prefix.
+     */
+    static final List<org.apache.flink.configuration.ConfigOption<String>> PAIMON_PASS_THROUGH =
+        PaimonTableSpec.PAIMON_OPTIONS.stream()
+            .filter(k -> !k.equals(BUCKET.key()) && !k.equals(BUCKET_KEY.key()) && !k.equals(FILE_FORMAT.key()))
+            .map(k -> org.apache.flink.configuration.ConfigOptions.key(k).stringType().noDefaultValue()
+                .withDescription("Paimon table option " + k + ", stored in the table's schema"))
+            .collect(java.util.stream.Collectors.toList());
 
     @Override
     public DynamicTableSink createDynamicTableSink(Context context) {
         FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
-        helper.validate(); // unknown or missing options fail here, with Flink's usual message
+        // unknown or missing options fail here, with Flink's usual message; fields.* are Paimon's per-field options
+        helper.validateExcept(PaimonTableSpec.FIELD_OPTION_PREFIX);
         ReadableConfig options = helper.getOptions();
         String table = context.getObjectIdentifier().asSummaryString();
 
@@ -107,6 +122,11 @@ public final class SnapcommitDynamicTableFactory implements DynamicTableSinkFact
         options.getOptional(BUCKET).ifPresent(b -> paimonOptions.put(BUCKET.key(), Integer.toString(b)));
         options.getOptional(BUCKET_KEY).ifPresent(k -> paimonOptions.put(BUCKET_KEY.key(), String.join(",", k)));
         options.getOptional(FILE_FORMAT).ifPresent(f -> paimonOptions.put(FILE_FORMAT.key(), f));
+        for (org.apache.flink.configuration.ConfigOption<String> o : PAIMON_PASS_THROUGH)
+            options.getOptional(o).ifPresent(v -> paimonOptions.put(o.key(), v));
+        context.getCatalogTable().getOptions().forEach((k, v) -> {
+            if (k.startsWith(PaimonTableSpec.FIELD_OPTION_PREFIX)) paimonOptions.put(k, v);
+        });
 
         ResolvedSchema resolved = context.getCatalogTable().getResolvedSchema();
         RowType rowType = (RowType) context.getPhysicalRowDataType().getLogicalType();

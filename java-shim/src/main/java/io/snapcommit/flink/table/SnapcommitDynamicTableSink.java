@@ -48,9 +48,24 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
         return generated.orElseGet(() -> SnapcommitSink.defaultUidPrefix(location));
     }
 
+    /**
+     * As Paimon's FlinkTableSinkBase: an append table takes inserts; a primary-key table takes
+     * what the query produces, without UPDATE_BEFORE (an upsert by key) unless the table needs
+     * the retractions: changelog-producer input (they are its changelog), merge-engine aggregation,
+     * or partial-update with aggregate functions (they retract).
+     */
     @Override
     public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-        return ChangelogMode.insertOnly();
+        if (spec.schema().primaryKeys().isEmpty()) return ChangelogMode.insertOnly();
+        org.apache.paimon.CoreOptions o = spec.coreOptions();
+        if (o.changelogProducer() == org.apache.paimon.CoreOptions.ChangelogProducer.INPUT
+            || o.mergeEngine() == org.apache.paimon.CoreOptions.MergeEngine.AGGREGATE
+            || (o.mergeEngine() == org.apache.paimon.CoreOptions.MergeEngine.PARTIAL_UPDATE && o.definedAggFunc()))
+            return requestedMode;
+        ChangelogMode.Builder b = ChangelogMode.newBuilder();
+        for (org.apache.flink.types.RowKind k : requestedMode.getContainedKinds())
+            if (k != org.apache.flink.types.RowKind.UPDATE_BEFORE) b.addContainedKind(k);
+        return b.build();
     }
 
     @Override

@@ -56,9 +56,35 @@ class PaimonTableSpecTest {
     }
 
     @Test
+    void aPrimaryKeyTableWithFixedBucketsKeepsKeysAndMergeOptions() {
+        PaimonTableSpec s = PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of("dt", "id"), Map.of(
+            "bucket", "2", "merge-engine", "aggregation", "fields.who.aggregate-function", "last_non_null_value",
+            "changelog-producer", "lookup", "sequence.field", "id", "deletion-vectors.enabled", "false"));
+        TableSchema t = TableSchema.fromJson(s.json());
+        assertEquals(List.of("dt", "id"), t.primaryKeys());
+        assertEquals(List.of("id"), t.trimmedPrimaryKeys());
+        assertEquals("INT NOT NULL", t.fields().get(1).type().toString()); // Paimon makes key columns NOT NULL
+        assertEquals("aggregation", t.options().get("merge-engine"));
+        assertEquals("last_non_null_value", t.options().get("fields.who.aggregate-function"));
+        assertEquals("lookup", t.options().get("changelog-producer"));
+        assertEquals("id", t.options().get("sequence.field"));
+        assertEquals("false", t.options().get("deletion-vectors.enabled"));
+    }
+
+    @Test
     void whatCannotBeWrittenIsRefusedWithTheReason() {
-        refused("PRIMARY KEY [id]: the snapcommit sink writes append tables only",
+        refused("PRIMARY KEY [id] with bucket -1 (dynamic bucket, the default)",
                 () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("id"), Map.of()));
+        refused("PRIMARY KEY [id] does not contain partition key dt: a cross-partition update",
+                () -> PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of("id"), Map.of("bucket", "2")));
+        refused("changelog-producer full-compaction is not supported",
+                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("id"),
+                                             Map.of("bucket", "2", "changelog-producer", "full-compaction")));
+        refused("primary key nope is not a column",
+                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("nope"), Map.of("bucket", "2")));
+        // Paimon's own schema validation: a bucket key outside the primary key.
+        refused("Paimon refuses the table",
+                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("id"), Map.of("bucket", "2", "bucket-key", "who")));
         refused("partition key day is not a column",
                 () -> PaimonTableSpec.derive(ORDERS, List.of("day"), List.of(), Map.of()));
         refused("column tags: type ARRAY<INT> is not supported",
@@ -71,8 +97,8 @@ class PaimonTableSpecTest {
                 () -> PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of(), Map.of("bucket", "2", "bucket-key", "dt")));
         refused("file.format csv is not one of [avro, orc, parquet]",
                 () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of(), Map.of("file.format", "csv")));
-        refused("option merge-engine is not a Paimon option the sink supports",
-                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of(), Map.of("merge-engine", "first-row")));
+        refused("option write-buffer-size is not a Paimon option the sink supports",
+                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of(), Map.of("write-buffer-size", "1 mb")));
     }
 
     static String diff(PaimonTableSpec job, PaimonTableSpec table) {
