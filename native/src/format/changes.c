@@ -314,21 +314,27 @@ static int file_source_field(json_t *o, const char *list, size_t i, int *has, in
     return 0;
 }
 
-static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
-                       list_kind kind) {
+/* `o` is an object whose every key is one of `known` (n names): else SC_EINVAL naming it. */
+static int check_entry_object(json_t *o, const char *list, size_t i, const char *const *known, size_t n) {
     if (!json_is_object(o)) return sc_error_set(SC_EINVAL, "changes: %s[%zu] is not an object", list, i);
     const char *key;
     json_t *value;
     json_object_foreach(o, key, value) {
-        int known = 0;
-        for (size_t k = 0; k < sizeof known_fields / sizeof *known_fields; k++)
-            known |= strcmp(key, known_fields[k]) == 0;
-        if (!known) return entry_error(list, i, key, "is not a known field");
+        int found = 0;
+        for (size_t k = 0; k < n; k++) found |= strcmp(key, known[k]) == 0;
+        if (!found) return entry_error(list, i, key, "is not a known field");
     }
+    return 0;
+}
+
+static int parse_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
+                       list_kind kind) {
+    int rc = check_entry_object(o, list, i, known_fields, sizeof known_fields / sizeof *known_fields);
+    if (rc) return rc;
     int64_t bucket = 0, level = 0, rows = 0, size = 0, min_seq = 0, max_seq = 0;
     int64_t total = 0;
     sc_bytes spec = {0}, file = {0}; /* set on success; -O3 cannot see it */
-    int rc = str_field(o, list, i, "partition", 1, &spec);
+    rc = str_field(o, list, i, "partition", 1, &spec);
     if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
     if (!rc) {
         /* -1: a bucket-unaware table (Paimon's value); absent or 0: the table's setting. */
@@ -423,18 +429,11 @@ static int parse_dv(sc_dv_range *out, json_t *o, const char *list, size_t i, siz
 /* One INDEX entry (docs/format.md §8) into the index section of `c`. */
 static int parse_index_entry(sc_changes *c, const sc_table_schema *schema, json_t *o, const char *list, size_t i,
                              list_kind kind) {
-    if (!json_is_object(o)) return sc_error_set(SC_EINVAL, "changes: %s[%zu] is not an object", list, i);
-    const char *key;
-    json_t *value;
-    json_object_foreach(o, key, value) {
-        int known = 0;
-        for (size_t k = 0; k < sizeof known_index_fields / sizeof *known_index_fields; k++)
-            known |= strcmp(key, known_index_fields[k]) == 0;
-        if (!known) return entry_error(list, i, key, "is not a known field");
-    }
+    int rc = check_entry_object(o, list, i, known_index_fields, sizeof known_index_fields / sizeof *known_index_fields);
+    if (rc) return rc;
     int64_t bucket = 0, size = 0, rows = 0;
     sc_bytes spec = {0}, type = {0}, file = {0}, ext = {0};
-    int rc = str_field(o, list, i, "partition", 1, &spec);
+    rc = str_field(o, list, i, "partition", 1, &spec);
     if (!rc) rc = int_field(o, list, i, "bucket", 1, INT32_MAX, &bucket);
     if (!rc) rc = str_field(o, list, i, "type", 1, &type);
     if (!rc) rc = str_field(o, list, i, "file", 1, &file);
