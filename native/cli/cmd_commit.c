@@ -127,7 +127,8 @@ int cmd_commit(int argc, char **argv) {
     sc_checkpoint_result cp;
     memset(&cp, 0, sizeof cp);
     if (is_checkpoint) {
-        sc_checkpoint_request req = {user, (int64_t)identifier, base, has_watermark, watermark, changes, compact};
+        sc_checkpoint_request req = {user, (int64_t)identifier, base, has_watermark, watermark, changes, compact,
+                                     SC_OVERWRITE_NONE, NULL};
         rc = sc_table_commit_checkpoint(&cp, t, &req);
         /* One result for the counts: both parts' together. */
         res = cp.append;
