@@ -294,3 +294,49 @@ Test(overwrite, the_compact_part_follows_and_keeps_no_changelog) {
     sc_changes_free(k);
     sc_table_free(t);
 }
+
+/* ---- the change-set JSON's "overwrite" member (docs/format.md §10) ---- */
+
+static int parse_ow(sc_table *t, const char *json, sc_overwrite_scope *scope, char **spec) {
+    sc_changes *a = NULL, *c = NULL;
+    int has_wm;
+    int64_t wm;
+    int rc = sc_table_parse_checkpoint_request(&a, &c, &has_wm, &wm, scope, spec, t, json, strlen(json));
+    sc_changes_free(a);
+    sc_changes_free(c);
+    return rc;
+}
+
+Test(overwrite_json, scopes_parse_and_the_plain_checkpoint_parser_refuses_them) {
+    sc_table *t = tu_mem_table("ow-json");
+    sc_overwrite_scope scope;
+    char *spec;
+    cr_assert_eq(parse_ow(t, "{\"add\":[]}", &scope, &spec), 0, "%s", sc_error_message());
+    cr_assert_eq(scope, SC_OVERWRITE_NONE);
+    cr_assert_null(spec);
+    cr_assert_eq(parse_ow(t, "{\"overwrite\":true}", &scope, &spec), 0, "%s", sc_error_message());
+    cr_assert_eq(scope, SC_OVERWRITE_TABLE);
+    cr_assert_eq(parse_ow(t, "{\"overwrite\":\"table\"}", &scope, &spec), 0, "%s", sc_error_message());
+    cr_assert_eq(scope, SC_OVERWRITE_TABLE);
+    cr_assert_eq(parse_ow(t, "{\"overwrite\":\"dynamic\",\"add\":[]}", &scope, &spec), 0, "%s", sc_error_message());
+    cr_assert_eq(scope, SC_OVERWRITE_DYNAMIC);
+    cr_assert_null(spec);
+    cr_assert_eq(parse_ow(t, "{\"overwrite\":{\"partition\":\"part=a\"}}", &scope, &spec), 0, "%s", sc_error_message());
+    cr_assert_eq(scope, SC_OVERWRITE_PARTITION);
+    cr_assert_str_eq(spec, "part=a");
+    free(spec);
+    const char *bad[] = {"{\"overwrite\":1}", "{\"overwrite\":\"all\"}", "{\"overwrite\":{\"partition\":1}}",
+                         "{\"overwrite\":{\"partition\":\"a\",\"x\":1}}", "{\"overwrite\":true,\"overwrite\":true}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(parse_ow(t, bad[i], &scope, &spec), SC_EINVAL, "%s", bad[i]);
+        cr_assert_null(spec);
+    }
+    /* A caller that would not see the member must not commit it as a plain checkpoint. */
+    sc_changes *a = NULL, *c = NULL;
+    int has_wm;
+    int64_t wm;
+    const char *json = "{\"overwrite\":true}";
+    cr_assert_eq(sc_table_parse_checkpoint(&a, &c, &has_wm, &wm, t, json, strlen(json)), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "unknown key \"overwrite\""), "%s", sc_error_message());
+    sc_table_free(t);
+}

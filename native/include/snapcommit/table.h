@@ -330,6 +330,16 @@ SC_API int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *table
  */
 SC_API int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
                                      int64_t *out_watermark, sc_table *table, const char *json, size_t len);
+/*
+ * The same, with the checkpoint's "overwrite" member (docs/format.md §10),
+ * which sc_table_parse_checkpoint refuses as an unknown key: *out_scope
+ * (SC_OVERWRITE_NONE when absent) and, for SC_OVERWRITE_PARTITION, the spec
+ * in *out_partition (malloc()ed, free() it; NULL otherwise). Nothing to free
+ * on error.
+ */
+SC_API int sc_table_parse_checkpoint_request(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                             int64_t *out_watermark, sc_overwrite_scope *out_scope,
+                                             char **out_partition, sc_table *table, const char *json, size_t len);
 
 /* ---- idempotency ---- */
 
