@@ -287,7 +287,7 @@ typedef struct sc_checkpoint_request {
     /* ---- added with INSERT OVERWRITE (the struct grows at the end; zeroed = a normal checkpoint) ---- */
     sc_overwrite_scope overwrite;
     /* SC_OVERWRITE_PARTITION: a spec of some or all partition keys, "k=v[/k=v...]" escaped as
-     * partition paths (docs/format.md §2; the partition.default-name value stands for null); a
+     * partition paths (docs/format.md §10; the partition.default-name value stands for null); a
      * partition matches when it has those values. "" = the whole table. Every file the append
      * part adds must lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
     const char *overwrite_partition;
