@@ -367,3 +367,57 @@ Test(overwrite, an_index_file_of_a_partition_without_data_files_goes_with_a_stat
         sc_table_free(t);
     }
 }
+
+/* ---- Paimon's overwrite-upgrade (FileStoreCommitImpl.tryUpgrade) ---- */
+
+/* The level of live file `name`, -1 when not live. */
+static int level_of(sc_table *t, const char *name) {
+    sc_file_list *l;
+    cr_assert_eq(sc_table_files(&l, t, 0), 0, "%s", sc_error_message());
+    int level = -1;
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->entries[i].file, name) == 0) level = l->entries[i].level;
+    sc_file_list_free(l);
+    return level;
+}
+
+#define NO_UPGRADE                                                                                         \
+    "{\"fields\":[{\"name\":\"part\",\"type\":\"STRING\"},{\"name\":\"k\",\"type\":\"STRING\"},"           \
+    "{\"name\":\"v\",\"type\":\"BIGINT\"}],\"partitionKeys\":[\"part\"],\"primaryKeys\":[\"part\",\"k\"],"      \
+    "\"options\":{\"bucket\":\"2\",\"overwrite-upgrade\":\"false\",\"num-levels\":\"3\"}}"
+
+Test(overwrite, level_0_files_whose_keys_do_not_overlap_go_to_the_top_level) {
+    sc_table *t = seeded("ow-upgrade");
+    /* Bucket 0: disjoint ranges (upgraded to level 5, num-sorted-run.compaction-trigger 5 + 1 levels);
+     * bucket 1: overlapping ranges (kept at level 0). */
+    sc_file_entry f[4] = {tu_file("a", 0, 0, 0, "up-1", 1, "a", "c"), tu_file("a", 0, 0, 0, "up-2", 1, "d", "f"),
+                          tu_file("a", 1, 0, 0, "keep-1", 1, "a", "m"), tu_file("a", 1, 0, 0, "keep-2", 1, "k", "z")};
+    sc_changes *c = adds_of(f, 4);
+    sc_checkpoint_result r;
+    cr_assert_eq(overwrite(&r, t, 1, c, NULL, SC_OVERWRITE_DYNAMIC, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(level_of(t, "up-1"), 5);
+    cr_assert_eq(level_of(t, "up-2"), 5);
+    cr_assert_eq(level_of(t, "keep-1"), 0);
+    cr_assert_eq(level_of(t, "keep-2"), 0);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_changes_free(c);
+    /* Not with a compact part, as Paimon's. */
+    sc_file_entry g[2] = {tu_file("b", 0, 0, 0, "plain-1", 1, "a", "a"), tu_file("b", 0, 0, 0, "plain-2", 1, "b", "b")};
+    sc_file_entry l1 = tu_file("b", 0, 0, 1, "plain-l1", 2, "a", "b");
+    c = adds_of(g, 2);
+    sc_changes *k = adds_of(&l1, 1);
+    for (int i = 0; i < 2; i++) cr_assert_eq(sc_changes_delete(k, &g[i]), 0, "%s", sc_error_message());
+    cr_assert_eq(overwrite(&r, t, 2, c, k, SC_OVERWRITE_DYNAMIC, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(level_of(t, "plain-l1"), 1);
+    sc_changes_free(c);
+    sc_changes_free(k);
+    sc_table_free(t);
+
+    /* overwrite-upgrade = false keeps level 0. */
+    t = tu_schema_table("ow-no-upgrade", NO_UPGRADE);
+    c = adds_of(f, 2);
+    cr_assert_eq(overwrite(&r, t, 1, c, NULL, SC_OVERWRITE_TABLE, NULL), 0, "%s", sc_error_message());
+    cr_assert_eq(level_of(t, "up-1"), 0);
+    sc_changes_free(c);
+    sc_table_free(t);
+}

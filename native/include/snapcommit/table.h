@@ -265,7 +265,10 @@ SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_comm
  * into a replaced partition goes too, and one into another partition stays.
  * The index files of the replaced partitions go with them. The changelog files
  * of both parts are dropped (logged as a warning), as Paimon's: an overwrite
- * commits no changelog.
+ * commits no changelog. Without a compact part, Paimon's overwrite-upgrade
+ * (table option, default true) raises the append part's level-0 files of a
+ * primary-key table to the top level, per bucket when their keys do not
+ * overlap (the change set is completed in place).
  */
 typedef enum sc_overwrite_scope {
     SC_OVERWRITE_NONE = 0,      /* a normal checkpoint */

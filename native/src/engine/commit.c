@@ -1005,12 +1005,16 @@ int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *t, const sc_
     if (drop_changelog) warn_dropped_changelog(req);
     /* Paimon's dynamic overwrite needs partition fields; without, it replaces the table. */
     if (scope == SC_OVERWRITE_DYNAMIC && t->schema.partition_key_count == 0) scope = SC_OVERWRITE_TABLE;
+    int compact_has = compact.changes->adds.count || compact.changes->deletes.count ||
+                      compact.changes->index_adds.count || compact.changes->index_deletes.count;
     int write_append = !part_empty(append.changes);
     if (scope == SC_OVERWRITE_DYNAMIC) write_append = append.changes->adds.count || append.changes->deletes.count;
     if (scope == SC_OVERWRITE_PARTITION || scope == SC_OVERWRITE_TABLE) write_append = 1; /* even empty: a truncation */
     if (write_append) {
         commit_opts o = {.mode = SC_KIND_APPEND, .has_watermark = req->has_watermark, .watermark = req->watermark};
         if (append_part_is_overwrite(append.changes)) append.kind = SC_KIND_OVERWRITE;
+        /* Paimon raises non-overlapping level-0 files of an overwrite without compaction to the top level. */
+        if (scope != SC_OVERWRITE_NONE && !compact_has && (rc = sc_overwrite_upgrade(t, append.changes)) != 0) return rc;
         if (scope != SC_OVERWRITE_NONE) {
             append.kind = o.mode = SC_KIND_OVERWRITE;
             o.drop_changelog = 1;
@@ -1020,8 +1024,6 @@ int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *t, const sc_
         res->append_kind = append.kind;
         if ((rc = commit_run(&res->append, t, &append, &o)) != 0) return rc;
     }
-    int compact_has = compact.changes->adds.count || compact.changes->deletes.count ||
-                      compact.changes->index_adds.count || compact.changes->index_deletes.count;
     if (drop_changelog ? compact_has : !part_empty(compact.changes)) {
         /* The compact part builds on what the append part just committed (its base is at least that). */
         if (res->append.snapshot_id) compact.base_snapshot = 0;

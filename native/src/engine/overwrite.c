@@ -8,10 +8,13 @@
  */
 #include "engine/overwrite.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "base/error_internal.h"
+#include "format/binary_row.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
 
@@ -130,4 +133,57 @@ int sc_overwrite_with_index(sc_partition_set *out, const sc_partition_set *parts
     for (size_t i = 0; !rc && i < index->count; i++) rc = consider(out, &no, t, spec, index->items[i].entry.partition);
     sc_partition_set_free(&no);
     return rc;
+}
+
+/* The top level of the table's LSM tree, as CoreOptions.numLevels() - 1. */
+static int32_t top_level(const sc_table *t) {
+    const char *v = sc_schema_option(&t->schema, "num-levels");
+    long levels = v ? strtol(v, NULL, 10) : 0;
+    if (!v) {
+        const char *trigger = sc_schema_option(&t->schema, "num-sorted-run.compaction-trigger");
+        levels = (trigger ? strtol(trigger, NULL, 10) : 5) + 1;
+    }
+    return levels >= 2 && levels <= 1000 ? (int32_t)levels - 1 : 0;
+}
+
+static const sc_table *sort_table; /* qsort has no context argument in C11 */
+
+static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
+    const sc_table_schema *s = &t->schema;
+    int c;
+    if (sc_row_compare(&c, a.data, a.len, b.data, b.len, s->trimmed_key_types, s->trimmed_key_count, "key") == 0) return c;
+    sc_error_clear();
+    return sc_bytes_compare(a, b);
+}
+
+/* By partition, bucket, then minimum key. */
+static int by_bucket_then_key(const void *x, const void *y) {
+    const sc_file_entry *a = *(const sc_file_entry *const *)x, *b = *(const sc_file_entry *const *)y;
+    int c = sc_bytes_compare(a->partition, b->partition);
+    if (!c) c = (a->bucket > b->bucket) - (a->bucket < b->bucket);
+    return c ? c : key_compare(sort_table, a->min_key, b->min_key);
+}
+
+int sc_overwrite_upgrade(sc_table *t, sc_changes *c) {
+    const char *opt = sc_schema_option(&t->schema, "overwrite-upgrade");
+    if ((opt && strcasecmp(opt, "false") == 0) || t->schema.primary_key_count == 0 || c->adds.count == 0) return 0;
+    int32_t top = top_level(t);
+    if (top <= 0) return 0;
+    for (size_t i = 0; i < c->adds.count; i++)
+        if (c->adds.items[i].file.level > 0 || c->adds.items[i].file.bucket < 0) return 0;
+    sc_file_entry **f = malloc(c->adds.count * sizeof *f);
+    if (!f) return sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->adds.count; i++) f[i] = &c->adds.items[i].file;
+    sort_table = t;
+    qsort(f, c->adds.count, sizeof *f, by_bucket_then_key);
+    for (size_t start = 0, end; start < c->adds.count; start = end) {
+        int overlap = 0;
+        for (end = start + 1; end < c->adds.count && sc_bytes_compare(f[end]->partition, f[start]->partition) == 0 &&
+                              f[end]->bucket == f[start]->bucket;
+             end++)
+            overlap |= key_compare(t, f[end - 1]->max_key, f[end]->min_key) >= 0;
+        for (size_t i = start; !overlap && i < end; i++) f[i]->level = top;
+    }
+    free(f);
+    return 0;
 }

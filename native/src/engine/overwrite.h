@@ -37,4 +37,13 @@ int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_tabl
 int sc_overwrite_with_index(sc_partition_set *out, const sc_partition_set *parts, const sc_table *t, const char *spec,
                             const sc_index_vec *index);
 
+/*
+ * Paimon's overwrite-upgrade (CoreOptions, default true; FileStoreCommitImpl.tryUpgrade): on a
+ * primary-key table, when every file `c` adds is at level 0 in a bucket >= 0, the files of each
+ * (partition, bucket) whose key ranges do not overlap are raised to the top level (num-levels - 1,
+ * default num-sorted-run.compaction-trigger + 1 - 1), in place. The caller applies it to the append
+ * part of an overwrite without a compact part, as Paimon does.
+ */
+int sc_overwrite_upgrade(sc_table *t, sc_changes *c);
+
 #endif
