@@ -146,8 +146,6 @@ static int32_t top_level(const sc_table *t) {
     return levels >= 2 && levels <= 1000 ? (int32_t)levels - 1 : 0;
 }
 
-static const sc_table *sort_table; /* qsort has no context argument in C11 */
-
 static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
     const sc_table_schema *s = &t->schema;
     int c;
@@ -157,11 +155,24 @@ static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
 }
 
 /* By partition, bucket, then minimum key. */
-static int by_bucket_then_key(const void *x, const void *y) {
-    const sc_file_entry *a = *(const sc_file_entry *const *)x, *b = *(const sc_file_entry *const *)y;
+static int by_bucket_then_key(const sc_table *t, const sc_file_entry *a, const sc_file_entry *b) {
     int c = sc_bytes_compare(a->partition, b->partition);
     if (!c) c = (a->bucket > b->bucket) - (a->bucket < b->bucket);
-    return c ? c : key_compare(sort_table, a->min_key, b->min_key);
+    return c ? c : key_compare(t, a->min_key, b->min_key);
+}
+
+/* Merge sort of f[0..n) with `tmp` of n slots: qsort has no context for the table's key types,
+ * and a global one would race between handles on other threads. */
+static void sort_files(const sc_table *t, sc_file_entry **f, sc_file_entry **tmp, size_t n) {
+    if (n < 2) return;
+    size_t mid = n / 2;
+    sort_files(t, f, tmp, mid);
+    sort_files(t, f + mid, tmp, n - mid);
+    size_t i = 0, j = mid, k = 0;
+    while (i < mid && j < n) tmp[k++] = by_bucket_then_key(t, f[j], f[i]) < 0 ? f[j++] : f[i++];
+    while (i < mid) tmp[k++] = f[i++];
+    while (j < n) tmp[k++] = f[j++];
+    memcpy(f, tmp, n * sizeof *f);
 }
 
 int sc_overwrite_upgrade(sc_table *t, sc_changes *c) {
@@ -171,11 +182,10 @@ int sc_overwrite_upgrade(sc_table *t, sc_changes *c) {
     if (top <= 0) return 0;
     for (size_t i = 0; i < c->adds.count; i++)
         if (c->adds.items[i].file.level > 0 || c->adds.items[i].file.bucket < 0) return 0;
-    sc_file_entry **f = malloc(c->adds.count * sizeof *f);
+    sc_file_entry **f = malloc(2 * c->adds.count * sizeof *f);
     if (!f) return sc_error_set(SC_ENOMEM, "out of memory");
     for (size_t i = 0; i < c->adds.count; i++) f[i] = &c->adds.items[i].file;
-    sort_table = t;
-    qsort(f, c->adds.count, sizeof *f, by_bucket_then_key);
+    sort_files(t, f, f + c->adds.count, c->adds.count);
     for (size_t start = 0, end; start < c->adds.count; start = end) {
         int overlap = 0;
         for (end = start + 1; end < c->adds.count && sc_bytes_compare(f[end]->partition, f[start]->partition) == 0 &&
