@@ -204,8 +204,10 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commit(
 
 /*
  * static native long[] commitCheckpoint(long table, byte[] user, long identifier, long baseSnapshot,
- *                                       boolean hasWatermark, long watermark, long append, long compact)
- * append / compact: NativeChanges handles, 0 for none.
+ *                                       boolean hasWatermark, long watermark, long append, long compact,
+ *                                       int overwrite, byte[] overwritePartition)
+ * append / compact: NativeChanges handles, 0 for none. overwrite: sc_overwrite_scope (0 none);
+ * overwritePartition: the NUL-terminated spec of SC_OVERWRITE_PARTITION, null otherwise.
  * → {append: snapshotId, kind, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps,
  *    compact: snapshotId, attempts, lostClaims, unknownOutcomes, elapsedMs, storeOps}
  *   (CheckpointResult.java reads them so).
@@ -225,7 +227,8 @@ static void put_part(jlong *out, const sc_commit_result *r) {
 
 SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commitCheckpoint(
     JNIEnv *env, jclass cls, jlong handle, jbyteArray user, jlong identifier, jlong base_snapshot,
-    jboolean has_watermark, jlong watermark, jlong append_handle, jlong compact_handle) {
+    jboolean has_watermark, jlong watermark, jlong append_handle, jlong compact_handle, jint overwrite,
+    jbyteArray overwrite_partition) {
     (void)cls;
     sc_table *t = TABLE(handle);
     if (!t) return NULL;
@@ -239,6 +242,12 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commitCheckpoin
     }
     char *commit_user = scj_cstr(env, user, "commit user must be NUL-terminated UTF-8", 0);
     if (!commit_user) return NULL;
+    char *spec = NULL;
+    if (overwrite_partition &&
+        !(spec = scj_cstr(env, overwrite_partition, "overwrite partition must be NUL-terminated UTF-8", 0))) {
+        free(commit_user);
+        return NULL;
+    }
     sc_checkpoint_request req;
     memset(&req, 0, sizeof req);
     req.commit_user = commit_user;
@@ -248,10 +257,13 @@ SCJ_EXPORT jlongArray JNICALL Java_io_snapcommit_jni_NativeTable_commitCheckpoin
     req.watermark = watermark;
     req.append = append;
     req.compact = compact;
+    req.overwrite = (sc_overwrite_scope)overwrite;
+    req.overwrite_partition = spec;
     sc_checkpoint_result res;
     memset(&res, 0, sizeof res);
     int rc = sc_table_commit_checkpoint(&res, t, &req);
     free(commit_user);
+    free(spec);
     if (rc) {
         /* A replay found by the compact part (an empty append part) names its snapshot there. */
         uint64_t existing = res.append.existing_snapshot ? res.append.existing_snapshot : res.compact.existing_snapshot;

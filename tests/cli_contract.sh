@@ -276,6 +276,15 @@ expect "the conflict names the index file" grep -q "index-dv-1.*not live" "$work
 "$sc" files "$c" --index --changelog >/dev/null 2>&1; check "--index with --changelog" 2 $?
 
 "$sc" fsck "$c" >/dev/null; check "fsck of the checkpoint table" 0 $?
+# INSERT OVERWRITE (docs/format.md section 10): a partial partition spec replaces every matching
+# partition, its data and index files; an unknown scope is bad input.
+echo "{\"overwrite\":{\"partition\":\"h=3\"},\"add\":[$(entry l0-e.parquet dt=1/h=3 0 4 '[30]' '[31]')]}" \
+  | "$sc" commit "$c" --user job --identifier 8 --changes - --json >"$work/ck8.out"; check "overwrite of h=3" 0 $?
+expect "the overwrite is one OVERWRITE snapshot" python3 -c '
+import json,sys; o=json.load(open(sys.argv[1])); assert (o["kind"],o["compactSnapshot"])==("OVERWRITE",0), o' "$work/ck8.out"
+expect "only the new file and no index file are live" [ "$("$sc" files "$c" --json | python3 -c 'import json,sys; print([x["file"] for x in json.load(sys.stdin)])')$("$sc" files "$c" --index --json)" = "['l0-e.parquet'][]" ]
+echo '{"overwrite":"everything"}' | "$sc" commit "$c" --user job --identifier 9 --changes - >/dev/null 2>"$work/err"; check "an unknown overwrite scope" 2 $?
+"$sc" fsck "$c" >/dev/null; check "fsck after the overwrite" 0 $?
 
 echo "cli contract: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -97,7 +97,7 @@ static sc_snapshot read_snap(sc_table *t, uint64_t id) {
 
 static int checkpoint(sc_checkpoint_result *r, sc_table *t, const char *user, int64_t ident, sc_changes *append,
                       sc_changes *compact, int has_wm, int64_t wm) {
-    sc_checkpoint_request req = {user, ident, 0, has_wm, wm, append, compact};
+    sc_checkpoint_request req = {user, ident, 0, has_wm, wm, append, compact, SC_OVERWRITE_NONE, NULL};
     return sc_table_commit_checkpoint(r, t, &req);
 }
 

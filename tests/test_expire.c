@@ -1265,7 +1265,7 @@ static void dv_checkpoint(sc_table *t, int i, int dv) {
         OK(sc_changes_add_index(ch, &e));
     }
     clock_ms += 1000;
-    sc_checkpoint_request req = {"job", i, 0, 0, 0, ch, NULL};
+    sc_checkpoint_request req = {"job", i, 0, 0, 0, ch, NULL, SC_OVERWRITE_NONE, NULL};
     sc_checkpoint_result r;
     cr_assert_eq(sc_table_commit_checkpoint(&r, t, &req), 0, "checkpoint %d: %s", i, sc_error_message());
     cr_assert_eq(r.append.snapshot_id, (uint64_t)i);

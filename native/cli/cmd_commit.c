@@ -102,7 +102,10 @@ int cmd_commit(int argc, char **argv) {
     sc_changes *changes = NULL, *compact = NULL;
     int has_watermark = 0;
     int64_t watermark = 0;
-    rc = sc_table_parse_checkpoint(&changes, &compact, &has_watermark, &watermark, t, text, len);
+    sc_overwrite_scope overwrite = SC_OVERWRITE_NONE;
+    char *overwrite_partition = NULL;
+    rc = sc_table_parse_checkpoint_request(&changes, &compact, &has_watermark, &watermark, &overwrite,
+                                           &overwrite_partition, t, text, len);
     free(text);
     if (rc) {
         /* Everything the parser refuses is bad input (exit 2), the size limit included. */
@@ -111,7 +114,7 @@ int cmd_commit(int argc, char **argv) {
         return rc == SC_ENOMEM ? code : EXIT_USAGE;
     }
     /* Any section only a checkpoint has makes it one (two snapshots, Paimon's labels). */
-    int is_checkpoint = has_watermark || sc_changes_changelog_count(changes) || sc_changes_index_add_count(changes) ||
+    int is_checkpoint = has_watermark || overwrite != SC_OVERWRITE_NONE || sc_changes_changelog_count(changes) || sc_changes_index_add_count(changes) ||
                         sc_changes_index_delete_count(changes) || sc_changes_add_count(compact) ||
                         sc_changes_delete_count(compact) || sc_changes_changelog_count(compact) ||
                         sc_changes_index_add_count(compact) || sc_changes_index_delete_count(compact);
@@ -119,15 +122,17 @@ int cmd_commit(int argc, char **argv) {
         sc_table_free(t);
         sc_changes_free(changes);
         sc_changes_free(compact);
-        return cli_usage_error("commit", "--kind applies to a plain change set; a checkpoint (changelog, index, compact "
-                                         "or watermark given) commits its append part and its compact part");
+        free(overwrite_partition);
+        return cli_usage_error("commit", "--kind applies to a plain change set; a checkpoint (changelog, index, compact, "
+                                         "watermark or overwrite given) commits its append part and its compact part");
     }
     sc_table_set_retry_policy(t, &policy);
     sc_commit_result res;
     sc_checkpoint_result cp;
     memset(&cp, 0, sizeof cp);
     if (is_checkpoint) {
-        sc_checkpoint_request req = {user, (int64_t)identifier, base, has_watermark, watermark, changes, compact};
+        sc_checkpoint_request req = {user, (int64_t)identifier, base, has_watermark, watermark, changes, compact,
+                                     overwrite, overwrite_partition};
         rc = sc_table_commit_checkpoint(&cp, t, &req);
         /* One result for the counts: both parts' together. */
         res = cp.append;
@@ -194,6 +199,7 @@ int cmd_commit(int argc, char **argv) {
     int code = rc ? cli_fail("commit", rc) : EXIT_OK;
     sc_table_free(t);
     sc_changes_free(changes);
+    free(overwrite_partition);
     sc_changes_free(compact);
     return code;
 }

@@ -823,7 +823,7 @@ static int run_session(actor *c, int phase) {
              * event-time watermark. */
             int compact = it->kind == SC_KIND_COMPACT;
             sc_checkpoint_request creq = {c->user, it->ident, base, 1, it->ident * 1000, compact ? NULL : ch,
-                                          compact ? ch : NULL};
+                                          compact ? ch : NULL, SC_OVERWRITE_NONE, NULL};
             sc_checkpoint_result cres;
             rc = sc_table_commit_checkpoint(&cres, t, &creq);
             res = compact ? cres.compact : cres.append;

@@ -258,6 +258,27 @@ SC_API int sc_table_commit(sc_commit_result *out, sc_table *table, const sc_comm
  * deletes, compactAfter as adds, its changelog and index files). The request
  * borrows both change sets; either may be NULL or empty.
  */
+/*
+ * What the append part of an INSERT OVERWRITE checkpoint replaces (Paimon's
+ * FileStoreCommit.overwritePartition). The replaced files are planned anew on
+ * every attempt from what is live at its base, so a file committed meanwhile
+ * into a replaced partition goes too, and one into another partition stays.
+ * The index files of the replaced partitions go with them. The changelog files
+ * of both parts are dropped (logged as a warning), as Paimon's: an overwrite
+ * commits no changelog. Without a compact part, Paimon's overwrite-upgrade
+ * (table option, default true) raises the append part's level-0 files of a
+ * primary-key table to the top level, per bucket when their keys do not
+ * overlap (the change set is completed in place).
+ */
+typedef enum sc_overwrite_scope {
+    SC_OVERWRITE_NONE = 0,      /* a normal checkpoint */
+    SC_OVERWRITE_DYNAMIC = 1,   /* the partitions the append part adds or deletes files in (Paimon's
+                                 * dynamic-partition-overwrite); none: nothing replaced, no append
+                                 * snapshot. On an unpartitioned table: the whole table (as Paimon) */
+    SC_OVERWRITE_PARTITION = 2, /* every partition matching overwrite_partition */
+    SC_OVERWRITE_TABLE = 3,     /* the whole table */
+} sc_overwrite_scope;
+
 typedef struct sc_checkpoint_request {
     const char *commit_user;   /* as sc_commit_request */
     int64_t identifier;        /* as sc_commit_request: one identifier for both parts */
@@ -266,6 +287,13 @@ typedef struct sc_checkpoint_request {
     int64_t watermark;         /* the checkpoint's event-time watermark (Paimon's snapshot "watermark") */
     sc_changes *append;        /* may be NULL or empty; completed in place as sc_table_commit does */
     sc_changes *compact;       /* may be NULL or empty */
+    /* ---- added with INSERT OVERWRITE (the struct grows at the end; zeroed = a normal checkpoint) ---- */
+    sc_overwrite_scope overwrite;
+    /* SC_OVERWRITE_PARTITION: a spec of some or all partition keys, "k=v[/k=v...]" escaped as
+     * partition paths (docs/format.md §10; the partition.default-name value stands for null); a
+     * partition matches when it has those values. "" = the whole table. Every file the append
+     * part adds must lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
+    const char *overwrite_partition;
 } sc_checkpoint_request;
 
 typedef struct sc_checkpoint_result {
@@ -281,7 +309,9 @@ typedef struct sc_checkpoint_result {
  * commit UUID. An empty part writes nothing. The append part is labelled
  * OVERWRITE when it deletes a data file or adds or deletes a DELETION_VECTORS
  * index file (Paimon's rule), but applies exactly its changes: unlike
- * sc_table_commit's OVERWRITE it replaces no partition. Both snapshots carry
+ * sc_table_commit's OVERWRITE it replaces no partition, unless req->overwrite
+ * asks for an overwrite (sc_overwrite_scope; then it is labelled OVERWRITE and
+ * written even when empty, except a DYNAMIC one that adds nothing). Both snapshots carry
  * the watermark max(previous snapshot's, req->watermark) (absent when
  * neither has one), the table's latest schema id, their own changelog
  * manifest list and count (absent without changelog files) and the index
@@ -303,6 +333,16 @@ SC_API int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *table
  */
 SC_API int sc_table_parse_checkpoint(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
                                      int64_t *out_watermark, sc_table *table, const char *json, size_t len);
+/*
+ * The same, with the checkpoint's "overwrite" member (docs/format.md §10),
+ * which sc_table_parse_checkpoint refuses as an unknown key: *out_scope
+ * (SC_OVERWRITE_NONE when absent) and, for SC_OVERWRITE_PARTITION, the spec
+ * in *out_partition (malloc()ed, free() it; NULL otherwise). Nothing to free
+ * on error.
+ */
+SC_API int sc_table_parse_checkpoint_request(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                             int64_t *out_watermark, sc_overwrite_scope *out_scope,
+                                             char **out_partition, sc_table *table, const char *json, size_t len);
 
 /* ---- idempotency ---- */
 

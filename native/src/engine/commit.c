@@ -19,6 +19,7 @@
 #include "engine/conflict.h"
 #include "engine/entries.h"
 #include "engine/index_state.h"
+#include "engine/overwrite.h"
 #include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "engine/replay.h"
@@ -41,6 +42,12 @@ typedef struct commit_state {
     sc_commit_kind mode;
     int has_watermark; /* the checkpoint's event-time watermark (Paimon's snapshot "watermark") */
     int64_t watermark;
+    /* An INSERT OVERWRITE of a static spec ("" = the whole table): parts is planned on every
+     * attempt from the live files of its base (overwrite.h), which scope_live holds. */
+    int static_scope;
+    const char *spec;
+    sc_entry_vec scope_live;
+    int drop_changelog; /* an overwrite commits no changelog (Paimon's) */
     /* The compact part of a checkpoint: the snapshot where this call's append part recorded
      * the same identifier (0: none), which therefore does not make it a replay. */
     uint64_t own_mark_at;
@@ -163,8 +170,14 @@ static int write_index(commit_state *cs, const sc_snapshot *latest, int may_be_n
     if (prev && t->index_cache_name && strcmp(prev, t->index_cache_name) == 0) base = &t->index_cache;
     else if (prev) rc = sc_index_state_load(&live, t, prev);
     const sc_partition_set *replace = cs->mode == SC_KIND_OVERWRITE ? &cs->parts : NULL;
+    sc_partition_set with_index = {0};
+    if (!rc && cs->static_scope) {
+        rc = sc_overwrite_with_index(&with_index, &cs->parts, t, cs->spec, base);
+        replace = &with_index;
+    }
     if (!rc) rc = sc_conflict_check_index(t, base, cs->req->changes);
     if (!rc) rc = sc_index_state_combine(&next, t, base, cs->req->changes, replace);
+    sc_partition_set_free(&with_index);
     if (!rc && prev && !(built_on = strdup(prev))) rc = sc_error_set(SC_ENOMEM, "out of memory");
     if (!rc) rc = sc_commit_manifests_write_index(&cs->written, &name, &next);
     if (!rc) remember_index(t, name, &next); /* best effort */
@@ -453,6 +466,9 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
             rc = 0;
         }
     }
+    /* A static overwrite replaces what matches at this base: planned anew on every attempt. */
+    if (!rc && cs->static_scope)
+        rc = sc_overwrite_partitions(&cs->parts, &cs->scope_live, t, base_of(a), cs->spec, req->changes);
     if (!rc && (cs->mode == SC_KIND_OVERWRITE || !a->validated_any)) {
         sc_entry_vec_free(&cs->deletes);
         rc = sc_conflict_check_full(&cs->deletes, t, base_of(a), req->changes, cs->mode, &cs->parts);
@@ -833,7 +849,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
                                                  &cs->req->changes->deletes);
         if (rc) return rc;
     }
-    int rc = sc_commit_manifests_write_changelog(&cs->written, cs->req->changes);
+    int rc = cs->drop_changelog ? 0 : sc_commit_manifests_write_changelog(&cs->written, cs->req->changes);
     if (rc) return rc;
     for (;; a.number++) {
         step_outcome o = read_base(cs, &a);
@@ -865,6 +881,9 @@ typedef struct commit_opts {
     int has_watermark;
     int64_t watermark;
     uint64_t own_mark_at;
+    int static_scope; /* an overwrite of `spec` (opts of commit_state) */
+    const char *spec;
+    int drop_changelog;
 } commit_opts;
 
 /* One snapshot: a validated request applied as `o` says, through the commit loop. */
@@ -876,6 +895,9 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     cs.has_watermark = o->has_watermark;
     cs.watermark = o->watermark;
     cs.own_mark_at = o->own_mark_at;
+    cs.static_scope = o->static_scope;
+    cs.spec = o->spec;
+    cs.drop_changelog = o->drop_changelog;
     cs.written.t = t;
     sc_store_stats before, after;
     sc_store_stats_get(&before, t->store);
@@ -908,6 +930,7 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     sc_commit_manifests_free(&cs.written);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);
+    sc_entry_vec_free(&cs.scope_live); /* after parts, which borrowed from it */
     free(cs.index_name);
     free(cs.index_built_on);
     return rc;
@@ -946,6 +969,15 @@ static int append_part_is_overwrite(const sc_changes *c) {
     return 0;
 }
 
+/* The changelog files both parts of an overwrite drop (Paimon warns the same way). */
+static void warn_dropped_changelog(const sc_checkpoint_request *req) {
+    size_t n = (req->append ? req->append->changelog.count : 0) + (req->compact ? req->compact->changelog.count : 0);
+    if (n)
+        sc_log(SC_LOG_WARN, "overwrite (user %s, identifier %" PRId64 ") commits no changelog: %zu changelog file(s) "
+                            "dropped; make sure no streaming reader consumes the partitions overwritten",
+               req->commit_user, req->identifier, n);
+}
+
 int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *t, const sc_checkpoint_request *req) {
     sc_checkpoint_result local;
     sc_checkpoint_result *res = out ? out : &local;
@@ -962,18 +994,41 @@ int sc_table_commit_checkpoint(sc_checkpoint_result *out, sc_table *t, const sc_
     sc_commit_request compact = {req->commit_user, req->identifier, SC_KIND_COMPACT, req->base_snapshot,
                                  req->compact ? req->compact : &empty};
     if ((rc = validate_request(&append)) != 0) return rc;
+    sc_overwrite_scope scope = req->overwrite;
+    if (scope < SC_OVERWRITE_NONE || scope > SC_OVERWRITE_TABLE)
+        return sc_error_set(SC_EINVAL, "unknown overwrite scope %d", (int)scope);
+    if (scope == SC_OVERWRITE_PARTITION && (rc = sc_table_refresh_schema(t)) == 0)
+        rc = sc_overwrite_check_spec(t, req->overwrite_partition);
+    if (rc) return rc;
     sc_error_clear();
-    if (!part_empty(append.changes)) {
-        if (append_part_is_overwrite(append.changes)) append.kind = SC_KIND_OVERWRITE;
-        res->append_kind = append.kind;
+    int drop_changelog = scope != SC_OVERWRITE_NONE;
+    if (drop_changelog) warn_dropped_changelog(req);
+    /* Paimon's dynamic overwrite needs partition fields; without, it replaces the table. */
+    if (scope == SC_OVERWRITE_DYNAMIC && t->schema.partition_key_count == 0) scope = SC_OVERWRITE_TABLE;
+    int compact_has = compact.changes->adds.count || compact.changes->deletes.count ||
+                      compact.changes->index_adds.count || compact.changes->index_deletes.count;
+    int write_append = !part_empty(append.changes);
+    if (scope == SC_OVERWRITE_DYNAMIC) write_append = append.changes->adds.count || append.changes->deletes.count;
+    if (scope == SC_OVERWRITE_PARTITION || scope == SC_OVERWRITE_TABLE) write_append = 1; /* even empty: a truncation */
+    if (write_append) {
         commit_opts o = {.mode = SC_KIND_APPEND, .has_watermark = req->has_watermark, .watermark = req->watermark};
+        if (append_part_is_overwrite(append.changes)) append.kind = SC_KIND_OVERWRITE;
+        /* Paimon raises non-overlapping level-0 files of an overwrite without compaction to the top level. */
+        if (scope != SC_OVERWRITE_NONE && !compact_has && (rc = sc_overwrite_upgrade(t, append.changes)) != 0) return rc;
+        if (scope != SC_OVERWRITE_NONE) {
+            append.kind = o.mode = SC_KIND_OVERWRITE;
+            o.drop_changelog = 1;
+            o.static_scope = scope != SC_OVERWRITE_DYNAMIC;
+            o.spec = scope == SC_OVERWRITE_PARTITION && req->overwrite_partition ? req->overwrite_partition : "";
+        }
+        res->append_kind = append.kind;
         if ((rc = commit_run(&res->append, t, &append, &o)) != 0) return rc;
     }
-    if (!part_empty(compact.changes)) {
+    if (drop_changelog ? compact_has : !part_empty(compact.changes)) {
         /* The compact part builds on what the append part just committed (its base is at least that). */
         if (res->append.snapshot_id) compact.base_snapshot = 0;
         commit_opts o = {.mode = SC_KIND_COMPACT, .has_watermark = req->has_watermark, .watermark = req->watermark,
-                         .own_mark_at = res->append.snapshot_id};
+                         .own_mark_at = res->append.snapshot_id, .drop_changelog = drop_changelog};
         if ((rc = commit_run(&res->compact, t, &compact, &o)) != 0) return rc;
     }
     return 0;

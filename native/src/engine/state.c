@@ -69,6 +69,18 @@ int sc_partition_set_has(const sc_partition_set *s, sc_bytes p) {
     return i < s->count && sc_bytes_compare(s->items[i], p) == 0;
 }
 
+int sc_partition_set_add(sc_partition_set *s, sc_bytes p) {
+    size_t i = lower_bound(s, p);
+    if (i < s->count && sc_bytes_compare(s->items[i], p) == 0) return 0;
+    sc_bytes *grown = realloc(s->items, (s->count + 1) * sizeof *grown);
+    if (!grown) return sc_error_set(SC_ENOMEM, "out of memory");
+    memmove(grown + i + 1, grown + i, (s->count - i) * sizeof *grown);
+    grown[i] = p;
+    s->items = grown;
+    s->count++;
+    return 0;
+}
+
 
 /*
  * Fetch manifest/<name> and check its length and SHA-256 against the

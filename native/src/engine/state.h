@@ -35,6 +35,8 @@ int sc_partition_set_build(sc_partition_set *out, const sc_entry_vec *a, const s
 void sc_partition_set_free(sc_partition_set *set);
 /* 1 when `p` is in the set (binary search). */
 int sc_partition_set_has(const sc_partition_set *set, sc_bytes p);
+/* Put `p` (borrowed: it must outlive the set) into the set, keeping it sorted; no-op when there. */
+int sc_partition_set_add(sc_partition_set *set, sc_bytes p);
 /* Decode a manifest list / a manifest (pinned by size, and by hash when snapcommit wrote
  * the reference), from the handle's cache when there. Appends to `out`. */
 int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);

@@ -757,3 +757,14 @@ int sc_table_key_json(char **out, sc_table *t, sc_bytes key) {
     *out = text;
     return rc;
 }
+
+int sc_table_parse_checkpoint_request(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                      int64_t *out_watermark, sc_overwrite_scope *out_scope, char **out_partition,
+                                      sc_table *t, const char *json, size_t len) {
+    if (!out_append || !out_compact || !out_scope || !out_partition) return sc_error_set(SC_EINVAL, "NULL output");
+    *out_append = *out_compact = NULL;
+    *out_partition = NULL;
+    if (!t || !json) return sc_error_set(SC_EINVAL, "NULL table or change-set text");
+    return sc_changes_parse_request_json(out_append, out_compact, out_has_watermark, out_watermark, out_scope,
+                                         out_partition, &t->schema, json, len);
+}

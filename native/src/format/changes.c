@@ -673,6 +673,8 @@ typedef struct part_ctx {
     int64_t *watermark;
     int index_only;         /* the "index" object: "add" and "delete" are index entries */
     const char *prefix;     /* "" or "compact." / "index." / "compact.index.", for messages */
+    sc_overwrite_scope *ow_scope; /* the top level of a checkpoint request: "overwrite" (NULL: unknown key) */
+    char **ow_partition;
 } part_ctx;
 
 static int parse_object(const part_ctx *p, const sc_table_schema *schema, scan *s);
@@ -688,20 +690,41 @@ static int parse_member(const part_ctx *p, const sc_table_schema *schema, scan *
     if (strcmp(name, "index") == 0) {
         char prefix[32];
         snprintf(prefix, sizeof prefix, "%sindex.", p->prefix);
-        part_ctx sub = {p->c, NULL, NULL, NULL, 1, prefix};
+        part_ctx sub = {p->c, NULL, NULL, NULL, 1, prefix, NULL, NULL};
         return parse_object(&sub, schema, s);
     }
     if (strcmp(name, "compact") == 0) {
         int rc = sc_changes_new(p->compact);
-        part_ctx sub = {*p->compact, NULL, NULL, NULL, 0, "compact."};
+        part_ctx sub = {*p->compact, NULL, NULL, NULL, 0, "compact.", NULL, NULL};
         return rc ? rc : parse_object(&sub, schema, s);
     }
-    /* "watermark": an integer (Paimon's Long) */
+    /* "watermark": an integer (Paimon's Long); "overwrite": true, "table", "dynamic" or {"partition":SPEC} */
     size_t at = s->pos, end, tokens;
-    value_extent(&end, &tokens, s->text, s->len, at, 2);
+    value_extent(&end, &tokens, s->text, s->len, at, strcmp(name, "overwrite") == 0 ? 8 : 2);
     json_error_t err;
     json_t *v = json_loadb(s->text + at, end - at, JSON_DECODE_ANY, &err);
     if (!v) return syntax_error(s, at + (size_t)err.position, err.text);
+    if (strcmp(name, "overwrite") == 0) {
+        const char *str = json_string_value(v);
+        json_t *spec = json_is_object(v) && json_object_size(v) == 1 ? json_object_get(v, "partition") : NULL;
+        int ok = 1;
+        if (json_is_true(v) || (str && strcmp(str, "table") == 0)) *p->ow_scope = SC_OVERWRITE_TABLE;
+        else if (str && strcmp(str, "dynamic") == 0) *p->ow_scope = SC_OVERWRITE_DYNAMIC;
+        else if (json_is_false(v)) *p->ow_scope = SC_OVERWRITE_NONE;
+        else if (json_is_string(spec) && strlen(json_string_value(spec)) == json_string_length(spec) &&
+                 json_string_length(spec) <= 4096) {
+            *p->ow_scope = SC_OVERWRITE_PARTITION;
+            free(*p->ow_partition);
+            if (!(*p->ow_partition = strdup(json_string_value(spec)))) ok = -1;
+        } else ok = 0;
+        json_decref(v);
+        if (ok < 0) return sc_error_set(SC_ENOMEM, "out of memory");
+        if (!ok)
+            return sc_error_set(SC_EINVAL, "changes: \"overwrite\" must be true, \"table\", \"dynamic\" or "
+                                           "{\"partition\":\"k=v[/k=v...]\"} (at most 4096 bytes, no NUL)");
+        s->pos = end;
+        return 0;
+    }
     int ok = json_is_integer(v);
     if (ok) {
         *p->has_watermark = 1;
@@ -716,10 +739,12 @@ static int parse_member(const part_ctx *p, const sc_table_schema *schema, scan *
 /* '{' members '}': each key at most once. */
 static int parse_object(const part_ctx *p, const sc_table_schema *schema, scan *s) {
     static const char *const top[] = {"add", "delete", "changelog", "index", "compact", "watermark", NULL};
+    static const char *const top_ow[] = {"add", "delete", "changelog", "index", "compact", "watermark", "overwrite", NULL};
     static const char *const part[] = {"add", "delete", "changelog", "index", NULL};
     static const char *const index[] = {"add", "delete", NULL};
-    const char *const *keys = p->index_only ? index : p->compact ? top : part;
+    const char *const *keys = p->index_only ? index : p->ow_scope ? top_ow : p->compact ? top : part;
     const char *expected = p->index_only ? "\"add\" and \"delete\" of index files"
+                           : p->ow_scope ? "\"add\", \"delete\", \"changelog\", \"index\", \"compact\", \"watermark\" and \"overwrite\""
                            : p->compact  ? "\"add\", \"delete\", \"changelog\", \"index\", \"compact\" and \"watermark\""
                                          : "\"add\", \"delete\", \"changelog\" and \"index\"";
     char where[48] = "";
@@ -767,7 +792,16 @@ static int parse_object(const part_ctx *p, const sc_table_schema *schema, scan *
 int sc_changes_parse_checkpoint_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
                                      int64_t *out_watermark, const sc_table_schema *schema, const char *json,
                                      size_t len) {
+    return sc_changes_parse_request_json(out_append, out_compact, out_has_watermark, out_watermark, NULL, NULL, schema,
+                                         json, len);
+}
+
+int sc_changes_parse_request_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                  int64_t *out_watermark, sc_overwrite_scope *out_scope, char **out_partition,
+                                  const sc_table_schema *schema, const char *json, size_t len) {
     *out_append = NULL;
+    if (out_scope) *out_scope = SC_OVERWRITE_NONE;
+    if (out_partition) *out_partition = NULL;
     if (out_compact) *out_compact = NULL;
     if (out_has_watermark) *out_has_watermark = 0;
     if (out_watermark) *out_watermark = 0;
@@ -788,18 +822,29 @@ int sc_changes_parse_checkpoint_json(sc_changes **out_append, sc_changes **out_c
     int64_t wm = 0;
     int rc = sc_changes_new(&c);
     if (rc) return rc;
-    part_ctx top = {c, out_compact ? &compact : NULL, &has_wm, &wm, 0, ""};
+    sc_overwrite_scope scope = SC_OVERWRITE_NONE;
+    char *partition = NULL;
+    part_ctx top = {c, out_compact ? &compact : NULL, &has_wm, &wm, 0, "", out_compact && out_scope ? &scope : NULL,
+                    &partition};
     rc = parse_object(&top, schema, &s);
     if (!rc) {
         skip_ws(&s);
         if (s.pos < len) rc = syntax_error(&s, s.pos, "end of file expected");
     }
     if (!rc && out_compact && !compact) rc = sc_changes_new(&compact);
+    if (!rc && scope != SC_OVERWRITE_PARTITION) {
+        free(partition);
+        partition = NULL;
+    }
     if (rc) {
         sc_changes_free(c);
         sc_changes_free(compact);
+        free(partition);
         return rc;
     }
+    if (out_scope) *out_scope = scope;
+    if (out_partition) *out_partition = partition;
+    else free(partition);
     *out_append = c;
     if (out_compact) *out_compact = compact;
     if (out_has_watermark) *out_has_watermark = has_wm;

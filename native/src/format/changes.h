@@ -36,5 +36,10 @@ int sc_changes_parse_json_schema(sc_changes **out, const sc_table_schema *schema
 int sc_changes_parse_checkpoint_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
                                      int64_t *out_watermark, const sc_table_schema *schema, const char *json,
                                      size_t len);
+/* The same with the "overwrite" member (sc_table_parse_checkpoint_request): *out_partition
+ * (malloc()ed, NULL unless SC_OVERWRITE_PARTITION) is the caller's. */
+int sc_changes_parse_request_json(sc_changes **out_append, sc_changes **out_compact, int *out_has_watermark,
+                                  int64_t *out_watermark, sc_overwrite_scope *out_scope, char **out_partition,
+                                  const sc_table_schema *schema, const char *json, size_t len);
 
 #endif

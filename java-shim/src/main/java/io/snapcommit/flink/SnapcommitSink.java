@@ -97,7 +97,7 @@ public final class SnapcommitSink {
      * {@code execute()} throw IllegalArgumentException naming the setting, before anything is submitted.
      */
     public DataStreamSink<Void> sinkTo(DataStream<RowData> input) {
-        return addTopology(input, config, spec, rowType, uidPrefix, writerParallelism, false);
+        return addTopology(input, config, spec, rowType, uidPrefix, writerParallelism, false, null);
     }
 
     /**
@@ -109,12 +109,27 @@ public final class SnapcommitSink {
      */
     public static DataStreamSink<Void> attach(DataStream<RowData> input, SinkConfig config, PaimonTableSpec spec,
                                               RowType rowType, String uidPrefix, int writerParallelism) {
-        return addTopology(input, config, spec, rowType, uidPrefix, writerParallelism, true);
+        return addTopology(input, config, spec, rowType, uidPrefix, writerParallelism, true, null);
+    }
+
+    /**
+     * {@link #attach} for a batch INSERT OVERWRITE (Paimon's FlinkSinkBuilder.overwrite): writers
+     * ignore the table's previous files, and the one commit at the end of input replaces the
+     * partitions of {@code overwritePartition} (the static partition, possibly partial or empty),
+     * or, when the table is partitioned and dynamic-partition-overwrite is on (Paimon's default),
+     * the partitions written. Only for a job without checkpointing (the committer refuses one
+     * that has it: each checkpoint's commit would replace the previous one's rows).
+     */
+    public static DataStreamSink<Void> attachOverwrite(DataStream<RowData> input, SinkConfig config,
+                                                       PaimonTableSpec spec, RowType rowType, String uidPrefix,
+                                                       int writerParallelism, Map<String, String> overwritePartition) {
+        return addTopology(input, config, spec, rowType, uidPrefix, writerParallelism, true,
+                           new LinkedHashMap<>(Objects.requireNonNull(overwritePartition)));
     }
 
     private static DataStreamSink<Void> addTopology(DataStream<RowData> input, SinkConfig config, PaimonTableSpec spec,
                                                     RowType rowType, String uidPrefix, int writerParallelism,
-                                                    boolean checkNow) {
+                                                    boolean checkNow, LinkedHashMap<String, String> overwrite) {
         if (checkNow) SinkJobChecks.check(input.getExecutionEnvironment(), input.getTransformation(), config.location());
         // One commit user for writers and committer, chosen when the job graph is built (as Paimon's
         // FlinkSink does) and kept in their state from then on.
@@ -131,12 +146,12 @@ public final class SnapcommitSink {
         }
         SingleOutputStreamOperator<byte[]> written = routed.transform(
             "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new SnapcommitWriterOperator(config, spec, rowType, initialUser));
+            new SnapcommitWriterOperator(config, spec, rowType, initialUser, overwrite != null));
         written.uid(uidPrefix + "-writer").name("snapcommit-writer: " + config.location());
         if (writerParallelism > 0) written.setParallelism(writerParallelism);
 
         SingleOutputStreamOperator<Void> committed = written.transform(
-            "snapcommit-committer: " + config.location(), Types.VOID, new SnapcommitCommitterOperator(config, spec, initialUser));
+            "snapcommit-committer: " + config.location(), Types.VOID, new SnapcommitCommitterOperator(config, spec, initialUser, overwrite));
         committed.uid(uidPrefix + "-committer").setParallelism(1).setMaxParallelism(1);
 
         // Checked already: a plain discarding end. Otherwise the end runs the checks at graph generation.

@@ -194,10 +194,23 @@ public final class NativeTable implements AutoCloseable {
     public synchronized CheckpointResult commitCheckpoint(String user, long identifier, long baseSnapshot,
                                                           Long watermark, NativeChanges append,
                                                           NativeChanges compact) {
+        return commitCheckpoint(user, identifier, baseSnapshot, watermark, append, compact, Overwrite.NONE);
+    }
+
+    /**
+     * The same as an INSERT OVERWRITE (sc_checkpoint_request.overwrite): the append part replaces
+     * what {@code overwrite} names, planned anew on every attempt; the changelog of both parts is
+     * dropped, as Paimon's overwrite commits none.
+     */
+    public synchronized CheckpointResult commitCheckpoint(String user, long identifier, long baseSnapshot,
+                                                          Long watermark, NativeChanges append,
+                                                          NativeChanges compact, Overwrite overwrite) {
         return new CheckpointResult(commitCheckpoint(live(), Utf8.z(user), identifier, baseSnapshot,
                                                      watermark != null, watermark == null ? 0 : watermark,
                                                      append == null ? 0 : append.live(),
-                                                     compact == null ? 0 : compact.live()));
+                                                     compact == null ? 0 : compact.live(), overwrite.scope(),
+                                                     overwrite.partition() == null ? null
+                                                                                   : Utf8.z(overwrite.partition())));
     }
 
     /** The last identifier committed by user, empty when it has none. */
@@ -285,7 +298,8 @@ public final class NativeTable implements AutoCloseable {
                                         long changes);
 
     private static native long[] commitCheckpoint(long handle, byte[] user, long identifier, long baseSnapshot,
-                                                  boolean hasWatermark, long watermark, long append, long compact);
+                                                  boolean hasWatermark, long watermark, long append, long compact,
+                                                  int overwrite, byte[] overwritePartition);
 
     private static native long lastCommitted(long handle, byte[] user);
 

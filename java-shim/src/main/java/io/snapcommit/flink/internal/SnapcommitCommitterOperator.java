@@ -37,6 +37,7 @@ import io.snapcommit.flink.paimon.PaimonTableSpec;
 import io.snapcommit.jni.AlreadyCommittedException;
 import io.snapcommit.jni.CheckpointResult;
 import io.snapcommit.jni.ConflictException;
+import io.snapcommit.jni.Overwrite;
 import io.snapcommit.jni.NativeChanges;
 import io.snapcommit.jni.NativeLog;
 import io.snapcommit.jni.NativeTable;
@@ -93,6 +94,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private final SinkConfig config;
     private final PaimonTableSpec spec;
     private final String initialCommitUser;
+    /** INSERT OVERWRITE: Paimon's static partition (possibly partial or empty); null for none. */
+    private final java.util.LinkedHashMap<String, String> overwritePartition;
+    private transient Overwrite overwrite;
 
     private transient ListState<byte[]> pendingState;
     private transient String commitUser;
@@ -114,6 +118,13 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     static final java.time.Duration EXPIRE_STOP_WAIT = java.time.Duration.ofSeconds(2);
 
     public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec, String initialCommitUser) {
+        this(config, spec, initialCommitUser, null);
+    }
+
+    /** @param overwritePartition an INSERT OVERWRITE's static partition (see {@link #overwriteOf}), null for none */
+    public SnapcommitCommitterOperator(SinkConfig config, PaimonTableSpec spec, String initialCommitUser,
+                                       java.util.LinkedHashMap<String, String> overwritePartition) {
+        this.overwritePartition = overwritePartition;
         this.config = Objects.requireNonNull(config);
         this.spec = Objects.requireNonNull(spec);
         this.initialCommitUser = Objects.requireNonNull(initialCommitUser);
@@ -196,6 +207,12 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                                                + config.location() + ", created with " + table.strategy());
         }
         table.retryPolicy(config.maxRetries(), config.minRetryWait(), config.maxRetryWait(), config.commitTimeout());
+        overwrite = overwriteOf(overwritePartition, stored);
+        if (overwrite != Overwrite.NONE && getOperatorConfig().isCheckpointingEnabled())
+            // Paimon's overwrite commits exactly one committable; every checkpoint's would replace the last's rows.
+            throw new UnsupportedOperationException("INSERT OVERWRITE into " + config.location() + " runs as a batch "
+                + "job (execution.runtime-mode = batch): with checkpointing, each checkpoint's commit would replace "
+                + "the rows the previous ones wrote");
         defaultBuckets = stored.coreOptions().bucket();
         manifestCompression = stored.coreOptions().manifestCompression();
         if (legacyIds != null && legacyIds.length > 0) checkLegacy();
@@ -302,7 +319,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     public void endInput() throws Exception {
         if (!getOperatorConfig().isCheckpointingEnabled()) {
             // No checkpoint will come: commit what the writers sent, identifier after the user's last.
-            if (!received.isEmpty()) {
+            if (!received.isEmpty() || overwrite != Overwrite.NONE) {
                 OptionalLong last = table.lastCommittedIdentifier(commitUser);
                 long id = Math.max(last.isPresent() ? last.getAsLong() + 1 : 1,
                                    pending.isEmpty() ? 1 : pending.lastKey() + 1);
@@ -373,15 +390,32 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         if (committed && upkeep != null) upkeep.request();
     }
 
+    /**
+     * Paimon's FileStoreCommitImpl.overwritePartition: a partitioned table with
+     * dynamic-partition-overwrite (the default) replaces the partitions written; otherwise the
+     * partitions matching the static partition (all of them when it is empty).
+     */
+    static Overwrite overwriteOf(java.util.Map<String, String> staticPartition, PaimonTableSpec spec) {
+        if (staticPartition == null) return Overwrite.NONE;
+        java.util.List<String> keys = spec.schema().partitionKeys();
+        if (!keys.isEmpty() && spec.coreOptions().dynamicPartitionOverwrite()) return Overwrite.DYNAMIC;
+        java.util.LinkedHashMap<String, String> ordered = new java.util.LinkedHashMap<>();
+        for (String k : keys) if (staticPartition.containsKey(k)) ordered.put(k, staticPartition.get(k));
+        if (ordered.isEmpty()) return Overwrite.TABLE;
+        String path = org.apache.paimon.utils.PartitionPathUtils.generatePartitionPath(ordered);
+        return Overwrite.partition(path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
+    }
+
     /** @return true when a snapshot was published (false: nothing to commit, or a filtered replay) */
     private boolean commitOne(ManifestCommittable committable) throws Exception {
         long identifier = committable.identifier();
         long started = System.nanoTime();
         PaimonSections sections = PaimonSections.of(committable.fileCommittables(), defaultBuckets, manifestCompression);
-        if (sections.append.isEmpty() && sections.compact.isEmpty()) return false;
+        // An overwrite commits even with no file: a static one empties its partitions (Paimon's).
+        if (sections.append.isEmpty() && sections.compact.isEmpty() && overwrite == Overwrite.NONE) return false;
         try (NativeChanges append = sections.append.toNative(); NativeChanges compact = sections.compact.toNative()) {
             CheckpointResult r = table.commitCheckpoint(commitUser, identifier, 0, committable.watermark(), append,
-                                                        compact);
+                                                        compact, overwrite);
             long latency = (System.nanoTime() - started) / 1_000_000;
             for (CheckpointResult.Part p : new CheckpointResult.Part[] {r.append(), r.compact()}) {
                 if (!p.written()) continue;

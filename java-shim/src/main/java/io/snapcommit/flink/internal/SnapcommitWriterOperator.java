@@ -53,6 +53,7 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private final PaimonTableSpec spec;
     private final RowType rowType;
     private final String initialCommitUser;
+    private final boolean ignorePreviousFiles;
 
     private transient String commitUser;
     private transient IOManager ioManager;
@@ -64,6 +65,16 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private transient Counter rowsOut, filesOut, bytesOut;
 
     public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
+        this(config, spec, rowType, initialCommitUser, false);
+    }
+
+    /**
+     * @param ignorePreviousFiles an INSERT OVERWRITE: write as into an empty table (Paimon's
+     *     withIgnorePreviousFiles), the commit replaces what was there
+     */
+    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser,
+                                    boolean ignorePreviousFiles) {
+        this.ignorePreviousFiles = ignorePreviousFiles;
         this.config = Objects.requireNonNull(config);
         this.spec = Objects.requireNonNull(spec);
         this.rowType = Objects.requireNonNull(rowType);
@@ -94,7 +105,7 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
         FileStoreTable table = PaimonStoreTable.open(config.location(), config.storeConfig(), spec,
                                                      writeOptions(config, spec));
         ioManager = IOManager.create(getContainingTask().getEnvironment().getIOManager().getSpillingDirectoriesPaths());
-        write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(false);
+        write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(ignorePreviousFiles);
         primaryKeyTable = !spec.schema().primaryKeys().isEmpty();
         waitCompaction = waitCompaction(table.coreOptions());
     }

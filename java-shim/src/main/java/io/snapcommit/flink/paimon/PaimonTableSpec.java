@@ -39,7 +39,7 @@ public final class PaimonTableSpec implements Serializable {
         CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key(), CoreOptions.FILE_FORMAT.key(),
         CoreOptions.MERGE_ENGINE.key(), CoreOptions.CHANGELOG_PRODUCER.key(), CoreOptions.SEQUENCE_FIELD.key(),
         CoreOptions.DELETION_VECTORS_ENABLED.key(), CoreOptions.LOOKUP_WAIT.key(), CoreOptions.IGNORE_DELETE.key(),
-        CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key())));
+        CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key())));
 
     /** Per-field Paimon options (fields.&lt;name&gt;.aggregate-function, .sequence-group, ...) go into the schema too. */
     public static final String FIELD_OPTION_PREFIX = "fields.";

@@ -1,5 +1,6 @@
 package io.snapcommit.flink.table;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -10,6 +11,7 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -18,14 +20,19 @@ import io.snapcommit.flink.SinkConfig;
 import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
 
-/** The 'snapcommit' table sink: insert-only, partitioned by the table's PARTITIONED BY columns. */
-final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPartitioning {
+/**
+ * The 'snapcommit' table sink, partitioned by the table's PARTITIONED BY columns; a batch INSERT
+ * OVERWRITE (with or without a static PARTITION) replaces as Paimon's FlinkTableSinkBase does.
+ */
+final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPartitioning, SupportsOverwrite {
     private final SinkConfig config;
     private final PaimonTableSpec spec;
     private final RowType rowType;
     private final Integer parallelism;
     private final String tableName;
     private final String uidPrefix; // sink.uid-prefix, null when unset
+    private boolean overwrite;
+    private final LinkedHashMap<String, String> staticPartitions = new LinkedHashMap<>();
 
     SnapcommitDynamicTableSink(SinkConfig config, PaimonTableSpec spec, RowType rowType, Integer parallelism,
                                String tableName, String uidPrefix) {
@@ -70,7 +77,10 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
 
     @Override
     public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
-        return new Provider(config, spec, rowType, parallelism, tableName, uidPrefix);
+        if (overwrite && !context.isBounded())
+            throw new UnsupportedOperationException("Paimon doesn't support streaming INSERT OVERWRITE.");
+        return new Provider(config, spec, rowType, parallelism, tableName, uidPrefix,
+                            overwrite ? new LinkedHashMap<>(staticPartitions) : null);
     }
 
     /** A class, not a lambda: DataStreamSinkProvider has no single abstract method in Flink 1.20. */
@@ -81,9 +91,11 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
         private final Integer parallelism;
         private final String tableName;
         private final String uidPrefix;
+        private final LinkedHashMap<String, String> overwritePartition; // null: not an overwrite
 
         Provider(SinkConfig config, PaimonTableSpec spec, RowType rowType, Integer parallelism, String tableName,
-                 String uidPrefix) {
+                 String uidPrefix, LinkedHashMap<String, String> overwritePartition) {
+            this.overwritePartition = overwritePartition;
             this.config = config;
             this.spec = spec;
             this.rowType = rowType;
@@ -96,7 +108,9 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
         public DataStreamSink<?> consumeDataStream(ProviderContext context, DataStream<RowData> input) {
             String uid = uidPrefix(uidPrefix, context.generateUid("snapcommit"), config.location());
             try {
-                return SnapcommitSink.attach(input, config, spec, rowType, uid, parallelism == null ? -1 : parallelism);
+                int p = parallelism == null ? -1 : parallelism;
+                return overwritePartition == null ? SnapcommitSink.attach(input, config, spec, rowType, uid, p)
+                    : SnapcommitSink.attachOverwrite(input, config, spec, rowType, uid, p, overwritePartition);
             } catch (IllegalArgumentException e) {
                 // Raised while the planner translates the INSERT: the statement fails before submission.
                 throw new ValidationException("Cannot write to snapcommit table " + tableName + ": " + e.getMessage(), e);
@@ -106,12 +120,25 @@ final class SnapcommitDynamicTableSink implements DynamicTableSink, SupportsPart
 
     @Override
     public void applyStaticPartition(Map<String, String> partition) {
-        // Static partition values are filled into the rows by the planner; partitions are derived from rows.
+        // The planner fills the values into the rows; an overwrite replaces the partitions they name
+        // (Paimon's FlinkTableSinkBase keeps the ones of partition keys).
+        staticPartitions.clear();
+        for (String key : spec.schema().partitionKeys())
+            if (partition.containsKey(key)) staticPartitions.put(key, partition.get(key));
+    }
+
+    @Override
+    public void applyOverwrite(boolean overwrite) {
+        this.overwrite = overwrite;
     }
 
     @Override
     public DynamicTableSink copy() {
-        return new SnapcommitDynamicTableSink(config, spec, rowType, parallelism, tableName, uidPrefix);
+        SnapcommitDynamicTableSink copy = new SnapcommitDynamicTableSink(config, spec, rowType, parallelism, tableName,
+                                                                         uidPrefix);
+        copy.overwrite = overwrite;
+        copy.staticPartitions.putAll(staticPartitions);
+        return copy;
     }
 
     @Override

@@ -1,0 +1,199 @@
+/*
+ * The partitions an INSERT OVERWRITE replaces (overwrite.h). A static spec may
+ * name only some partition keys (Paimon's createPartitionPredicate): a live
+ * partition matches when substituting the spec's values into its own spec
+ * gives the same row back. That compares values as their types do ("01" and
+ * "1" of an INT are one value) and treats the default partition name as null,
+ * exactly as a partition path is read.
+ */
+#include "engine/overwrite.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/error_internal.h"
+#include "format/binary_row.h"
+#include "format/partition.h"
+#include "strategy/strategy.h"
+
+/* The value of `key` (len bytes) in `spec`, its length in *vlen; NULL when the spec does not name it. */
+static const char *spec_value(const char *spec, const char *key, size_t klen, size_t *vlen) {
+    for (const char *p = spec; *p;) {
+        const char *end = strchr(p, '/');
+        if (!end) end = p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (eq && (size_t)(eq - p) == klen && memcmp(p, key, klen) == 0) {
+            *vlen = (size_t)(end - eq - 1);
+            return eq + 1;
+        }
+        p = *end ? end + 1 : end;
+    }
+    return NULL;
+}
+
+int sc_overwrite_check_spec(const sc_table *t, const char *spec) {
+    if (!spec) return 0;
+    const sc_table_schema *s = &t->schema;
+    unsigned char seen[64] = {0};
+    for (const char *p = spec; *p;) {
+        const char *end = strchr(p, '/');
+        if (!end) end = p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq) return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": \"%.*s\" is not key=value", spec, (int)(end - p), p);
+        size_t i = 0, klen = (size_t)(eq - p);
+        while (i < s->partition_key_count && !(strlen(s->partition_keys[i]) == klen && memcmp(s->partition_keys[i], p, klen) == 0))
+            i++;
+        if (i == s->partition_key_count)
+            return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": \"%.*s\" is not a partition key of the table", spec,
+                                (int)klen, p);
+        if (i < sizeof seen && seen[i]++)
+            return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": key \"%.*s\" is given twice", spec, (int)klen, p);
+        p = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes partition) {
+    *out = 1;
+    if (!spec || !*spec) return 0;
+    sc_buf own = SC_BUF_INIT, subst = SC_BUF_INIT, row = SC_BUF_INIT;
+    int rc = sc_partition_spec(&own, &t->schema, partition.data, partition.len, "partition");
+    if (!rc) rc = sc_buf_append(&own, "", 1); /* NUL-terminated for the walk below */
+    for (const char *p = rc ? "" : (const char *)own.data; !rc && *p;) {
+        const char *end = strchr(p, '/');
+        if (!end) end = p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        size_t klen = eq ? (size_t)(eq - p) : (size_t)(end - p), vlen = 0;
+        const char *v = eq ? spec_value(spec, p, klen, &vlen) : NULL;
+        if (subst.len) rc = sc_buf_append(&subst, "/", 1);
+        if (!rc && v) {
+            rc = sc_buf_append(&subst, p, klen + 1);
+            if (!rc) rc = sc_buf_append(&subst, v, vlen);
+        } else if (!rc) {
+            rc = sc_buf_append(&subst, p, (size_t)(end - p));
+        }
+        p = *end ? end + 1 : end;
+    }
+    if (!rc) rc = sc_buf_append(&subst, "", 1);
+    if (!rc) rc = sc_partition_parse(&row, &t->schema, (const char *)subst.data);
+    if (rc == SC_EINVAL) sc_error_wrap(rc, "overwrite partition \"%s\"", spec);
+    if (!rc) *out = row.len == partition.len && memcmp(row.data, partition.data, row.len) == 0;
+    sc_buf_free(&own);
+    sc_buf_free(&subst);
+    sc_buf_free(&row);
+    return rc;
+}
+
+/* Put `p` into `out` when it matches (`no` remembers the partitions that did not). */
+static int consider(sc_partition_set *out, sc_partition_set *no, const sc_table *t, const char *spec, sc_bytes p) {
+    if (sc_partition_set_has(out, p) || sc_partition_set_has(no, p)) return 0;
+    int match = 0;
+    int rc = sc_overwrite_matches(&match, t, spec, p);
+    if (!rc) rc = sc_partition_set_add(match ? out : no, p);
+    return rc;
+}
+
+int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_table *t, const sc_snapshot *latest,
+                            const char *spec, const sc_changes *c) {
+    sc_partition_set_free(out);
+    sc_entry_vec_free(holder);
+    sc_partition_set no = {0};
+    int rc = 0;
+    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+        sc_bytes p = c->adds.items[i].file.partition;
+        int match = 0;
+        rc = sc_overwrite_matches(&match, t, spec, p);
+        if (!rc && !match) {
+            sc_buf text = SC_BUF_INIT;
+            if (sc_partition_spec(&text, &t->schema, p.data, p.len, "partition") == 0 && !sc_buf_append(&text, "", 1))
+                rc = sc_error_set(SC_EINVAL, "overwrite of partition \"%s\": the change set adds %s in partition \"%s\", "
+                                             "which does not belong to it",
+                                  spec, c->adds.items[i].file.file, (const char *)text.data);
+            else
+                rc = sc_error_wrap(SC_EINVAL, "overwrite of partition \"%s\": a file added outside it", spec);
+            sc_buf_free(&text);
+        }
+        if (!rc) rc = sc_partition_set_add(out, p);
+    }
+    for (size_t i = 0; !rc && i < c->deletes.count; i++) rc = consider(out, &no, t, spec, c->deletes.items[i].file.partition);
+    if (!rc && latest) rc = sc_state_live_files(holder, t, latest, NULL);
+    for (size_t i = 0; !rc && i < holder->count; i++) rc = consider(out, &no, t, spec, holder->items[i].file.partition);
+    sc_partition_set_free(&no);
+    return rc;
+}
+
+int sc_overwrite_with_index(sc_partition_set *out, const sc_partition_set *parts, const sc_table *t, const char *spec,
+                            const sc_index_vec *index) {
+    sc_partition_set_free(out);
+    sc_partition_set no = {0};
+    int rc = 0;
+    for (size_t i = 0; !rc && i < parts->count; i++) rc = sc_partition_set_add(out, parts->items[i]);
+    for (size_t i = 0; !rc && i < index->count; i++) rc = consider(out, &no, t, spec, index->items[i].entry.partition);
+    sc_partition_set_free(&no);
+    return rc;
+}
+
+/* The top level of the table's LSM tree, as CoreOptions.numLevels() - 1. */
+static int32_t top_level(const sc_table *t) {
+    const char *v = sc_schema_option(&t->schema, "num-levels");
+    long levels = v ? strtol(v, NULL, 10) : 0;
+    if (!v) {
+        const char *trigger = sc_schema_option(&t->schema, "num-sorted-run.compaction-trigger");
+        levels = (trigger ? strtol(trigger, NULL, 10) : 5) + 1;
+    }
+    return levels >= 2 && levels <= 1000 ? (int32_t)levels - 1 : 0;
+}
+
+static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
+    const sc_table_schema *s = &t->schema;
+    int c;
+    if (sc_row_compare(&c, a.data, a.len, b.data, b.len, s->trimmed_key_types, s->trimmed_key_count, "key") == 0) return c;
+    sc_error_clear();
+    return sc_bytes_compare(a, b);
+}
+
+/* By partition, bucket, then minimum key. */
+static int by_bucket_then_key(const sc_table *t, const sc_file_entry *a, const sc_file_entry *b) {
+    int c = sc_bytes_compare(a->partition, b->partition);
+    if (!c) c = (a->bucket > b->bucket) - (a->bucket < b->bucket);
+    return c ? c : key_compare(t, a->min_key, b->min_key);
+}
+
+/* Merge sort of f[0..n) with `tmp` of n slots: qsort has no context for the table's key types,
+ * and a global one would race between handles on other threads. */
+static void sort_files(const sc_table *t, sc_file_entry **f, sc_file_entry **tmp, size_t n) {
+    if (n < 2) return;
+    size_t mid = n / 2;
+    sort_files(t, f, tmp, mid);
+    sort_files(t, f + mid, tmp, n - mid);
+    size_t i = 0, j = mid, k = 0;
+    while (i < mid && j < n) tmp[k++] = by_bucket_then_key(t, f[j], f[i]) < 0 ? f[j++] : f[i++];
+    while (i < mid) tmp[k++] = f[i++];
+    while (j < n) tmp[k++] = f[j++];
+    memcpy(f, tmp, n * sizeof *f);
+}
+
+int sc_overwrite_upgrade(sc_table *t, sc_changes *c) {
+    const char *opt = sc_schema_option(&t->schema, "overwrite-upgrade");
+    if ((opt && strcasecmp(opt, "false") == 0) || t->schema.primary_key_count == 0 || c->adds.count == 0) return 0;
+    int32_t top = top_level(t);
+    if (top <= 0) return 0;
+    for (size_t i = 0; i < c->adds.count; i++)
+        if (c->adds.items[i].file.level > 0 || c->adds.items[i].file.bucket < 0) return 0;
+    sc_file_entry **f = malloc(2 * c->adds.count * sizeof *f);
+    if (!f) return sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->adds.count; i++) f[i] = &c->adds.items[i].file;
+    sort_files(t, f, f + c->adds.count, c->adds.count);
+    for (size_t start = 0, end; start < c->adds.count; start = end) {
+        int overlap = 0;
+        for (end = start + 1; end < c->adds.count && sc_bytes_compare(f[end]->partition, f[start]->partition) == 0 &&
+                              f[end]->bucket == f[start]->bucket;
+             end++)
+            overlap |= key_compare(t, f[end - 1]->max_key, f[end]->min_key) >= 0;
+        for (size_t i = start; !overlap && i < end; i++) f[i]->level = top;
+    }
+    free(f);
+    return 0;
+}
