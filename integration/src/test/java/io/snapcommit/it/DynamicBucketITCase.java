@@ -100,8 +100,34 @@ class DynamicBucketITCase extends ITBase {
         try (PaimonReader r = PaimonReader.open(path, Map.of())) {
             assertTrue(r.snapshots().size() > 1, "several checkpoints committed: " + r.snapshots().size());
         }
+
+        // A second job upserts every key and a new one: its assigners load the HASH index the first
+        // job committed, so each old key stays in its bucket (read back once) and the new key fills
+        // a bucket with room or a new one.
+        StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
+        t.executeSql("CREATE TABLE dyn2 (p BIGINT, k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (p, k) NOT ENFORCED) "
+                     + "PARTITIONED BY (p) WITH ('connector' = 'snapcommit', 'path' = '" + path + "')");
+        StringBuilder values = new StringBuilder();
+        List<String> want = new ArrayList<>();
+        for (long k = 0; k <= KEYS; k++) {
+            values.append(k == 0 ? "" : ", ").append("(").append(k % 2).append(", ").append(k).append(", 0, ").append(k)
+                  .append(")");
+            want.add("{\"p\":" + (k % 2) + ",\"k\":" + k + ",\"cnt\":0,\"total\":" + k + "}");
+        }
+        Collections.sort(want);
+        t.executeSql("INSERT INTO dyn2 VALUES " + values).await();
+        assertEquals(want, batch(path), "Paimon's batch read after the second job");
+        long rowsAfter = 0;
+        Set<String> bucketsAfter = new TreeSet<>();
+        for (IndexManifestEntry e : latestIndex(path)) {
+            rowsAfter += e.indexFile().rowCount();
+            bucketsAfter.add(e.partition().getLong(0) + "/" + e.bucket());
+        }
+        assertEquals(KEYS + 1, rowsAfter, "HASH index rows = keys after the second job");
+        assertTrue(bucketsAfter.containsAll(buckets), "the first job's buckets kept: " + buckets + " " + bucketsAfter);
         summary("pk dynamic bucket (GROUP BY upsert, map fails once): Paimon's batch read equals the model; HASH index "
-                + "of " + buckets.size() + " buckets " + buckets + " in the latest index manifest");
+                + "of " + buckets.size() + " buckets " + buckets + " in the latest index manifest; a second job's upserts of "
+                + "every key (and a new one) read back once each, buckets " + bucketsAfter);
     }
 
     @Test
