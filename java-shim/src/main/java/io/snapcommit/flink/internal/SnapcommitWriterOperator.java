@@ -60,6 +60,8 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
     private final PaimonTableSpec spec;
     private final RowType rowType;
     private final String initialCommitUser;
+    /** The input is (row, bucket) from the dynamic-bucket assigner, not rows. */
+    private final boolean withBucket;
 
     private transient String commitUser;
     private transient IOManager ioManager;
@@ -69,8 +71,6 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
     private transient boolean primaryKeyTable;
     private transient boolean waitCompaction;
     private transient Counter rowsOut, filesOut, bytesOut;
-
-    private final boolean withBucket;
 
     private SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser,
                                      boolean withBucket) {
