@@ -20,6 +20,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.snapcommit.flink.internal.DynamicBucketAssignerOperator;
 import io.snapcommit.flink.internal.SnapcommitCommitterOperator;
 import io.snapcommit.flink.internal.SnapcommitWriterOperator;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
@@ -52,7 +53,8 @@ import io.snapcommit.jni.Strategy;
  *
  * Topology: writer operators (the input's parallelism, or {@link Builder#writerParallelism}) write
  * data files with Paimon's own TableWriteImpl straight to the table's storage (a fixed-bucket
- * table's rows shuffled so that each bucket has one writer) and send Paimon's CommitMessages to
+ * table's rows shuffled so that each bucket has one writer; a dynamic-bucket primary-key table's
+ * rows first through Paimon's bucket assigner, operator {@code <uidPrefix>-assigner}) and send Paimon's CommitMessages to
  * one committer operator (parallelism 1) that commits them through the native library at each
  * completed checkpoint. Operator uids
  * are {@code <uidPrefix>-writer} and {@code <uidPrefix>-committer}; keep the prefix
@@ -139,14 +141,27 @@ public final class SnapcommitSink {
             // planner's materializer in front of them would reorder nothing but cost state.
             throw new IllegalArgumentException("Sink materializer must not be used with a primary-key table: set '"
                 + "table.exec.sink.upsert-materialize' to 'NONE' in Flink's config");
-        DataStream<RowData> routed = input;
-        if (spec.coreOptions().bucket() > 0) {
-            // Fixed buckets: each (partition, bucket) to one writer, by Paimon's channel rule.
-            routed = SnapcommitWriterOperator.shuffleByBucket(input, spec, rowType);
+        SingleOutputStreamOperator<byte[]> written;
+        if (spec.coreOptions().bucket() == -1 && !spec.schema().primaryKeys().isEmpty()) {
+            if (overwrite != null)
+                // Paimon overwrites such tables with its SimpleHashBucketAssigner, not ported yet.
+                throw new IllegalArgumentException("INSERT OVERWRITE of a dynamic-bucket primary-key table (bucket = -1) is "
+                    + "not supported by the snapcommit sink yet; use a fixed bucket count");
+            // Dynamic buckets (Paimon's DynamicBucketSink): key hash → bucket assigner → (partition, bucket) → writer.
+            written = DynamicBucketAssignerOperator.assignAndShuffle(input, config, spec, rowType, initialUser,
+                                                                     uidPrefix + "-assigner", writerParallelism)
+                .transform("snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                           SnapcommitWriterOperator.rowsWithBucket(config, spec, rowType, initialUser));
+        } else {
+            DataStream<RowData> routed = input;
+            if (spec.coreOptions().bucket() > 0) {
+                // Fixed buckets: each (partition, bucket) to one writer, by Paimon's channel rule.
+                routed = SnapcommitWriterOperator.shuffleByBucket(input, spec, rowType);
+            }
+            written = routed.transform(
+                "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                SnapcommitWriterOperator.rows(config, spec, rowType, initialUser, overwrite != null));
         }
-        SingleOutputStreamOperator<byte[]> written = routed.transform(
-            "snapcommit-writer: " + config.location(), PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
-            new SnapcommitWriterOperator(config, spec, rowType, initialUser, overwrite != null));
         written.uid(uidPrefix + "-writer").name("snapcommit-writer: " + config.location());
         if (writerParallelism > 0) written.setParallelism(writerParallelism);
 
@@ -260,7 +275,7 @@ public final class SnapcommitSink {
         public Builder rowType(RowType type) { this.rowType = type; return this; }
         /** Partition columns (Hive-style directories; Paimon's escaping and default partition name). */
         public Builder partitionKeys(String... keys) { partitionKeys.addAll(Arrays.asList(keys)); return this; }
-        /** Primary key columns: a primary-key table with fixed buckets ({@link #bucket}); see docs/flink.md. */
+        /** Primary key columns: fixed buckets ({@link #bucket}) or dynamic (the default, bucket -1); see docs/flink.md. */
         public Builder primaryKeys(String... keys) { primaryKeys.addAll(Arrays.asList(keys)); return this; }
         /** A Paimon table option stored in the schema: bucket, bucket-key or file.format. */
         public Builder option(String key, String value) {

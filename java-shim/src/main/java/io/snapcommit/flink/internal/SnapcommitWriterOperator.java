@@ -8,6 +8,7 @@ import java.util.Objects;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.BasicTypeInfo;
+import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -44,16 +45,25 @@ import io.snapcommit.flink.paimon.RowConverter;
  * Long.MAX_VALUE)}; the CommitMessages go to the committer as a {@link WriterCommittable}.
  * The commit user is kept in the union list state {@code commit_user_state}, as Paimon keeps it,
  * starting from the one the sink chose for writers and committer alike.
+ *
+ * <p>{@link #rows} takes RowData whose bucket Paimon's extractor computes (bucket-unaware and
+ * fixed-bucket tables); {@link #rowsWithBucket} takes (RowData, bucket) pairs that the dynamic-bucket
+ * assigner ({@link DynamicBucketAssignerOperator}) chose, written with {@code write(row, bucket)} as
+ * Paimon's DynamicBucketRowWriteOperator does; the writer then keeps the buckets' HASH index and
+ * sends its new index files in the CommitMessages.
  */
-public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[]>
-        implements OneInputStreamOperator<RowData, byte[]>, BoundedOneInput {
+public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<byte[]>
+        implements OneInputStreamOperator<IN, byte[]>, BoundedOneInput {
     private static final long serialVersionUID = 1L;
 
     private final SinkConfig config;
     private final PaimonTableSpec spec;
     private final RowType rowType;
     private final String initialCommitUser;
+    /** An INSERT OVERWRITE: write as into an empty table (Paimon's withIgnorePreviousFiles). */
     private final boolean ignorePreviousFiles;
+    /** The input is (row, bucket) from the dynamic-bucket assigner, not rows. */
+    private final boolean withBucket;
 
     private transient String commitUser;
     private transient IOManager ioManager;
@@ -64,21 +74,35 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     private transient boolean waitCompaction;
     private transient Counter rowsOut, filesOut, bytesOut;
 
-    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
-        this(config, spec, rowType, initialCommitUser, false);
-    }
-
-    /**
-     * @param ignorePreviousFiles an INSERT OVERWRITE: write as into an empty table (Paimon's
-     *     withIgnorePreviousFiles), the commit replaces what was there
-     */
-    public SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser,
-                                    boolean ignorePreviousFiles) {
+    private SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser,
+                                     boolean withBucket, boolean ignorePreviousFiles) {
+        this.withBucket = withBucket;
         this.ignorePreviousFiles = ignorePreviousFiles;
         this.config = Objects.requireNonNull(config);
         this.spec = Objects.requireNonNull(spec);
         this.rowType = Objects.requireNonNull(rowType);
         this.initialCommitUser = Objects.requireNonNull(initialCommitUser);
+    }
+
+    /** A writer of rows whose bucket Paimon's extractor computes. */
+    public static SnapcommitWriterOperator<RowData> rows(SinkConfig config, PaimonTableSpec spec, RowType rowType,
+                                                         String initialCommitUser) {
+        return rows(config, spec, rowType, initialCommitUser, false);
+    }
+
+    /**
+     * As {@link #rows(SinkConfig, PaimonTableSpec, RowType, String)}; {@code ignorePreviousFiles} for an INSERT
+     * OVERWRITE: write as into an empty table, the commit replaces what was there.
+     */
+    public static SnapcommitWriterOperator<RowData> rows(SinkConfig config, PaimonTableSpec spec, RowType rowType,
+                                                         String initialCommitUser, boolean ignorePreviousFiles) {
+        return new SnapcommitWriterOperator<>(config, spec, rowType, initialCommitUser, false, ignorePreviousFiles);
+    }
+
+    /** A writer of (row, bucket) pairs from the dynamic-bucket assigner. */
+    public static SnapcommitWriterOperator<Tuple2<RowData, Integer>> rowsWithBucket(
+            SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser) {
+        return new SnapcommitWriterOperator<>(config, spec, rowType, initialCommitUser, true, false);
     }
 
     /** A fixed-bucket table's input shuffled to the writers by Paimon's channel rule ({@link BucketChannel}). */
@@ -140,12 +164,22 @@ public final class SnapcommitWriterOperator extends AbstractStreamOperator<byte[
     }
 
     @Override
-    public void processElement(StreamRecord<RowData> element) throws Exception {
-        RowData row = element.getValue();
+    @SuppressWarnings("unchecked")
+    public void processElement(StreamRecord<IN> element) throws Exception {
+        RowData row;
+        int bucket = -1;
+        if (withBucket) {
+            Tuple2<RowData, Integer> t = (Tuple2<RowData, Integer>) element.getValue();
+            row = t.f0;
+            bucket = t.f1;
+        } else {
+            row = (RowData) element.getValue();
+        }
         if (!primaryKeyTable && row.getRowKind() != RowKind.INSERT)
             throw new IllegalArgumentException("an append table (no primary key) takes inserts only: got a "
                                                + row.getRowKind() + " row");
-        write.write(converter.convert(row));
+        if (withBucket) write.write(converter.convert(row), bucket);
+        else write.write(converter.convert(row));
         rowsOut.inc();
     }
 

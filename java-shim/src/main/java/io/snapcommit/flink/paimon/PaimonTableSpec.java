@@ -39,7 +39,9 @@ public final class PaimonTableSpec implements Serializable {
         CoreOptions.BUCKET.key(), CoreOptions.BUCKET_KEY.key(), CoreOptions.FILE_FORMAT.key(),
         CoreOptions.MERGE_ENGINE.key(), CoreOptions.CHANGELOG_PRODUCER.key(), CoreOptions.SEQUENCE_FIELD.key(),
         CoreOptions.DELETION_VECTORS_ENABLED.key(), CoreOptions.LOOKUP_WAIT.key(), CoreOptions.IGNORE_DELETE.key(),
-        CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key())));
+        CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key(), CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM.key(),
+        CoreOptions.DYNAMIC_BUCKET_INITIAL_BUCKETS.key(), CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS.key(),
+        CoreOptions.DYNAMIC_BUCKET_ASSIGNER_PARALLELISM.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key())));
 
     /** Per-field Paimon options (fields.&lt;name&gt;.aggregate-function, .sequence-group, ...) go into the schema too. */
     public static final String FIELD_OPTION_PREFIX = "fields.";
@@ -69,7 +71,7 @@ public final class PaimonTableSpec implements Serializable {
      * Schema 0 of a new table.
      *
      * @throws IllegalArgumentException naming what is wrong (unknown key column, unsupported type or
-     *     option, a primary-key table the sink cannot write yet: dynamic bucket, cross-partition,
+     *     option, a primary-key table the sink cannot write yet: cross-partition,
      *     changelog-producer full-compaction; what Paimon's schema validation refuses)
      */
     public static PaimonTableSpec derive(RowType rowType, List<String> partitionKeys, List<String> primaryKeys,
@@ -107,7 +109,7 @@ public final class PaimonTableSpec implements Serializable {
                     throw new IllegalArgumentException("bucket-key " + k.trim() + " is a partition key");
             }
         }
-        if (!primaryKeys.isEmpty()) checkPrimaryKeyTable(primaryKeys, partitionKeys, bucket, opts);
+        if (!primaryKeys.isEmpty()) checkPrimaryKeyTable(primaryKeys, partitionKeys, opts);
         Schema.Builder b = Schema.newBuilder();
         for (int i = 0; i < names.size(); i++)
             b.column(names.get(i), PaimonTypes.toPaimon(names.get(i), rowType.getTypeAt(i)));
@@ -132,23 +134,19 @@ public final class PaimonTableSpec implements Serializable {
     }
 
     /**
-     * What the sink writes of primary-key tables today: fixed buckets, each key in one partition.
-     * A dynamic-bucket table (bucket -1, Paimon's default for primary keys) needs Paimon's bucket
-     * assigner in the job and a cross-partition update (a key without every partition key) its
-     * global index bootstrap; neither is in the sink yet. changelog-producer full-compaction needs
-     * the global full-compaction trigger of Paimon's GlobalFullCompactionSinkWrite, not ported.
+     * What the sink writes of primary-key tables today: fixed buckets, or dynamic buckets (bucket
+     * -1, Paimon's default for primary keys: Paimon's bucket assigner in the job), each key in one
+     * partition. A cross-partition update (a key without every partition key) needs Paimon's global
+     * index bootstrap, not in the sink. changelog-producer full-compaction needs the global
+     * full-compaction trigger of Paimon's GlobalFullCompactionSinkWrite, not ported.
      */
-    private static void checkPrimaryKeyTable(List<String> primaryKeys, List<String> partitionKeys, int bucket,
+    private static void checkPrimaryKeyTable(List<String> primaryKeys, List<String> partitionKeys,
                                              Map<String, String> opts) {
         for (String p : partitionKeys)
             if (!primaryKeys.contains(p))
                 throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + " does not contain partition key " + p
                     + ": a cross-partition update needs Paimon's global index assigner, which the snapcommit sink does "
                     + "not have yet; add " + p + " to the primary key");
-        if (bucket == -1)
-            throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + " with bucket -1 (dynamic bucket, the "
-                + "default): the snapcommit sink writes primary-key tables with fixed buckets only for now (dynamic "
-                + "bucket needs Paimon's bucket assigner in the job); set 'bucket' to a number >= 1");
         String producer = opts.get(CoreOptions.CHANGELOG_PRODUCER.key());
         if (producer != null && producer.equalsIgnoreCase(CoreOptions.ChangelogProducer.FULL_COMPACTION.toString()))
             throw new IllegalArgumentException("changelog-producer full-compaction is not supported by the snapcommit "

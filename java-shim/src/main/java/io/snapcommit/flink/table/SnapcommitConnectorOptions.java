@@ -108,7 +108,8 @@ public final class SnapcommitConnectorOptions {
 
     public static final ConfigOption<Integer> BUCKET = ConfigOptions.key("bucket").intType().noDefaultValue()
         .withDescription("Paimon's 'bucket': -1 (the default) = bucket-unaware append table (every file in "
-                         + "bucket 0, total buckets -1); N > 0 = fixed buckets, rows hashed on 'bucket-key' with "
+                         + "bucket 0, total buckets -1), dynamic buckets for a primary-key table (Paimon's "
+                         + "bucket assigner in the job); N > 0 = fixed buckets, rows hashed on 'bucket-key' with "
                          + "Paimon's bucket function.");
 
     public static final ConfigOption<List<String>> BUCKET_KEY = ConfigOptions.key("bucket-key").stringType()

@@ -32,7 +32,7 @@ import static io.snapcommit.flink.table.SnapcommitConnectorOptions.*;
  * completed checkpoint (or at the end of a bounded job without checkpoints).
  *
  * <p>The table's Paimon schema comes from the DDL: columns and types, PARTITIONED BY as partition
- * keys, PRIMARY KEY as primary keys (fixed buckets only: see PaimonTableSpec), and the Paimon options
+ * keys, PRIMARY KEY as primary keys (fixed or dynamic buckets; see PaimonTableSpec), and the Paimon options
  * {@code bucket}, {@code bucket-key}, {@code file.format} and those of primary-key tables
  * ({@link #PAIMON_PASS_THROUGH}, {@code fields.*}). When the table exists, its stored
  * schema must match; the statement fails at planning time naming the first difference.

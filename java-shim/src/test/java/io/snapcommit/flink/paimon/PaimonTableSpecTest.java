@@ -72,9 +72,20 @@ class PaimonTableSpecTest {
     }
 
     @Test
+    void aDynamicBucketPrimaryKeyTableIsDerivedWithItsAssignerOptions() {
+        PaimonTableSpec s = PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of("dt", "id"), Map.of(
+            "dynamic-bucket.target-row-num", "3", "dynamic-bucket.initial-buckets", "2"));
+        assertEquals(-1, s.coreOptions().bucket());
+        assertEquals(3L, s.coreOptions().dynamicBucketTargetRowNum());
+        assertEquals(2, s.coreOptions().dynamicBucketInitialBuckets());
+        assertEquals(org.apache.paimon.table.BucketMode.HASH_DYNAMIC,
+                     org.apache.paimon.table.FileStoreTableFactory.create(
+                         org.apache.paimon.fs.local.LocalFileIO.create(),
+                         new org.apache.paimon.fs.Path("/nonexistent-dynamic-bucket-table"), s.schema()).bucketMode());
+    }
+
+    @Test
     void whatCannotBeWrittenIsRefusedWithTheReason() {
-        refused("PRIMARY KEY [id] with bucket -1 (dynamic bucket, the default)",
-                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("id"), Map.of()));
         refused("PRIMARY KEY [id] does not contain partition key dt: a cross-partition update",
                 () -> PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of("id"), Map.of("bucket", "2")));
         refused("changelog-producer full-compaction is not supported",
