@@ -102,6 +102,19 @@ def main():
     big = meta.get("big", "? ?").split()
     rows.append((f"Compaction of {big[1]} files on a table of {big[0]} live files (fresh process)", None))
     rows += [("  commit ms", val("big.compact_ms")), ("  peak RSS MiB", val("big.peak_rss_mib"))]
+    upsert = [(f"Flink upsert job ({meta.get('upsert', '?')}): GROUP BY into a primary-key table, bucket 2, lookup changelog", None)]
+    for who, k in (("snapcommit sink", "sc"), ("Paimon TableCommitImpl", "paimon")):
+        upsert += [(f"  {who} rows/s", val(f"upsert.{k}.rows_per_s")),
+                   (f"  {who} checkpoint -> visible p50 ms", val(f"upsert.{k}.visible_p50_ms")),
+                   (f"  {who} checkpoint -> visible p90 ms", val(f"upsert.{k}.visible_p90_ms")),
+                   (f"  {who} checkpoint -> visible max ms", val(f"upsert.{k}.visible_max_ms")),
+                   (f"  {who} checkpoints measured", val(f"upsert.{k}.checkpoints_visible")),
+                   (f"  {who} snapshots", val(f"upsert.{k}.snapshots")),
+                   (f"  {who} Paimon's read equals the model (1 = yes)", val(f"upsert.{k}.model_ok"))]
+    upsert += [("  rows/s: snapcommit / Paimon", ratio("upsert.sc.rows_per_s", "upsert.paimon.rows_per_s")),
+               ("  visible p50: snapcommit / Paimon", ratio("upsert.sc.visible_p50_ms", "upsert.paimon.visible_p50_ms"))]
+    only_upsert = meta.get("commits_bench") == "0"
+    rows += upsert
     rows.append(("Ratios", None))
     rows += [
         (f"  C API append p50 @{hi} / @{lo}", ratio(f"sc.append.age{hi}.p50_ms", f"sc.append.age{lo}.p50_ms")),
@@ -118,6 +131,9 @@ def main():
         (f"  lost claims {rb}: C API / Paimon", ratio(f"sc.race_b.lost_claims", f"paimon.race_b.lost_claims")),
     ]
 
+    if only_upsert:  # scripts/bench.sh --upsert-only
+        rows = upsert
+
     def summary(f):
         xs = [x for x in (f(r) for r in runs) if x is not None]
         if not xs:
@@ -133,11 +149,14 @@ def main():
             return f"{x:.1f}"
         return f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
 
-    head = "snapcommit commit benchmark" + (" (SMOKE RUN: --quick, small ages; not results)" if meta.get("quick") == "1" else "")
+    head = ("snapcommit Flink upsert benchmark" if only_upsert else "snapcommit commit benchmark") + (" (SMOKE RUN: --quick; not results)" if meta.get("quick") == "1" else "")
     print(head)
-    print(f"runs: {len(runs)}   ages: {'/'.join(map(str, ages))}   races: {ra}, {rb}   "
-          f"commits per age: {meta.get('commits')} appends, {meta.get('compactions')} compactions, "
-          f"{meta.get('cli_commits')} CLI")
+    if only_upsert:
+        print(f"runs: {len(runs)}")
+    else:
+        print(f"runs: {len(runs)}   ages: {'/'.join(map(str, ages))}   races: {ra}, {rb}   "
+              f"commits per age: {meta.get('commits')} appends, {meta.get('compactions')} compactions, "
+              f"{meta.get('cli_commits')} CLI")
     print(f"disk: {meta.get('disk')}   host: {meta.get('host')}   commit: {meta.get('commit')}   {meta.get('date')}")
     w = 72
     print(f"\n{'':{w}} {'min':>10} {'median':>10} {'max':>10}")
@@ -160,6 +179,8 @@ def main():
         return (sum(1 for x in xs if x > 0), len(xs)) if xs else None
 
     goals = []
+    if only_upsert:  # no commit benchmark in this run: no goals of issue 11
+        return 0
 
     def goal(text, measured, holds, shown=None):
         goals.append((text, shown if shown is not None else fmt(measured),

@@ -18,6 +18,11 @@
 #            full run takes minutes longer; by default seeding is non-durable and ends with one
 #            syncfs, which changes nothing that is timed, see docs/performance.md),
 #            --out FILE (raw "R key value" lines, default DIR/results.txt)
+#   scripts/bench.sh --upsert        also the Flink upsert section: a streaming GROUP BY into a
+#                                    primary-key table through the snapcommit sink and through
+#                                    Paimon's own TableWriteImpl + TableCommitImpl (builds the Flink
+#                                    connector; --quick makes it a smoke run of 50,000 rows)
+#   scripts/bench.sh --upsert-only   only that section (with --quick: about two minutes)
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
 # atomic conditional writes); start them with scripts/s3-servers.sh start. Without them the S3 lines
@@ -28,7 +33,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 { # read whole before running: editing this file during a long run must not change the run
 
-runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1
+runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1 upsert=0 commits_bench=1
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -41,8 +46,10 @@ while [[ $# -gt 0 ]]; do
         --paimon-jvms) paimon_jvms=1 ;;
         --durable-seed) fast_seed=0 ;;
         --keep) keep=1 ;;
+        --upsert) upsert=1 ;;
+        --upsert-only) upsert=1 commits_bench=0 ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -52,20 +59,34 @@ if [[ $quick == 1 ]]; then
     runs=${runs:-1}
     ages=10,50,100 commits=10 compactions=5 cli_commits=5 filter_reps=5 floor_n=50
     race_a=2x5 race_b=4x5 warmup=20 big_live=20000 big_delete=1000
+    upsert_args=(--rows 50000 --keys 1000 --interval 500 --parallelism 2 --warmup 5000)
 else
     runs=${runs:-3}
     ages=10,1000,5000 commits=100 compactions=50 cli_commits=20 filter_reps=20 floor_n=300
     race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
+    upsert_args=(--rows 1000000 --keys 10000 --interval 1000 --parallelism 2 --warmup 100000)
 fi
 
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
 t_start=$(date +%s.%N)
 # ---- build ----
 build=$root/build-bench
-echo "== building snapcommit (Release) into $build" >&2
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" --target bench_commit snapcommit_cli -j"$(nproc)" >&2
 bc=$build/bench_commit cli=$build/snapcommit
+if [[ $commits_bench == 1 ]]; then
+    echo "== building snapcommit (Release) into $build" >&2
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$build" --target bench_commit snapcommit_cli -j"$(nproc)" >&2
+else
+    paimon=0 s3=0 big=0 # only the upsert section
+fi
+if [[ $upsert == 1 ]]; then
+    # The Flink connector and the integration jar (UpsertBench) on Flink 1.20, as scripts/flink-demo.sh
+    # builds them: the native library through the JNI binding in build/ and build-jni/ (RelWithDebInfo).
+    echo "== building the Flink connector and io.snapcommit.bench.UpsertBench" >&2
+    scripts/flink-setup.sh >&2
+    ( source scripts/flink-env.sh && flink_build_native && mvn "${MVN_FLAGS[@]}" -q -f pom.xml -Pflink-1.20 -DskipTests package ) >&2
+    upsert_target=$root/integration/target/flink-1.20
+fi
 
 jdk=/usr/lib/jvm/java-17-openjdk-amd64
 java=java; [[ -x $jdk/bin/java ]] && java=$jdk/bin/java
@@ -109,6 +130,8 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M cli_commits $cli_commits"
     echo "M big $big_live $big_delete"
     echo "M fast_seed $fast_seed"
+    echo "M commits_bench $commits_bench"
+    [[ $upsert == 1 ]] && echo "M upsert ${upsert_args[*]}"
     echo "M disk $df_line"
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "M date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -129,6 +152,18 @@ step() { # LABEL RUN CMD...: run one line, tag its R lines with the run number; 
 for ((r = 1; r <= runs; r++)); do
     d=$dir/run$r
     mkdir -p "$d"
+    if [[ $upsert == 1 ]]; then
+        # One JVM: the snapcommit sink's job, then Paimon's writer + committer job, same source and options.
+        step "Flink upsert job: snapcommit sink vs Paimon's TableCommitImpl" "$r" \
+            bash -c 'source scripts/flink-env.sh && exec java "${FLINK_JAVA_OPTS[@]}" -cp "$1" io.snapcommit.bench.UpsertBench "${@:3}" 2>"$2"' \
+            upsert "$upsert_target/snapcommit-flink-integration-0.1.0-SNAPSHOT.jar:$(cat "$upsert_target/demo.classpath")" \
+            "$dir/upsert-run$r.log" --dir "$d/upsert" "${upsert_args[@]}"
+        grep '^upsert ' "$dir/upsert-run$r.log" >&2 || true # its summary lines; Flink's log is in that file
+    fi
+    if [[ $commits_bench == 0 ]]; then
+        [[ $keep == 1 ]] || rm -rf "$d"
+        continue
+    fi
     step "durable floor" "$r" "$bc" floor "$d/floor" "$floor_n"
     step "C API + CLI, single writer" "$r" "$bc" single "$d/sc" --ages "$ages" --commits "$commits" \
         --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" \

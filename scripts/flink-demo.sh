@@ -6,6 +6,9 @@
 # snapshot log, the committer metrics and an exactly-once check, reads the table
 # back with Apache Paimon's own Java reader (rows, exactly once, time travel,
 # streaming read), then the CLI's view of the same table (snapcommit log + fsck).
+# Then an upsert job (1,000 rows at 500 rows/s): a streaming GROUP BY (count and sum per key) into a
+# primary-key table next to it (totals: bucket 2, changelog-producer lookup), read back
+# by Paimon's reader (batch scan and folded changelog) and checked against a model.
 #   scripts/flink-demo.sh [--table DIR] [--rows N] [--rate R] [--no-failure]
 #   FLINK_PROFILE=flink-2 scripts/flink-demo.sh         on Flink 2.x
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-demo.sh      no network (after a first run)
@@ -44,4 +47,10 @@ build/snapcommit log "$table"
 echo
 echo "== snapcommit fsck $table =="
 build/snapcommit fsck "$table"
+totals=$(dirname "$table")/totals
+if [ -d "$totals" ]; then
+  echo
+  echo "== snapcommit log $totals =="
+  build/snapcommit log "$totals"
+fi
 exit $rc
