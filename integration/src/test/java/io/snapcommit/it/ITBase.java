@@ -318,7 +318,9 @@ abstract class ITBase {
      * Each snapshot's identifier is a completed checkpoint, or a checkpoint that the committer took
      * its state for and that was then declined (e.g. "task is closing" at the end of a bounded
      * source): its messages stay pending under its own id and are committed with the next completed
-     * checkpoint, as Paimon's committer does. The last snapshot's is a completed checkpoint.
+     * checkpoint, as Paimon's committer does. So the last snapshot's identifier may be such a declined
+     * one too, when the completed checkpoint after it brought nothing new (an empty checkpoint writes
+     * no snapshot): it is then below that completed checkpoint, like any other.
      */
     static void assertIdentifiersAreCheckpoints(List<SnapshotInfo> log, java.util.Set<Long> completed) {
         for (SnapshotInfo s : log) {
@@ -326,9 +328,6 @@ abstract class ITBase {
             assertTrue(completed.contains(id) || completed.stream().anyMatch(c -> c > id),
                        "snapshot " + s.id() + " has identifier " + id + ", below no completed checkpoint " + completed);
         }
-        long last = log.get(log.size() - 1).commitIdentifier();
-        assertTrue(completed.contains(last), "the last snapshot's identifier " + last + " is not a completed checkpoint "
-                                             + completed);
     }
 
     /** Records the checkpoints each test's job saw completed (same JVM as the MiniCluster). */
