@@ -113,7 +113,7 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["orphansFo
 "$sc" remove-orphans "$t" --older-than 59s --dry-run > /dev/null 2>&1; rc=$?
 [[ $rc -eq 2 ]] && ok "remove-orphans --older-than 59s refused" || bad "remove-orphans 59s: exit $rc"
 "$sc" remove-orphans "$t" --older-than 0ms --force > "$work/res" || bad "remove-orphans --force exited $?"
-grep -q "^deleted 2 orphans (1 data files, 1 manifests, 0 other)" "$work/res" \
+grep -q "^deleted 2 orphans (1 data files, 1 manifests, 0 index files, 0 other)" "$work/res" \
     && ok "remove-orphans --older-than 0ms --force: $(cat "$work/res")" || bad "remove-orphans: $(cat "$work/res")"
 [[ ! -e $t/bucket-0/data-stray-0.parquet && ! -e $t/manifest/manifest-list-stray-0 ]] || bad "stray objects still there"
 [[ -e $t/metadata/table.json && -e $t/metadata/history && -e $t/schema/schema-0 && -e $t/snapshot/LATEST ]] \

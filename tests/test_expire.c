@@ -554,9 +554,13 @@ Test(orphans, removes_old_unreferenced_objects_only) {
     tu_put_data(t, "data/lost-checkpoint");
     OK(sc_store_put(s, NULL, "manifest/manifest-list-lost-0", TEXT("x")));
     OK(sc_store_put(s, NULL, "manifest/index-manifest-x", TEXT("x")));
+    OK(sc_store_put(s, NULL, "index/index-lost-0", TEXT("x")));
+    OK(sc_store_put(s, NULL, "statistics/stat-lost-0", TEXT("x")));
     OK(sc_store_put(s, NULL, "metadata/probe-x/a", TEXT("x")));
     OK(sc_store_put(s, NULL, "notes/readme", TEXT("x")));
     OK(sc_store_put(s, NULL, "part=p/bucket-0/sub/deeper", TEXT("x")));
+    OK(sc_store_put(s, NULL, "index/sub/deeper", TEXT("x")));
+    OK(sc_store_put(s, NULL, "manifest/.hidden-manifest-0", TEXT("x")));
     clock_ms += 120000;
     tu_put_data(t, "data/young");
     sc_orphans_options o;
@@ -568,16 +572,43 @@ Test(orphans, removes_old_unreferenced_objects_only) {
     cr_assert(data_present(t, "data/f1") && data_present(t, "data/f2") && data_present(t, "data/f3"));
     cr_assert(!data_present(t, "data/lost-checkpoint"));
     cr_assert(!present(t, "manifest/manifest-list-lost-0"));
+    cr_assert(!present(t, "manifest/index-manifest-x"), "an index manifest no snapshot names (Paimon deletes it too)");
+    cr_assert(!present(t, "index/index-lost-0"), "an index file no index manifest lists");
+    cr_assert(!present(t, "statistics/stat-lost-0"), "a statistics file no snapshot names");
     cr_assert(!present(t, "metadata/probe-x/a"));
     cr_assert(data_present(t, "data/young"), "younger than older_than");
-    cr_assert(present(t, "manifest/index-manifest-x") && present(t, "notes/readme") &&
-              present(t, "part=p/bucket-0/sub/deeper"), "keys of unknown shape are never touched");
+    cr_assert(present(t, "notes/readme") && present(t, "part=p/bucket-0/sub/deeper") && present(t, "index/sub/deeper") &&
+              present(t, "manifest/.hidden-manifest-0"), "keys of unknown shape are never touched");
     cr_assert(present(t, "metadata/table.json") && present(t, "schema/schema-0") && present(t, "snapshot/EARLIEST"));
     cr_assert_eq(r.data_files_deleted, 1);
-    cr_assert_eq(r.manifests_deleted, 1);
-    cr_assert_eq(r.other_deleted, 1);
+    cr_assert_eq(r.manifests_deleted, 2);
+    cr_assert_eq(r.index_files_deleted, 1);
+    cr_assert_eq(r.other_deleted, 2);
     cr_assert_eq(r.too_young, 1);
     check_retained(t);
+    sc_table_free(t);
+}
+
+/* Paimon's orphan cleaner keeps every data file a retained snapshot's manifests name, a DELETE
+ * record of its delta too: a read of that snapshot's changes (an overwrite read as a diff) opens
+ * the files it deletes. Here snapshot 1 is gone (as after an expiration that deleted only the
+ * snapshot file) and data/f1, which snapshot 2's delta deletes, stays. */
+Test(orphans, files_a_retained_delta_deletes_stay) {
+    sc_table *t = table("or_delta_delete");
+    chain(t, 1, 3);
+    sc_store *s = sc_table_store(t);
+    OK(sc_store_delete(s, "snapshot/snapshot-1"));
+    OK(sc_store_put(s, NULL, "snapshot/EARLIEST", TEXT("2")));
+    tu_put_data(t, "data/lost-checkpoint");
+    clock_ms += 120000;
+    sc_orphans_options o;
+    sc_orphans_options_init(&o);
+    o.older_than_ms = 90000;
+    sc_orphans_result r;
+    OK(sc_table_remove_orphans(&r, t, &o));
+    cr_assert(data_present(t, "data/f1"), "named by snapshot 2's delta (DELETE)");
+    cr_assert(!data_present(t, "data/lost-checkpoint"));
+    cr_assert_eq(r.data_files_deleted, 1);
     sc_table_free(t);
 }
 
@@ -1139,7 +1170,12 @@ Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live)
     sc_table *t = golden_pk_dv(dir, NULL);
     paimon_objects all[7];
     for (uint64_t id = 1; id <= 6; id++) objects_of(&all[id], t, id);
-    OK(sc_store_put(sc_table_store(t), NULL, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet", TEXT("x")));
+    const char *strays[] = {"dt=2024-01-01/bucket-0/changelog-orphan-0.parquet", /* a changelog file */
+                            "manifest/manifest-list-orphan-0",                    /* a changelog manifest list */
+                            "manifest/index-manifest-orphan-0",                   /* an index manifest */
+                            "index/index-orphan-0",                               /* a deletion vector */
+                            "statistics/stat-orphan-0"};
+    for (size_t i = 0; i < 5; i++) OK(sc_store_put(sc_table_store(t), NULL, strays[i], TEXT("x")));
     struct timespec pause = {0, 20 * 1000 * 1000};
     nanosleep(&pause, NULL); /* the storage's mtimes must lie below the cutoff */
     sc_orphans_options oo;
@@ -1149,7 +1185,10 @@ Test(orphans, paimon_changelog_and_index_objects_of_retained_snapshots_are_live)
     sc_orphans_result r;
     OK(sc_table_remove_orphans(&r, t, &oo));
     cr_assert_eq(r.data_files_deleted, 1, "only the stray changelog file");
-    cr_assert(!present(t, "dt=2024-01-01/bucket-0/changelog-orphan-0.parquet"));
+    cr_assert_eq(r.manifests_deleted, 2, "the stray list and index manifest");
+    cr_assert_eq(r.index_files_deleted, 1);
+    cr_assert_eq(r.other_deleted, 1, "the statistics file");
+    for (size_t i = 0; i < 5; i++) cr_assert(!present(t, strays[i]), "%s left behind", strays[i]);
     for (uint64_t id = 1; id <= 6; id++)
         for (size_t i = 0; i < all[id].count; i++) cr_assert(present(t, all[id].keys[i]), "%s deleted", all[id].keys[i]);
     check_retained(t);
@@ -1193,6 +1232,7 @@ Test(orphans, index_files_in_the_data_file_directory_are_live) {
         sc_snapshot_clear(&s);
     }
     cr_assert_gt(n, 0, "the golden table has index files");
+    OK(sc_store_put(sc_table_store(t), NULL, "dt=2024-01-01/bucket-0/index-orphan-0", TEXT("x")));
     struct timespec pause = {0, 20 * 1000 * 1000};
     nanosleep(&pause, NULL); /* the storage's mtimes must lie below the cutoff */
     sc_orphans_options oo;
@@ -1202,8 +1242,63 @@ Test(orphans, index_files_in_the_data_file_directory_are_live) {
     sc_orphans_result r;
     OK(sc_table_remove_orphans(&r, t, &oo));
     for (size_t i = 0; i < n; i++) cr_assert(present(t, moved[i]), "live index file %s deleted", moved[i]);
+    cr_assert(!present(t, "dt=2024-01-01/bucket-0/index-orphan-0"), "an index file no index manifest lists");
+    cr_assert_eq(r.index_files_deleted, 1);
+    cr_assert_eq(r.data_files_deleted, 0);
     sc_data_check_result d;
     cr_assert_eq(sc_table_check_data_files(&d, t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+    rm_dir(dir);
+}
+
+/* A retained snapshot's index manifest that cannot be read (missing, damaged) stops the run
+ * before anything is deleted: the index files it lists are unknown, so none may go. */
+Test(orphans, an_unreadable_index_manifest_deletes_nothing) {
+    for (int damaged = 0; damaged <= 1; damaged++) {
+        char dir[64];
+        sc_table *t = golden_pk_dv(dir, NULL);
+        sc_snapshot s;
+        OK(sc_table_read_snapshot(&s, NULL, t, 6));
+        cr_assert_not_null(s.index_manifest);
+        char key[256];
+        snprintf(key, sizeof key, "manifest/%s", s.index_manifest);
+        sc_snapshot_clear(&s);
+        if (damaged) OK(sc_store_put(sc_table_store(t), NULL, key, TEXT("Obj\1 not avro")));
+        else OK(sc_store_delete(sc_table_store(t), key));
+        OK(sc_store_put(sc_table_store(t), NULL, "index/index-orphan-0", TEXT("x")));
+        OK(sc_store_put(sc_table_store(t), NULL, "manifest/manifest-list-orphan-0", TEXT("x")));
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        sc_orphans_options oo;
+        sc_orphans_options_init(&oo);
+        oo.older_than_ms = 1;
+        oo.force = 1;
+        int rc = sc_table_remove_orphans(NULL, t, &oo);
+        cr_assert(rc == SC_ECORRUPT || rc == SC_ENOTFOUND, "%s: %s", damaged ? "damaged" : "missing", sc_error_message());
+        cr_assert(strstr(sc_error_message(), "index-manifest-"), "names the index manifest: %s", sc_error_message());
+        cr_assert(present(t, "index/index-orphan-0") && present(t, "manifest/manifest-list-orphan-0"), "nothing deleted");
+        sc_error_clear();
+        sc_table_free(t);
+        rm_dir(dir);
+    }
+}
+
+/* Paimon's long-lived changelogs (changelog/, a decoupled changelog lifecycle) name objects of
+ * expired snapshots that this build does not read: both upkeep runs refuse the table. */
+Test(orphans, a_table_with_long_lived_changelogs_is_refused) {
+    char dir[64];
+    sc_table *t = golden_pk_dv(dir, NULL);
+    OK(sc_store_put(sc_table_store(t), NULL, "index/index-orphan-0", TEXT("x")));
+    OK(sc_store_put(sc_table_store(t), NULL, "changelog/changelog-1", TEXT("{}")));
+    sc_orphans_options oo;
+    sc_orphans_options_init(&oo);
+    oo.older_than_ms = 0;
+    oo.force = 1;
+    FAILS(SC_EUNSUPPORTED, sc_table_remove_orphans(NULL, t, &oo));
+    cr_assert(strstr(sc_error_message(), "changelog/changelog-1"), "%s", sc_error_message());
+    sc_expire_options o = opts(1, 1, 0, 50);
+    FAILS(SC_EUNSUPPORTED, sc_table_expire(NULL, t, &o));
+    cr_assert(present(t, "index/index-orphan-0") && present(t, "snapshot/snapshot-1"), "nothing deleted");
     sc_table_free(t);
     rm_dir(dir);
 }
@@ -1306,10 +1401,14 @@ Test(expire, changelog_and_deletion_vectors_of_our_checkpoints) {
     sc_orphans_options_init(&oo);
     oo.older_than_ms = 0;
     oo.force = 1;
+    put_key(t, "index/dv-lost"); /* the deletion vector of a checkpoint that never completed */
     clock_ms += 10000;
     sc_orphans_result orr;
     OK(sc_table_remove_orphans(&orr, t, &oo));
     cr_assert_eq(orr.data_files_deleted + orr.manifests_deleted, 0, "nothing of ours is an orphan");
+    cr_assert_eq(orr.index_files_deleted, 1, "only the stray deletion vector");
+    cr_assert(!present(t, "index/dv-lost") && present(t, "index/dv-2") && present(t, "index/dv-3"));
+    cr_assert(present(t, im2) && present(t, im3), "the retained snapshots' index manifests");
     clock_ms += 3600 * 1000 * 2;
     sc_expire_options o = opts(1, 1, 0, 50);
     sc_expire_result r;

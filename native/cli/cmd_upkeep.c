@@ -177,9 +177,10 @@ int cmd_remove_orphans(int argc, char **argv) {
                                          {0}};
     static const char help[] =
         "usage: snapcommit remove-orphans TABLE [--older-than DURATION] [--dry-run] [--force] [--json]\n"
-        "Delete manifests, manifest lists and data files that no snapshot references and whose\n"
-        "storage time is older than DURATION (default 1d, as Paimon): objects of lost or unknown\n"
-        "claim attempts and of checkpoints that never completed. DURATION must exceed the longest\n"
+        "Delete manifests, manifest lists, index manifests, index files, statistics files, data and\n"
+        "changelog files that no snapshot references and whose storage time is older than DURATION\n"
+        "(default 1d), as Paimon's orphan cleaner: objects of lost or unknown claim attempts and of\n"
+        "checkpoints that never completed. DURATION must exceed the longest\n"
         "a writer can take between writing a file and committing it. A DURATION below the commit\n"
         "budget (60s) is refused: younger objects may be a commit's in flight. --force accepts it;\n"
         "use it only when no writer is running. --dry-run deletes nothing.\n"
@@ -203,18 +204,19 @@ int cmd_remove_orphans(int argc, char **argv) {
     progress_end(&ps);
     sc_table_free(t);
     if (rc) return cli_fail("remove-orphans", rc);
-    uint64_t deleted = r.data_files_deleted + r.manifests_deleted + r.other_deleted;
+    uint64_t deleted = r.data_files_deleted + r.manifests_deleted + r.index_files_deleted + r.other_deleted;
     if (u.json) {
-        print_json(json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dryRun", u.dry_run, "objectsListed",
+        print_json(json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "dryRun", u.dry_run, "objectsListed",
                              (json_int_t)r.objects_listed, "orphansFound", (json_int_t)r.orphans_found, "tooYoung",
                              (json_int_t)r.too_young, "dataFilesDeleted", (json_int_t)r.data_files_deleted,
-                             "manifestsDeleted", (json_int_t)r.manifests_deleted, "otherDeleted",
-                             (json_int_t)r.other_deleted, "bytesDeleted", (json_int_t)r.bytes_deleted));
+                             "manifestsDeleted", (json_int_t)r.manifests_deleted, "indexFilesDeleted",
+                             (json_int_t)r.index_files_deleted, "otherDeleted", (json_int_t)r.other_deleted,
+                             "bytesDeleted", (json_int_t)r.bytes_deleted));
         return EXIT_OK;
     }
-    printf("%s %" PRIu64 " orphans (%" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " other), %" PRIu64
-           " bytes; %" PRIu64 " objects listed, %" PRIu64 " unreferenced but too young\n",
-           u.dry_run ? "would delete" : "deleted", deleted, r.data_files_deleted, r.manifests_deleted, r.other_deleted,
-           r.bytes_deleted, r.objects_listed, r.too_young);
+    printf("%s %" PRIu64 " orphans (%" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " index files, %" PRIu64
+           " other), %" PRIu64 " bytes; %" PRIu64 " objects listed, %" PRIu64 " unreferenced but too young\n",
+           u.dry_run ? "would delete" : "deleted", deleted, r.data_files_deleted, r.manifests_deleted,
+           r.index_files_deleted, r.other_deleted, r.bytes_deleted, r.objects_listed, r.too_young);
     return EXIT_OK;
 }

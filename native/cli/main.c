@@ -21,7 +21,7 @@ static const char usage[] =
     "  fsck TABLE [--data]                                           verify the table (--data: and its data files)\n"
     "  expire TABLE [--retain-min N] [--retain-max N] [--older-than DURATION] [--limit N]\n"
     "         [--dry-run] [--json]                                   expire old snapshots\n"
-    "  remove-orphans TABLE [--older-than DURATION] [--dry-run] [--json]\n"
+    "  remove-orphans TABLE [--older-than DURATION] [--dry-run] [--force] [--json]\n"
     "                                                                delete unreferenced objects\n"
     "\n"
     "TABLE is a directory path or a file:// URI.\n"

@@ -1165,7 +1165,7 @@ static int upkeep_once(actor *u, int phase, uint64_t *expired) {
         rc = sc_table_remove_orphans(&r, t, &o);
         W.n.orphan_runs++;
         if (rc) W.n.orphan_failed++;
-        W.n.orphans_deleted += r.data_files_deleted + r.manifests_deleted + r.other_deleted;
+        W.n.orphans_deleted += r.data_files_deleted + r.manifests_deleted + r.index_files_deleted + r.other_deleted;
         vlog("task %d REMOVE-ORPHANS (older than %" PRId64 " ms) -> %s: %" PRIu64 " listed, %" PRIu64
              " unreferenced, %" PRIu64 " too young, %" PRIu64 " data files, %" PRIu64 " manifests, %" PRIu64 " other%s%s",
              u->index, W.orphan_ms, sc_error_name(rc), r.objects_listed, r.orphans_found, r.too_young,

@@ -97,7 +97,7 @@ typedef struct sc_expire_result {
  * `out` may be NULL; on failure it holds what was done so far. `opt` NULL =
  * sc_expire_options_from_table.
  * Errors: SC_EINVAL (options out of range), SC_EUNSUPPORTED (a head or
- * tracker table; a table with Paimon tags, branches or consumers, whose
+ * tracker table; a table with Paimon tags, branches, consumers or long-lived changelogs, whose
  * protection is not implemented; a table whose changelog.num-retained.* or
  * changelog.time-retained options retain more than its snapshot.* options:
  * Paimon's decoupled changelog lifecycle), SC_ECORRUPT and store errors (nothing is
@@ -122,22 +122,28 @@ typedef struct sc_orphans_result {
     uint64_t orphans_found;      /* unreferenced candidates (any age) */
     uint64_t too_young;          /* of those, kept: newer than older_than (or mtime unknown) */
     uint64_t data_files_deleted; /* data and changelog files */
-    uint64_t manifests_deleted;  /* manifests and manifest lists (data and changelog) */
-    uint64_t other_deleted;      /* leftovers of the capability probe */
+    uint64_t manifests_deleted;  /* manifests and manifest lists (data and changelog), index manifests */
+    uint64_t other_deleted;      /* statistics files, leftovers of the capability probe, watermark archives */
     uint64_t bytes_deleted;
+    uint64_t index_files_deleted; /* index files: deletion vectors, hash indexes */
 } sc_orphans_result;
 
 /*
  * Delete objects no snapshot from the first present one to the latest
- * references and older than older_than_ms: manifests and manifest lists
- * under manifest/ (manifest-*: data and changelog), data and changelog files
- * at <partition spec>/bucket-<b>/<file> (objects of lost or unknown claim
- * attempts, files of checkpoints that never completed) and metadata/probe-*
- * leftovers. The changelog files and lists of retained snapshots are kept;
- * Paimon's index manifests, index files (index/) and statistics files
- * (statistics/) are never deleted here. Never touched: snapshot/,
- * schema/, metadata/table.json, metadata/history, the head and tracker
- * strategies' records, and anything whose key is not of those shapes.
+ * references and older than older_than_ms, as Paimon's orphan cleaner
+ * (LocalOrphanFilesClean) does: manifests, manifest lists and index
+ * manifests under manifest/ (manifest-*, index-manifest-*: data and
+ * changelog), index files under index/ (or index-* beside the data files
+ * when the table sets index-file-in-data-file-dir), statistics files under
+ * statistics/, data and changelog files at <partition spec>/bucket-<b>/<file>
+ * (objects of lost or unknown claim attempts, files of checkpoints that
+ * never completed), unreferenced watermark archives and metadata/probe-*
+ * leftovers. What a retained snapshot or an undecided claim names is kept:
+ * its lists, manifests, changelog files, index manifest and the index files
+ * it lists, statistics. A retained snapshot's manifest or index manifest that
+ * cannot be read fails the run before anything is deleted. Never touched:
+ * snapshot/, schema/, metadata/table.json, metadata/history, the head and
+ * tracker strategies' records, and anything whose key is not of those shapes.
  * `older_than_ms` must exceed the longest time a commit can take from
  * writing its first object to its claim (docs/protocols.md): an age below
  * the commit budget (SC_COMMIT_DEFAULT_TIMEOUT_MS, or the handle's
@@ -145,7 +151,7 @@ typedef struct sc_orphans_result {
  * anything is read, unless `force` is set — a younger unreferenced object
  * may be a commit's in flight, and deleting its manifest list breaks the
  * snapshot it then publishes.
- * Errors: SC_EINVAL, SC_EUNSUPPORTED (tags, branches, consumers, or an index
+ * Errors: SC_EINVAL, SC_EUNSUPPORTED (tags, branches, consumers, long-lived changelogs, or an index
  * manifest with a global index), SC_ECORRUPT and store errors.
  */
 SC_API int sc_table_remove_orphans(sc_orphans_result *out, sc_table *table, const sc_orphans_options *opt);

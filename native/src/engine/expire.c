@@ -30,8 +30,7 @@
 
 /* ---- key sets ---- */
 
-/* Copy `key` into the set. SC_ENOMEM. */
-static int keyset_add(sc_keyset *s, const char *key, uint64_t size) {
+int sc_keyset_add(sc_keyset *s, const char *key, uint64_t size) {
     if (s->count == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
         sc_keyset_item *items = cap > SIZE_MAX / sizeof *items ? NULL : realloc(s->items, cap * sizeof *items);
@@ -81,7 +80,7 @@ void sc_keyset_free(sc_keyset *s) {
 static int add_manifest_key(sc_keyset *set, const char *name, uint64_t size) {
     char key[SC_MANIFEST_PATH_MAX + 16];
     sc_manifest_key(key, sizeof key, name);
-    return keyset_add(set, key, size);
+    return sc_keyset_add(set, key, size);
 }
 
 int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const sc_snapshot *s) {
@@ -103,7 +102,7 @@ int sc_upkeep_extra_refs(sc_keyset *keep, sc_keyset *expired, sc_table *t, const
     }
     char keys[SC_REPLAY_MAX_OBJECTS][SC_WATERMARK_ARCHIVE_KEY_MAX];
     size_t n = sc_replay_snapshot_objects(keys, SC_REPLAY_MAX_OBJECTS, use);
-    for (size_t i = 0; !rc && i < n; i++) rc = keyset_add(into, keys[i], 0);
+    for (size_t i = 0; !rc && i < n; i++) rc = sc_keyset_add(into, keys[i], 0);
     if (use == &completed) sc_snapshot_clear(&completed);
     return rc;
 }
@@ -145,7 +144,7 @@ int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *fil
     if (!rc && s->statistics) {
         char key[SC_MANIFEST_PATH_MAX + 16];
         snprintf(key, sizeof key, "statistics/%s", s->statistics);
-        rc = keyset_add(extra, key, 0);
+        rc = sc_keyset_add(extra, key, 0);
     }
     /* Changelog files: every ADD of the changelog list's manifests (Paimon deletes them
      * with the snapshot that names them, unless the changelog lifecycle is decoupled). */
@@ -171,7 +170,7 @@ int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *fil
         }
         char *key = NULL;
         rc = sc_upkeep_index_key(&key, t, e);
-        if (!rc) rc = keyset_add(files, key, e->size > 0 ? (uint64_t)e->size : 0);
+        if (!rc) rc = sc_keyset_add(files, key, e->size > 0 ? (uint64_t)e->size : 0);
         free(key);
     }
     sc_index_vec_free(&index);
@@ -186,7 +185,7 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
     char *path = NULL;
     int rc = sc_table_file_path(&path, t, f);
     if (rc) return rc;
-    rc = keyset_add(out, path, f->size > 0 ? (uint64_t)f->size : 0);
+    rc = sc_keyset_add(out, path, f->size > 0 ? (uint64_t)f->size : 0);
     size_t dir = strlen(path) - strlen(f->file); /* the path ends with the file name */
     for (size_t i = 0; !rc && i < f->extra_file_count; i++) {
         const char *extra = f->extra_files[i];
@@ -201,7 +200,7 @@ int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, cons
             break;
         }
         snprintf(key, n, "%.*s%s", (int)dir, path, extra);
-        rc = keyset_add(out, key, 0);
+        rc = sc_keyset_add(out, key, 0);
         free(key);
     }
     free(path);
@@ -228,7 +227,9 @@ int sc_upkeep_read_range(uint64_t *out_latest, uint64_t *out_earliest, sc_table 
 }
 
 int sc_upkeep_refuse_unprotected(sc_table *t, const char *what) {
-    static const char *const prefixes[] = {"tag/", "branch/", "consumer/"};
+    /* changelog/: Paimon's long-lived changelogs (a decoupled changelog lifecycle) name the
+     * manifests, changelog and index files of snapshots already expired. */
+    static const char *const prefixes[] = {"tag/", "branch/", "consumer/", "changelog/"};
     for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
         sc_list_page page;
         int rc = sc_store_list(t->store, &page, prefixes[i], NULL, 1);

@@ -23,6 +23,8 @@ typedef struct sc_keyset {
     int sealed; /* sorted and de-duplicated; adding a key unseals */
 } sc_keyset;
 
+/* Copy `key` into the set (unsealing it). SC_ENOMEM. */
+int sc_keyset_add(sc_keyset *s, const char *key, uint64_t size);
 /* Sort and drop duplicates (the first size of a key is kept). */
 void sc_keyset_seal(sc_keyset *s);
 /* 1 when the sealed set holds key. */
@@ -65,8 +67,9 @@ int sc_upkeep_index_key(char **out, sc_table *t, const sc_index_entry *e);
  */
 int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, const sc_file_entry *f);
 /*
- * SC_EUNSUPPORTED naming what when the table has Paimon tags, branches or
- * consumers (tag/, branch/, consumer/): they pin snapshots and files that
+ * SC_EUNSUPPORTED naming what when the table has Paimon tags, branches,
+ * consumers or long-lived changelogs (tag/, branch/, consumer/, changelog/):
+ * they pin snapshots and files that
  * this build does not protect, so `what` ("expiration") refuses to run.
  */
 int sc_upkeep_refuse_unprotected(sc_table *t, const char *what);

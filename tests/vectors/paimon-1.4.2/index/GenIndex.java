@@ -10,6 +10,8 @@
 //       prints what IndexManifestFile reads from TABLE_DIR/manifest/NAME (one JSON line).
 //   java -cp ... GenIndex.java expire TABLE_DIR N
 //       Paimon's own snapshot expiration, keeping the latest N snapshots whatever their age.
+//   java -cp ... GenIndex.java orphans TABLE_DIR
+//       Paimon's own orphan cleaner (LocalOrphanFilesClean), deleting what is older than one day.
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.CatalogContext;
@@ -106,6 +108,12 @@ public class GenIndex {
             int n = Integer.parseInt(args[2]);
             System.out.println(t.newExpireSnapshots().config(ExpireConfig.builder().snapshotRetainMax(n)
                     .snapshotRetainMin(n).snapshotTimeRetain(java.time.Duration.ZERO).build()).expire());
+            return;
+        }
+        if (args[0].equals("orphans")) {
+            FileStoreTable t = FileStoreTableFactory.create(LocalFileIO.create(), new Path(args[1]));
+            long olderThan = System.currentTimeMillis() - java.util.concurrent.TimeUnit.DAYS.toMillis(1);
+            System.out.println(new org.apache.paimon.operation.LocalOrphanFilesClean(t, olderThan).clean().getDeletedFilesPath());
             return;
         }
         if (args[0].equals("read")) {
