@@ -3,6 +3,17 @@
 
 #include "jni_internal.h"
 
+/* The set behind `handle`, or NULL with IllegalStateException pending once it is closed. */
+static sc_changes *changes_of(JNIEnv *env, jlong handle) {
+    return scj_handle(env, handle, "snapcommit changes are closed");
+}
+
+/* One of the set's counts (sc_changes_*_count), 0 once it is closed. */
+static jlong count_of(JNIEnv *env, jlong handle, size_t (*count)(const sc_changes *)) {
+    sc_changes *c = changes_of(env, handle);
+    return c ? (jlong)count(c) : 0;
+}
+
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_create(JNIEnv *env, jclass cls) {
     (void)cls;
     sc_changes *c = NULL;
@@ -31,7 +42,7 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_add(
     jobjectArray extra_files, jobjectArray stats_cols, jobjectArray write_cols, jlongArray key_nulls,
     jlongArray value_nulls) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    sc_changes *c = changes_of(env, handle);
     if (!c) return;
     scj_entry e;
     if (scj_entry_from_java(env, &e, nums, bytes, extra_files, stats_cols, write_cols, key_nulls,
@@ -63,15 +74,13 @@ SCJ_EXPORT jobject JNICALL Java_io_snapcommit_jni_NativeChanges_echo(
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_addCount(JNIEnv *env, jclass cls,
                                                                        jlong handle) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
-    return c ? (jlong)sc_changes_add_count(c) : 0;
+    return count_of(env, handle, sc_changes_add_count);
 }
 
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_deleteCount(JNIEnv *env, jclass cls,
                                                                           jlong handle) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
-    return c ? (jlong)sc_changes_delete_count(c) : 0;
+    return count_of(env, handle, sc_changes_delete_count);
 }
 
 /*
@@ -85,7 +94,7 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_addPaimon(JNIEnv *e
                                                                        jlong handle, jint section,
                                                                        jbyteArray avro) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
+    sc_changes *c = changes_of(env, handle);
     if (!c) return;
     if (!avro) {
         scj_throw(env, scj.illegal_argument, "the Avro bytes must not be null");
@@ -104,20 +113,17 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeChanges_addPaimon(JNIEnv *e
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_changelogCount(JNIEnv *env, jclass cls,
                                                                              jlong handle) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
-    return c ? (jlong)sc_changes_changelog_count(c) : 0;
+    return count_of(env, handle, sc_changes_changelog_count);
 }
 
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_indexAddCount(JNIEnv *env, jclass cls,
                                                                             jlong handle) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
-    return c ? (jlong)sc_changes_index_add_count(c) : 0;
+    return count_of(env, handle, sc_changes_index_add_count);
 }
 
 SCJ_EXPORT jlong JNICALL Java_io_snapcommit_jni_NativeChanges_indexDeleteCount(JNIEnv *env, jclass cls,
                                                                                jlong handle) {
     (void)cls;
-    sc_changes *c = scj_handle(env, handle, "snapcommit changes are closed");
-    return c ? (jlong)sc_changes_index_delete_count(c) : 0;
+    return count_of(env, handle, sc_changes_index_delete_count);
 }

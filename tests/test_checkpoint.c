@@ -110,15 +110,34 @@ static sc_table *two_file_table(const char *name, sc_file_entry l0[2]) {
     return t;
 }
 
-Test(checkpoint, append_then_compact_are_two_snapshots_of_one_identifier) {
+/* The common checkpoint: two_file_table, then an append part adding data/new and a compact part
+ * merging data/l0-a and data/l0-b into data/l1 (level 1). */
+typedef struct ck_fixture {
+    sc_table *t;
     sc_file_entry l0[2];
-    sc_table *t = two_file_table("ck-two", l0);
+    sc_changes *append, *compact;
+} ck_fixture;
+
+static sc_table *ck_fixture_open(ck_fixture *f, const char *name) {
+    f->t = two_file_table(name, f->l0);
     sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
     sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
-    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
-    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    f->append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
+    f->compact = changes_of(&l1, 1, f->l0, 2, NULL, 0);
+    return f->t;
+}
+
+static void ck_fixture_close(ck_fixture *f) {
+    sc_changes_free(f->append);
+    sc_changes_free(f->compact);
+    sc_table_free(f->t);
+}
+
+Test(checkpoint, append_then_compact_are_two_snapshots_of_one_identifier) {
+    ck_fixture f;
+    sc_table *t = ck_fixture_open(&f, "ck-two");
     sc_checkpoint_result r;
-    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 7, f.append, f.compact, 0, 0), 0, "%s", sc_error_message());
     cr_assert_eq(r.append.snapshot_id, 2);
     cr_assert_eq(r.append_kind, SC_KIND_APPEND);
     cr_assert_eq(r.compact.snapshot_id, 3);
@@ -142,42 +161,34 @@ Test(checkpoint, append_then_compact_are_two_snapshots_of_one_identifier) {
     cr_assert_eq(tu_file_count(t), 2, "data/new and data/l1");
     /* The whole checkpoint again (a restarted job): nothing is written. */
     int before = tu_count_keys("ck-two", "", NULL);
-    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(checkpoint(&r, t, "job", 7, f.append, f.compact, 0, 0), SC_ECOMMITTED);
     cr_assert_eq(r.append.existing_snapshot, 3, "the user's watermark names the compact part");
     cr_assert_eq(tu_count_keys("ck-two", "", NULL), before, "a replay writes nothing");
     cr_assert_eq(tu_latest(t), 3);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
-    sc_changes_free(append);
-    sc_changes_free(compact);
-    sc_table_free(t);
+    ck_fixture_close(&f);
 }
 
 Test(checkpoint, a_landed_append_part_filters_the_whole_checkpoint) {
-    sc_file_entry l0[2];
-    sc_table *t = two_file_table("ck-filter", l0);
-    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
-    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
-    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
-    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
+    ck_fixture f;
+    sc_table *t = ck_fixture_open(&f, "ck-filter");
     sc_checkpoint_result r;
-    cr_assert_eq(checkpoint(&r, t, "job", 7, append, NULL, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 7, f.append, NULL, 0, 0), 0, "%s", sc_error_message());
     cr_assert_eq(r.append.snapshot_id, 2);
     cr_assert_eq(r.compact.snapshot_id, 0, "an empty part writes nothing");
     /* The job died before its compact part; its replay is filtered whole, as Paimon's. */
-    cr_assert_eq(checkpoint(&r, t, "job", 7, append, compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(checkpoint(&r, t, "job", 7, f.append, f.compact, 0, 0), SC_ECOMMITTED);
     cr_assert_eq(r.append.snapshot_id, 0);
     cr_assert_eq(r.compact.snapshot_id, 0);
     cr_assert_eq(tu_latest(t), 2);
     /* A checkpoint of only a compact part after the append landed in this call is not a replay;
      * one alone, on an identifier already committed, is. */
-    cr_assert_eq(checkpoint(&r, t, "job", 7, NULL, compact, 0, 0), SC_ECOMMITTED);
-    cr_assert_eq(checkpoint(&r, t, "job", 8, NULL, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 7, NULL, f.compact, 0, 0), SC_ECOMMITTED);
+    cr_assert_eq(checkpoint(&r, t, "job", 8, NULL, f.compact, 0, 0), 0, "%s", sc_error_message());
     cr_assert_eq(r.compact.snapshot_id, 3);
     cr_assert_eq(checkpoint(&r, t, "job", 9, NULL, NULL, 0, 0), 0, "both parts empty: nothing to do");
     cr_assert_eq(tu_latest(t), 3);
-    sc_changes_free(append);
-    sc_changes_free(compact);
-    sc_table_free(t);
+    ck_fixture_close(&f);
 }
 
 Test(checkpoint, an_append_part_that_deletes_is_labelled_overwrite_but_replaces_nothing) {
@@ -306,17 +317,13 @@ static int steal(void *vctx, sc_store_op op, const char *key, uint64_t call) {
 }
 
 static void lost_claim_of_part(const char *name, uint64_t id) {
-    sc_file_entry l0[2];
-    sc_table *t = two_file_table(name, l0);
+    ck_fixture f;
+    sc_table *t = ck_fixture_open(&f, name);
     tu_fast_retries(t, 0, 2);
     steal_ctx ctx = {name, id, 0};
     sc_store_set_fault_hook(sc_table_store(t), steal, &ctx);
-    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
-    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
-    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
-    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
     sc_checkpoint_result r;
-    cr_assert_eq(checkpoint(&r, t, "job", 3, append, compact, 1, 42), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 3, f.append, f.compact, 1, 42), 0, "%s", sc_error_message());
     sc_store_set_fault_hook(sc_table_store(t), NULL, NULL);
     cr_assert(ctx.fired);
     cr_assert_eq(r.append.lost_claims + r.compact.lost_claims, 1);
@@ -330,33 +337,25 @@ static void lost_claim_of_part(const char *name, uint64_t id) {
     sc_snapshot_clear(&c);
     cr_assert_eq(tu_file_count(t), 3, "new, l1 and the other writer's");
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
-    sc_changes_free(append);
-    sc_changes_free(compact);
-    sc_table_free(t);
+    ck_fixture_close(&f);
 }
 
 Test(checkpoint, a_lost_claim_of_the_append_part_is_retried) { lost_claim_of_part("ck-lost-a", 2); }
 Test(checkpoint, a_lost_claim_of_the_compact_part_is_retried) { lost_claim_of_part("ck-lost-c", 3); }
 
 Test(checkpoint, an_unknown_outcome_of_the_compact_claim_is_reconciled) {
-    sc_file_entry l0[2];
-    sc_table *t = two_file_table("ck-unknown", l0);
+    ck_fixture f;
+    sc_table *t = ck_fixture_open(&f, "ck-unknown");
     /* The second claim from now (the compact part's) lands, and its answer is lost. */
     cr_assert_eq(sc_mem_store_arm_fault("ck-unknown", 1u << SC_OP_PUT_IF_ABSENT, 2, SC_MEM_FAULT_LOSE_RESPONSE, 0), 0);
-    sc_file_entry fresh = tu_file("dt=1", 0, 0, 0, "data/new", 5, "e", "e");
-    sc_file_entry l1 = tu_file("dt=1", 0, 0, 1, "data/l1", 7, "a", "d");
-    sc_changes *append = changes_of(&fresh, 1, NULL, 0, NULL, 0);
-    sc_changes *compact = changes_of(&l1, 1, l0, 2, NULL, 0);
     sc_checkpoint_result r;
-    cr_assert_eq(checkpoint(&r, t, "job", 3, append, compact, 0, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(checkpoint(&r, t, "job", 3, f.append, f.compact, 0, 0), 0, "%s", sc_error_message());
     cr_assert_eq(r.append.unknown_outcomes, 0);
     cr_assert_eq(r.compact.unknown_outcomes, 1);
     cr_assert_eq(r.compact.snapshot_id, 3);
     cr_assert_eq(tu_latest(t), 3, "the compact part must not be written twice");
     cr_assert_eq(tu_file_count(t), 2);
-    sc_changes_free(append);
-    sc_changes_free(compact);
-    sc_table_free(t);
+    ck_fixture_close(&f);
 }
 
 /* ---- the checkpoint JSON (docs/format.md §8) ---- */
@@ -494,6 +493,14 @@ static size_t index_files(sc_table *t, uint64_t id, char out[][64], size_t cap) 
     return n;
 }
 
+/* two_file_table plus data/b1 in bucket 1 (snapshot 2): vectors of two buckets. */
+static sc_table *two_bucket_table(const char *name, sc_file_entry l0[2], sc_file_entry *b1) {
+    sc_table *t = two_file_table(name, l0); /* data-l0-a, data-l0-b in dt=1 bucket 0 */
+    *b1 = tu_file("dt=1", 1, 0, 0, "data/b1", 2, "x", "x");
+    cr_assert_eq(tu_commit(NULL, t, "seed", 2, SC_KIND_APPEND, 0, b1, 1, NULL, 0), 0, "%s", sc_error_message());
+    return t;
+}
+
 static sc_changes *index_changes(const sc_index_entry *adds, size_t nadds, const sc_index_entry *dels, size_t ndels) {
     sc_changes *c;
     cr_assert_eq(sc_changes_new(&c), 0);
@@ -503,10 +510,8 @@ static sc_changes *index_changes(const sc_index_entry *adds, size_t nadds, const
 }
 
 Test(index, deletion_vectors_are_combined_by_bucket_replaced_and_carried_by_name) {
-    sc_file_entry l0[2];
-    sc_table *t = two_file_table("ck-index", l0); /* data-l0-a, data-l0-b in dt=1 bucket 0 */
-    sc_file_entry b1 = tu_file("dt=1", 1, 0, 0, "data/b1", 2, "x", "x");
-    cr_assert_eq(tu_commit(NULL, t, "seed", 2, SC_KIND_APPEND, 0, &b1, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_entry l0[2], b1;
+    sc_table *t = two_bucket_table("ck-index", l0, &b1);
     sc_dv_range ra = {"data-l0-a", 1, 10, 1, 1}, rb1 = {"data-b1", 1, 10, 1, 1}, rab[2] = {{"data-l0-a", 1, 10, 1, 1}, {"data-l0-b", 11, 10, 1, 2}};
     sc_index_entry dv0 = dv_entry("dt=1", 0, "index-dv0", &ra, 1), dv1 = dv_entry("dt=1", 1, "index-dv1", &rb1, 1);
     sc_changes *a1 = index_changes(&dv0, 1, NULL, 0);
@@ -584,10 +589,8 @@ static int steal_with_index(void *vctx, sc_store_op op, const char *key, uint64_
 }
 
 Test(index, an_index_manifest_rebuilt_after_a_lost_claim_leaves_no_orphan) {
-    sc_file_entry l0[2];
-    sc_table *t = two_file_table("ck-index-lost", l0);
-    sc_file_entry b1 = tu_file("dt=1", 1, 0, 0, "data/b1", 2, "x", "x");
-    cr_assert_eq(tu_commit(NULL, t, "seed", 2, SC_KIND_APPEND, 0, &b1, 1, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_entry l0[2], b1;
+    sc_table *t = two_bucket_table("ck-index-lost", l0, &b1);
     tu_fast_retries(t, 0, 2);
     steal_ctx ctx = {"ck-index-lost", 3, 0};
     sc_store_set_fault_hook(sc_table_store(t), steal_with_index, &ctx);
@@ -631,11 +634,18 @@ Test(index, an_overwrite_drops_the_index_files_of_the_partitions_it_replaces) {
     "{\"fields\":[{\"name\":\"dt\",\"type\":\"STRING\"},{\"name\":\"v\",\"type\":\"BIGINT\"}],"             \
     "\"partitionKeys\":[\"dt\"],\"primaryKeys\":[],\"options\":{\"bucket\":\"-1\"}}"
 
-Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
-    sc_table *t = tu_schema_table("ck-index-unaware", UNAWARE);
-    sc_file_entry f[2] = {{.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u1", .rows = 3, .size = 9},
-                          {.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u2", .rows = 3, .size = 9}};
+/* A bucket-unaware table with data-u1 and data-u2 in partition 1 (snapshot 1). */
+static sc_table *unaware_table(const char *name, sc_file_entry f[2]) {
+    sc_table *t = tu_schema_table(name, UNAWARE);
+    f[0] = (sc_file_entry){.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u1", .rows = 3, .size = 9};
+    f[1] = (sc_file_entry){.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u2", .rows = 3, .size = 9};
     cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, f, 2, NULL, 0), 0, "%s", sc_error_message());
+    return t;
+}
+
+Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
+    sc_file_entry f[2];
+    sc_table *t = unaware_table("ck-index-unaware", f);
     sc_dv_range r1 = {"data-u1", 1, 10, 0, 0}, r2 = {"data-u2", 1, 10, 0, 0};
     sc_index_entry a = dv_entry("1", 0, "index-a", &r1, 1), b = dv_entry("1", 0, "index-b", &r2, 1);
     sc_checkpoint_result r;
@@ -660,10 +670,8 @@ Test(index, unaware_deletion_vectors_are_keyed_by_file_name) {
  * vector marks rows of it deleted must have that vector's index file deleted in the same commit,
  * or whatever replaces the file (a compaction planned before the vector) brings those rows back. */
 Test(index, deleting_a_data_file_whose_live_deletion_vector_stays_is_a_conflict) {
-    sc_table *t = tu_schema_table("ck-index-unaware-del", UNAWARE);
-    sc_file_entry f[2] = {{.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u1", .rows = 3, .size = 9},
-                          {.partition = tu_string_row("1"), .total_buckets = -1, .file = "data-u2", .rows = 3, .size = 9}};
-    cr_assert_eq(tu_commit(NULL, t, "seed", 1, SC_KIND_APPEND, 0, f, 2, NULL, 0), 0, "%s", sc_error_message());
+    sc_file_entry f[2];
+    sc_table *t = unaware_table("ck-index-unaware-del", f);
     sc_dv_range r1 = {"data-u1", 1, 10, 0, 0};
     sc_index_entry a = dv_entry("1", 0, "index-a", &r1, 1);
     sc_changes *c1 = index_changes(&a, 1, NULL, 0);

@@ -4,41 +4,26 @@ package io.snapcommit.jni;
 public final class CheckpointResult {
     /** One part: snapshot 0 when that part wrote nothing. */
     public static final class Part {
-        private final long snapshotId;
-        private final int attempts;
-        private final int lostClaims;
-        private final int unknownOutcomes;
-        private final long elapsedMillis;
-        private final long storeOperations;
+        private final CommitResult result;
 
         Part(long snapshotId, long[] raw, int at) {
-            this.snapshotId = snapshotId;
-            this.attempts = (int) raw[at];
-            this.lostClaims = (int) raw[at + 1];
-            this.unknownOutcomes = (int) raw[at + 2];
-            this.elapsedMillis = raw[at + 3];
-            this.storeOperations = raw[at + 4];
+            this.result = new CommitResult(snapshotId, raw, at);
         }
 
-        public long snapshotId() { return snapshotId; }
+        public long snapshotId() { return result.snapshotId(); }
 
         /** As one commit's result. */
-        public CommitResult toCommitResult() {
-            return new CommitResult(new long[] {snapshotId, attempts, lostClaims, unknownOutcomes, elapsedMillis,
-                                                storeOperations});
-        }
-        public boolean written() { return snapshotId != 0; }
-        public int attempts() { return attempts; }
-        public int lostClaims() { return lostClaims; }
-        public int unknownOutcomes() { return unknownOutcomes; }
-        public long elapsedMillis() { return elapsedMillis; }
-        public long storeOperations() { return storeOperations; }
+        public CommitResult toCommitResult() { return result; }
+        public boolean written() { return result.snapshotId() != 0; }
+        public int attempts() { return result.attempts(); }
+        public int lostClaims() { return result.lostClaims(); }
+        public int unknownOutcomes() { return result.unknownOutcomes(); }
+        public long elapsedMillis() { return result.elapsedMillis(); }
+        public long storeOperations() { return result.storeOperations(); }
 
         @Override
         public String toString() {
-            if (snapshotId == 0) return "nothing";
-            return "snapshot " + snapshotId + " in " + elapsedMillis + " ms (" + attempts + " attempt(s), " + lostClaims
-                   + " lost claim(s), " + unknownOutcomes + " unknown outcome(s), " + storeOperations + " store ops)";
+            return written() ? result.toString() : "nothing";
         }
     }
 

@@ -9,13 +9,20 @@ public final class CommitResult {
     private final long elapsedMillis;
     private final long storeOperations;
 
+    /** The layout of jni_table.c commit: the snapshot, then the five counters. */
     CommitResult(long[] raw) {
-        this.snapshotId = raw[0];
-        this.attempts = (int) raw[1];
-        this.lostClaims = (int) raw[2];
-        this.unknownOutcomes = (int) raw[3];
-        this.elapsedMillis = raw[4];
-        this.storeOperations = raw[5];
+        this(raw[0], raw, 1);
+    }
+
+    /** Snapshot {@code snapshotId}, its counters at {@code raw[at..at+4]} (attempts, lost claims,
+     *  unknown outcomes, elapsed ms, store operations): one layout for commits and checkpoint parts. */
+    CommitResult(long snapshotId, long[] raw, int at) {
+        this.snapshotId = snapshotId;
+        this.attempts = (int) raw[at];
+        this.lostClaims = (int) raw[at + 1];
+        this.unknownOutcomes = (int) raw[at + 2];
+        this.elapsedMillis = raw[at + 3];
+        this.storeOperations = raw[at + 4];
     }
 
     /** The new snapshot. */
