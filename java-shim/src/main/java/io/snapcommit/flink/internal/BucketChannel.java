@@ -1,5 +1,6 @@
 package io.snapcommit.flink.internal;
 
+import java.io.Serializable;
 import java.util.Objects;
 
 import org.apache.flink.api.common.functions.Partitioner;
@@ -13,6 +14,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.index.BucketAssigner;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.sink.ChannelComputer;
 import org.apache.paimon.table.sink.FixedBucketRowKeyExtractor;
 import org.apache.paimon.table.sink.RowPartitionKeyExtractor;
@@ -58,27 +60,53 @@ final class BucketChannel {
         }
     }
 
-    static final class Selector implements KeySelector<RowData, Key>, ResultTypeQueryable<Key> {
+    /** How a selector makes its Paimon extractor from the schema (shipped with the job). */
+    interface ExtractorFactory<E> extends Serializable {
+        E create(TableSchema schema);
+    }
+
+    /**
+     * What the selectors share: the table's spec, row converter and key type, shipped with the job,
+     * and the Paimon extractor {@code E}, which is not serializable: made from the schema on first use.
+     */
+    abstract static class SchemaSelector<I, K, E> implements KeySelector<I, K>, ResultTypeQueryable<K> {
         private static final long serialVersionUID = 1L;
         private final PaimonTableSpec spec;
-        private final RowConverter converter;
-        private transient FixedBucketRowKeyExtractor extractor;
+        private final ExtractorFactory<E> factory;
+        private final TypeInformation<K> keyType;
+        final RowConverter converter;
+        private transient E extractor;
+
+        SchemaSelector(PaimonTableSpec spec, RowType rowType, ExtractorFactory<E> factory, TypeInformation<K> keyType) {
+            this.spec = spec;
+            this.factory = factory;
+            this.keyType = keyType;
+            this.converter = new RowConverter(rowType);
+        }
+
+        final E extractor() {
+            if (extractor == null) extractor = factory.create(spec.schema());
+            return extractor;
+        }
+
+        @Override
+        public final TypeInformation<K> getProducedType() {
+            return keyType;
+        }
+    }
+
+    static final class Selector extends SchemaSelector<RowData, Key, FixedBucketRowKeyExtractor> {
+        private static final long serialVersionUID = 1L;
 
         Selector(PaimonTableSpec spec, RowType rowType) {
-            this.spec = spec;
-            this.converter = new RowConverter(rowType);
+            super(spec, rowType, FixedBucketRowKeyExtractor::new, TypeInformation.of(Key.class));
         }
 
         @Override
         public Key getKey(RowData row) {
-            if (extractor == null) extractor = new FixedBucketRowKeyExtractor(spec.schema());
+            FixedBucketRowKeyExtractor extractor = extractor();
             extractor.setRecord(converter.convert(row));
             return new Key(extractor.partition().copy(), extractor.bucket());
-        }
-
-        @Override
-        public TypeInformation<Key> getProducedType() {
-            return TypeInformation.of(Key.class);
         }
     }
 
@@ -92,31 +120,21 @@ final class BucketChannel {
     }
 
     /** The assigner key of a row: its partition's hash (high 32 bits) and its trimmed primary key's hash. */
-    static final class AssignerSelector implements KeySelector<RowData, Long>, ResultTypeQueryable<Long> {
+    static final class AssignerSelector extends SchemaSelector<RowData, Long, RowPartitionKeyExtractor> {
         private static final long serialVersionUID = 1L;
-        private final PaimonTableSpec spec;
-        private final RowConverter converter;
-        private transient RowPartitionKeyExtractor extractor;
 
         AssignerSelector(PaimonTableSpec spec, RowType rowType) {
-            this.spec = spec;
-            this.converter = new RowConverter(rowType);
+            super(spec, rowType, RowPartitionKeyExtractor::new, Types.LONG);
         }
 
         @Override
         public Long getKey(RowData row) {
-            if (extractor == null) extractor = new RowPartitionKeyExtractor(spec.schema());
             InternalRow r = converter.convert(row);
-            return pack(extractor.partition(r).hashCode(), extractor.trimmedPrimaryKey(r).hashCode());
+            return pack(extractor().partition(r).hashCode(), extractor().trimmedPrimaryKey(r).hashCode());
         }
 
         static long pack(int partitionHash, int keyHash) {
             return ((long) partitionHash << 32) | (keyHash & 0xffffffffL);
-        }
-
-        @Override
-        public TypeInformation<Long> getProducedType() {
-            return Types.LONG;
         }
     }
 
@@ -140,27 +158,16 @@ final class BucketChannel {
     }
 
     /** The (partition, bucket) of an assigned pair. */
-    static final class WithBucketSelector implements KeySelector<Tuple2<RowData, Integer>, Key>,
-                                                     ResultTypeQueryable<Key> {
+    static final class WithBucketSelector extends SchemaSelector<Tuple2<RowData, Integer>, Key, RowPartitionKeyExtractor> {
         private static final long serialVersionUID = 1L;
-        private final PaimonTableSpec spec;
-        private final RowConverter converter;
-        private transient RowPartitionKeyExtractor extractor;
 
         WithBucketSelector(PaimonTableSpec spec, RowType rowType) {
-            this.spec = spec;
-            this.converter = new RowConverter(rowType);
+            super(spec, rowType, RowPartitionKeyExtractor::new, TypeInformation.of(Key.class));
         }
 
         @Override
         public Key getKey(Tuple2<RowData, Integer> pair) {
-            if (extractor == null) extractor = new RowPartitionKeyExtractor(spec.schema());
-            return new Key(extractor.partition(converter.convert(pair.f0)).copy(), pair.f1);
-        }
-
-        @Override
-        public TypeInformation<Key> getProducedType() {
-            return TypeInformation.of(Key.class);
+            return new Key(extractor().partition(converter.convert(pair.f0)).copy(), pair.f1);
         }
     }
 }

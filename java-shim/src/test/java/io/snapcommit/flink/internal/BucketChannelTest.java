@@ -3,10 +3,14 @@ package io.snapcommit.flink.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.Serializable;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
@@ -14,6 +18,7 @@ import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.InstantiationUtil;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.table.sink.ChannelComputer;
 import org.apache.paimon.table.sink.FixedBucketRowKeyExtractor;
@@ -28,11 +33,21 @@ class BucketChannelTest {
     static final RowType ROW = RowType.of(new LogicalType[] {new VarCharType(VarCharType.MAX_LENGTH), new BigIntType()},
                                           new String[] {"dt", "id"});
 
+    /** A selector as a task receives it: serialized with the job graph, its extractor made there. */
+    static <T extends Serializable> T shipped(T selector) {
+        try {
+            return InstantiationUtil.clone(selector);
+        } catch (IOException | ClassNotFoundException e) {
+            throw new AssertionError("the selector does not serialize", e);
+        }
+    }
+
     @Test
     void channelIsPaimonsAndOneWriterPerBucket() {
         PaimonTableSpec spec = PaimonTableSpec.derive(ROW, List.of("dt"), List.of(), Map.of("bucket", "4",
                                                                                             "bucket-key", "id"));
-        BucketChannel.Selector selector = new BucketChannel.Selector(spec, ROW);
+        BucketChannel.Selector selector = shipped(new BucketChannel.Selector(spec, ROW));
+        assertEquals(TypeInformation.of(BucketChannel.Key.class), selector.getProducedType());
         BucketChannel.Channel channel = new BucketChannel.Channel();
         FixedBucketRowKeyExtractor paimon = new FixedBucketRowKeyExtractor(spec.schema());
         RowConverter conv = new RowConverter(ROW);
@@ -66,7 +81,8 @@ class BucketChannelTest {
         for (String initial : new String[] {null, "1", "2", "8"}) {
             Map<String, String> o = initial == null ? Map.of() : Map.of("dynamic-bucket.initial-buckets", initial);
             PaimonTableSpec spec = PaimonTableSpec.derive(ROW, List.of("dt"), List.of("dt", "id"), o);
-            BucketChannel.AssignerSelector selector = new BucketChannel.AssignerSelector(spec, ROW);
+            BucketChannel.AssignerSelector selector = shipped(new BucketChannel.AssignerSelector(spec, ROW));
+            assertEquals(Types.LONG, selector.getProducedType());
             BucketChannel.AssignerChannel channel = new BucketChannel.AssignerChannel(spec.coreOptions()
                                                                                       .dynamicBucketInitialBuckets());
             RowPartitionKeyExtractor paimon = new RowPartitionKeyExtractor(spec.schema());
@@ -88,7 +104,7 @@ class BucketChannelTest {
             for (java.util.Set<Integer> cs : channelsOfPartition.values())
                 assertEquals(a, cs.size(), "a partition's keys spread over min(initial-buckets, n) assigners");
 
-            BucketChannel.WithBucketSelector pairs = new BucketChannel.WithBucketSelector(spec, ROW);
+            BucketChannel.WithBucketSelector pairs = shipped(new BucketChannel.WithBucketSelector(spec, ROW));
             GenericRowData row = GenericRowData.of(StringData.fromString("d1"), 5L);
             BucketChannel.Key key = pairs.getKey(Tuple2.of(row, 4));
             assertEquals(paimon.partition(conv.convert(row)), key.partition);
