@@ -3,10 +3,8 @@ package io.snapcommit.it;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -39,78 +37,7 @@ import io.snapcommit.jni.SnapshotInfo;
  * changelog producers lookup and input, deletion vectors, and the merge engines; every table read
  * back by Paimon 1.4.2's own reader (batch scan, and its streaming read folded by row kind).
  */
-class PrimaryKeyITCase extends ITBase {
-    static final long ROWS = 600, KEYS = 7;
-
-    private StreamTableEnvironment tableEnv(StreamExecutionEnvironment env) {
-        return StreamTableEnvironment.create(env);
-    }
-
-    private String create(StreamTableEnvironment t, String name, String columns, String options) {
-        String path = table(name);
-        t.executeSql("CREATE TABLE " + name + " (" + columns + ") WITH ('connector' = 'snapcommit', 'path' = '" + path
-                     + "'" + (options.isEmpty() ? "" : ", " + options) + ")");
-        return path;
-    }
-
-    /** Rows (k = id % KEYS, v = id) of the generator, through a map that fails once after 150 rows. */
-    private static void failingSource(StreamExecutionEnvironment env, StreamTableEnvironment t, String tag) {
-        DataStream<Row> src = generate(env, tag, ROWS, 300).map(new FailOnceMap(150)).uid("fail-once")
-            .map(line -> Row.of(idOf(line) % KEYS, idOf(line)))
-            .returns(Types.ROW_NAMED(new String[] {"k", "v"}, Types.LONG, Types.LONG)).uid("to-row");
-        t.createTemporaryView("src", t.fromDataStream(src));
-    }
-
-    /** count and sum of v per k over the generated ids, as Paimon renders the rows of (k, cnt, total). */
-    private static List<String> model() {
-        TreeMap<Long, long[]> m = new TreeMap<>();
-        for (long id = 0; id < ROWS; id++) {
-            long[] a = m.computeIfAbsent(id % KEYS, k -> new long[2]);
-            a[0]++;
-            a[1] += id;
-        }
-        List<String> out = new ArrayList<>();
-        m.forEach((k, a) -> out.add("{\"k\":" + k + ",\"cnt\":" + a[0] + ",\"total\":" + a[1] + "}"));
-        return out;
-    }
-
-    private static List<String> sorted(List<String> rows) {
-        List<String> s = new ArrayList<>(rows);
-        Collections.sort(s);
-        return s;
-    }
-
-    private static List<String> batch(String table) {
-        try (PaimonReader r = PaimonReader.open(table, Map.of())) {
-            return sorted(r.rows());
-        }
-    }
-
-    /** Paimon's streaming read from snapshot 1 over every snapshot, folded by row kind into a state. */
-    private static List<String> streamFolded(String table) {
-        try (PaimonReader r = PaimonReader.open(table, Map.of())) {
-            List<String> state = new ArrayList<>();
-            for (String row : r.changelog(1, 30_000)) {
-                String kind = row.substring(0, 2), value = row.substring(3);
-                if (kind.equals("+I") || kind.equals("+U")) state.add(value);
-                else assertTrue(state.remove(value), "a " + kind + " of a row not in the state: " + row + " " + state);
-            }
-            return sorted(state);
-        }
-    }
-
-    /** The aggregate (count, sum per key) of a failing source upserted into a fixed-bucket PK table. */
-    private String aggregateWithFailover(String name, String options) throws Exception {
-        StreamExecutionEnvironment env = env("200 ms", Map.of());
-        StreamTableEnvironment t = tableEnv(env);
-        failingSource(env, t, name);
-        String path = create(t, name, "k BIGINT, cnt BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED",
-                             "'bucket' = '2'" + (options.isEmpty() ? "" : ", " + options));
-        t.executeSql("INSERT INTO " + name + " SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").await();
-        assertEquals(model(), batch(path), "Paimon's batch read of " + name);
-        return path;
-    }
-
+class PrimaryKeyITCase extends PrimaryKeyITBase {
     @Test
     void streamingAggregateUpsertedThroughAFailover() throws Exception {
         String path = aggregateWithFailover("agg", "");

@@ -177,11 +177,12 @@ class SqlSinkITCase extends ITBase {
         Throwable e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO pkx VALUES (1, 'a')").await());
         assertTrue(messages(e).contains("PRIMARY KEY [id] does not contain partition key dt: a cross-partition update"),
                    messages(e));
-        t.executeSql("CREATE TABLE pkfc (id BIGINT, v BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = "
-                     + "'snapcommit', 'bucket' = '2', 'changelog-producer' = 'full-compaction', 'path' = '"
-                     + table("pkfc") + "')");
+        // The writers' global full compaction is ported for primary-key tables only.
+        t.executeSql("CREATE TABLE pkfc (id BIGINT, v BIGINT) WITH ('connector' = 'snapcommit', "
+                     + "'full-compaction.delta-commits' = '2', 'path' = '" + table("pkfc") + "')");
         e = assertThrows(ValidationException.class, () -> t.executeSql("INSERT INTO pkfc VALUES (1, 1)").await());
-        assertTrue(messages(e).contains("changelog-producer full-compaction is not supported"), messages(e));
+        assertTrue(messages(e).contains("full-compaction.delta-commits is supported on primary-key tables only"),
+                   messages(e));
         assertFalse(java.nio.file.Files.exists(java.nio.file.Paths.get(table("pkx"))), "no table was created");
         assertFalse(java.nio.file.Files.exists(java.nio.file.Paths.get(table("pkfc"))), "no table was created");
     }

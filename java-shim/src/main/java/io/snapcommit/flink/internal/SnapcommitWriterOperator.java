@@ -12,6 +12,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -19,11 +20,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
+import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.SinkRecord;
 import org.apache.paimon.table.sink.TableWriteImpl;
 
 import io.snapcommit.flink.SinkConfig;
@@ -51,6 +54,17 @@ import io.snapcommit.flink.paimon.RowConverter;
  * assigner ({@link DynamicBucketAssignerOperator}) chose, written with {@code write(row, bucket)} as
  * Paimon's DynamicBucketRowWriteOperator does; the writer then keeps the buckets' HASH index and
  * sends its new index files in the CommitMessages.
+ *
+ * <p>Compaction triggers of Paimon's StoreSinkWrite variants, chosen by its rule
+ * (StoreSinkWrite.createWriteProvider; none for a write-only table): with
+ * {@code changelog-producer = full-compaction} or {@code full-compaction.delta-commits}, the
+ * global full compaction of GlobalFullCompactionSinkWrite ({@link FullCompactionTrigger}); else,
+ * when the table needs lookup (changelog-producer lookup, deletion vectors, first-row), as
+ * LookupSinkWrite: the buckets with a writer at a checkpoint are kept in state
+ * ({@link WriterBucketState}) and a restored writer compacts them at once, so the level-0 files a
+ * checkpoint committed without waiting for their compaction (lookup-wait off, or the restore
+ * came before that compaction landed) get their changelog and deletion vectors even when no new
+ * row reaches their bucket.
  */
 public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<byte[]>
         implements OneInputStreamOperator<IN, byte[]>, BoundedOneInput {
@@ -73,6 +87,11 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
     private transient boolean primaryKeyTable;
     private transient boolean waitCompaction;
     private transient Counter rowsOut, filesOut, bytesOut;
+    private transient WriterBucketState bucketState;
+    /** Paimon's GlobalFullCompactionSinkWrite trigger; null when the table has none. */
+    private transient FullCompactionTrigger fullCompaction;
+    /** Paimon's LookupSinkWrite: keep the active buckets, compact them on restore. */
+    private transient boolean lookupRestore;
 
     private SnapcommitWriterOperator(SinkConfig config, PaimonTableSpec spec, RowType rowType, String initialCommitUser,
                                      boolean withBucket, boolean ignorePreviousFiles) {
@@ -115,6 +134,8 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
         commitUser = CommitUserState.restoreOrInit(context, initialCommitUser);
+        bucketState = new WriterBucketState(context, getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                            getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks());
     }
 
     @Override
@@ -132,7 +153,17 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
         write = table.newWrite(commitUser, subtask).withIOManager(ioManager).withIgnorePreviousFiles(ignorePreviousFiles);
         primaryKeyTable = !spec.schema().primaryKeys().isEmpty();
         waitCompaction = waitCompaction(table.coreOptions());
+        int deltaCommits = FullCompactionTrigger.deltaCommits(table.coreOptions());
+        if (deltaCommits > 0) {
+            fullCompaction = new FullCompactionTrigger(deltaCommits, commitUser, table.snapshotManager(), bucketState);
+        } else if (!table.coreOptions().writeOnly() && table.coreOptions().needLookup()) {
+            lookupRestore = true;
+            for (WriterBucketState.Value v : bucketState.get(ACTIVE_BUCKETS)) write.compact(v.partition, v.bucket, false);
+        }
     }
+
+    /** Paimon's key (LookupSinkWrite.ACTIVE_BUCKETS_STATE_NAME). */
+    static final String ACTIVE_BUCKETS = "paimon_async_lookup_active_buckets";
 
     /**
      * Paimon's rule (StoreSinkWrite.createWriteProvider): a write-only writer never waits; else a
@@ -178,15 +209,16 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
         if (!primaryKeyTable && row.getRowKind() != RowKind.INSERT)
             throw new IllegalArgumentException("an append table (no primary key) takes inserts only: got a "
                                                + row.getRowKind() + " row");
-        if (withBucket) write.write(converter.convert(row), bucket);
-        else write.write(converter.convert(row));
+        SinkRecord r = withBucket ? write.writeAndReturn(converter.convert(row), bucket)
+                                  : write.writeAndReturn(converter.convert(row));
+        if (r != null && fullCompaction != null) fullCompaction.touch(r.partition(), r.bucket());
         rowsOut.inc();
     }
 
     @Override
     public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
         super.prepareSnapshotPreBarrier(checkpointId);
-        if (!endOfInput) emit(waitCompaction, checkpointId);
+        if (!endOfInput) emit(false, checkpointId);
     }
 
     @Override
@@ -197,8 +229,10 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
         }
     }
 
-    private void emit(boolean waitCompaction, long checkpointId) throws Exception {
-        List<CommitMessage> messages = new ArrayList<>(write.prepareCommit(waitCompaction, checkpointId));
+    /** As Paimon's StoreSinkWriteImpl.prepareCommit: wait = the end of input, or the table's rule, or a full compaction. */
+    private void emit(boolean wait, long checkpointId) throws Exception {
+        if (fullCompaction != null) wait = fullCompaction.beforePrepareCommit(write, wait, checkpointId);
+        List<CommitMessage> messages = new ArrayList<>(write.prepareCommit(waitCompaction || wait, checkpointId));
         messages.removeIf(m -> ((CommitMessageImpl) m).isEmpty());
         if (messages.isEmpty()) return;
         for (CommitMessage m : messages) {
@@ -208,6 +242,20 @@ public final class SnapcommitWriterOperator<IN> extends AbstractStreamOperator<b
             }
         }
         output.collect(new StreamRecord<>(new WriterCommittable(checkpointId, messages).encode()));
+    }
+
+    @Override
+    public void snapshotState(StateSnapshotContext context) throws Exception {
+        super.snapshotState(context);
+        if (fullCompaction != null) fullCompaction.snapshot(bucketState);
+        if (lookupRestore) {
+            List<WriterBucketState.Value> active = new ArrayList<>();
+            for (Map.Entry<BinaryRow, List<Integer>> e
+                     : ((org.apache.paimon.operation.AbstractFileStoreWrite<?>) write.getWrite()).getActiveBuckets().entrySet())
+                for (int bucket : e.getValue()) active.add(new WriterBucketState.Value(e.getKey(), bucket, new byte[0]));
+            bucketState.put(ACTIVE_BUCKETS, active);
+        }
+        bucketState.snapshot();
     }
 
     @Override

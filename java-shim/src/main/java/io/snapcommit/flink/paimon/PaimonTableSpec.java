@@ -41,7 +41,8 @@ public final class PaimonTableSpec implements Serializable {
         CoreOptions.DELETION_VECTORS_ENABLED.key(), CoreOptions.LOOKUP_WAIT.key(), CoreOptions.IGNORE_DELETE.key(),
         CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key(), CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM.key(),
         CoreOptions.DYNAMIC_BUCKET_INITIAL_BUCKETS.key(), CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS.key(),
-        CoreOptions.DYNAMIC_BUCKET_ASSIGNER_PARALLELISM.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key())));
+        CoreOptions.DYNAMIC_BUCKET_ASSIGNER_PARALLELISM.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(),
+        CoreOptions.FULL_COMPACTION_DELTA_COMMITS.key())));
 
     /** Per-field Paimon options (fields.&lt;name&gt;.aggregate-function, .sequence-group, ...) go into the schema too. */
     public static final String FIELD_OPTION_PREFIX = "fields.";
@@ -71,8 +72,8 @@ public final class PaimonTableSpec implements Serializable {
      * Schema 0 of a new table.
      *
      * @throws IllegalArgumentException naming what is wrong (unknown key column, unsupported type or
-     *     option, a primary-key table the sink cannot write yet: cross-partition,
-     *     changelog-producer full-compaction; what Paimon's schema validation refuses)
+     *     option, a primary-key table the sink cannot write yet: cross-partition; full-compaction.delta-commits
+     *     on an append table; what Paimon's schema validation refuses)
      */
     public static PaimonTableSpec derive(RowType rowType, List<String> partitionKeys, List<String> primaryKeys,
                                          Map<String, String> options) {
@@ -110,6 +111,11 @@ public final class PaimonTableSpec implements Serializable {
             }
         }
         if (!primaryKeys.isEmpty()) checkPrimaryKeyTable(primaryKeys, partitionKeys, opts);
+        else if (opts.containsKey(CoreOptions.FULL_COMPACTION_DELTA_COMMITS.key()))
+            // The writers' global full compaction (Paimon's GlobalFullCompactionSinkWrite) is ported
+            // for primary-key tables; an append table's compaction is the sink's own.
+            throw new IllegalArgumentException(CoreOptions.FULL_COMPACTION_DELTA_COMMITS.key() + " is supported on "
+                + "primary-key tables only; an append table compacts with sink.compaction.enabled");
         Schema.Builder b = Schema.newBuilder();
         for (int i = 0; i < names.size(); i++)
             b.column(names.get(i), PaimonTypes.toPaimon(names.get(i), rowType.getTypeAt(i)));
@@ -137,8 +143,7 @@ public final class PaimonTableSpec implements Serializable {
      * What the sink writes of primary-key tables today: fixed buckets, or dynamic buckets (bucket
      * -1, Paimon's default for primary keys: Paimon's bucket assigner in the job), each key in one
      * partition. A cross-partition update (a key without every partition key) needs Paimon's global
-     * index bootstrap, not in the sink. changelog-producer full-compaction needs the global
-     * full-compaction trigger of Paimon's GlobalFullCompactionSinkWrite, not ported.
+     * index bootstrap, not in the sink.
      */
     private static void checkPrimaryKeyTable(List<String> primaryKeys, List<String> partitionKeys,
                                              Map<String, String> opts) {
@@ -147,10 +152,6 @@ public final class PaimonTableSpec implements Serializable {
                 throw new IllegalArgumentException("PRIMARY KEY " + primaryKeys + " does not contain partition key " + p
                     + ": a cross-partition update needs Paimon's global index assigner, which the snapcommit sink does "
                     + "not have yet; add " + p + " to the primary key");
-        String producer = opts.get(CoreOptions.CHANGELOG_PRODUCER.key());
-        if (producer != null && producer.equalsIgnoreCase(CoreOptions.ChangelogProducer.FULL_COMPACTION.toString()))
-            throw new IllegalArgumentException("changelog-producer full-compaction is not supported by the snapcommit "
-                + "sink yet (it needs Paimon's global full-compaction trigger); use 'lookup' or 'input'");
     }
 
     public TableSchema schema() {

@@ -62,4 +62,27 @@ class PrimaryKeyWriteRulesTest {
         PaimonTableSpec append = PaimonTableSpec.derive(ROW, List.of(), List.of(), Map.of());
         assertEquals("true", SnapcommitWriterOperator.writeOptions(CONFIG, append).get("write-only"));
     }
+
+    @Test
+    void aGlobalFullCompactionTriggerAsPaimonChoosesIt() {
+        assertEquals(-1, FullCompactionTrigger.deltaCommits(writerOptions(CONFIG, pk(Map.of()))), "plain upsert");
+        assertEquals(-1, FullCompactionTrigger.deltaCommits(
+            writerOptions(CONFIG, pk(Map.of("changelog-producer", "lookup")))), "lookup: no trigger");
+        assertEquals(1, FullCompactionTrigger.deltaCommits(
+            writerOptions(CONFIG, pk(Map.of("changelog-producer", "full-compaction")))), "every checkpoint by default");
+        assertEquals(3, FullCompactionTrigger.deltaCommits(writerOptions(CONFIG, pk(Map.of(
+            "changelog-producer", "full-compaction", "full-compaction.delta-commits", "3")))), "delta commits");
+        assertEquals(2, FullCompactionTrigger.deltaCommits(writerOptions(CONFIG, pk(Map.of(
+            "changelog-producer", "lookup", "full-compaction.delta-commits", "2")))), "delta commits on any producer");
+        assertEquals(1, FullCompactionTrigger.deltaCommits(writerOptions(CONFIG, pk(Map.of(
+            "full-compaction.delta-commits", "0")))), "at least 1");
+        SinkConfig writeOnly = CONFIG.withExpiration(io.snapcommit.jni.ExpireOptions.FROM_TABLE, true);
+        assertEquals(-1, FullCompactionTrigger.deltaCommits(
+            writerOptions(writeOnly, pk(Map.of("changelog-producer", "full-compaction")))), "write-only: none");
+        Map<String, String> interval = new HashMap<>(pk(Map.of("changelog-producer", "full-compaction")).schema().options());
+        interval.put("changelog-producer.compaction-interval", "1 min");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> FullCompactionTrigger.deltaCommits(new CoreOptions(interval)));
+        assertTrue(e.getMessage().contains("set full-compaction.delta-commits"), e.getMessage());
+    }
 }

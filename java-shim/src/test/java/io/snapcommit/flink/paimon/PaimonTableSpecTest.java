@@ -88,9 +88,8 @@ class PaimonTableSpecTest {
     void whatCannotBeWrittenIsRefusedWithTheReason() {
         refused("PRIMARY KEY [id] does not contain partition key dt: a cross-partition update",
                 () -> PaimonTableSpec.derive(ORDERS, List.of("dt"), List.of("id"), Map.of("bucket", "2")));
-        refused("changelog-producer full-compaction is not supported",
-                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("id"),
-                                             Map.of("bucket", "2", "changelog-producer", "full-compaction")));
+        refused("full-compaction.delta-commits is supported on primary-key tables only",
+                () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of(), Map.of("full-compaction.delta-commits", "2")));
         refused("primary key nope is not a column",
                 () -> PaimonTableSpec.derive(ORDERS, List.of(), List.of("nope"), Map.of("bucket", "2")));
         // Paimon's own schema validation: a bucket key outside the primary key.
