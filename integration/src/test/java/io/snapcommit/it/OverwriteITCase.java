@@ -6,13 +6,19 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.Test;
 
 import io.snapcommit.demo.PaimonReader;
+import io.snapcommit.flink.CommitEvent;
+import io.snapcommit.flink.CommitListener;
+import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.SnapshotInfo;
@@ -98,5 +104,38 @@ class OverwriteITCase extends ITBase {
         StringBuilder messages = new StringBuilder();
         for (Throwable c = e; c != null; c = c.getCause()) messages.append(c.getMessage()).append('\n');
         assertTrue(messages.toString().toLowerCase().contains("overwrite"), messages.toString());
+    }
+
+    /** Fails the committer once, right after its first commit to a table (the commit has landed). */
+    static final class FailOnceAfterCommit implements CommitListener {
+        private static final long serialVersionUID = 1L;
+        static final Set<String> FAILED = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void onCommitted(CommitEvent event) {
+            if (FAILED.add(event.table()))
+                throw new IllegalStateException("injected failure after committing snapshot " + event.snapshotId());
+        }
+    }
+
+    /**
+     * A batch job restarts the committer's region after a failure, and the committer reads the
+     * writers' results again: an overwrite that landed before the failure must be filtered, as
+     * Paimon's committer filters its end-of-input commit, not applied a second time (which would
+     * delete whatever others wrote into those partitions in between).
+     */
+    @Test
+    void aBatchOverwriteThatLandedBeforeAFailureIsNotAppliedAgain() throws Exception {
+        String table = table("replayed");
+        StreamExecutionEnvironment env = env(null, Map.of("execution.runtime-mode", "BATCH"));
+        SnapcommitSink sink = sink(table).partitionKeys("p").commitListener(new FailOnceAfterCommit()).build();
+        SnapcommitSink.attachOverwrite(rows(generate(env, "ow", 100, 1000)), sink.config(), sink.tableSpec(), ROW,
+                                       "ow", 2, Map.of());
+        env.execute(testName);
+        assertTrue(FailOnceAfterCommit.FAILED.contains(sink.config().location()), "the committer never failed");
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertEquals(1, log.size(), "the overwrite was committed again after the restart: " + log);
+        assertEquals(CommitKind.OVERWRITE, log.get(0).commitKind());
+        assertExactlyOnce(paimonRows(table), "ow", 100);
     }
 }
