@@ -11,14 +11,16 @@
 #include "format/index_entry.h"
 #include "snapcommit/table.h"
 
-/* SC_EINVAL naming the spec when a key is not a partition key, repeats, or has no "=". */
+/* SC_EINVAL naming the spec when it is NULL, a key is not a partition key, repeats, has no "="
+ * or a value does not parse as its key's type (keys and values escaped as partition paths). */
 int sc_overwrite_check_spec(const sc_table *t, const char *spec);
 
 /*
  * *out 1 when `partition` (a serialized partition row) has the values `spec`
  * names ("" or NULL: every partition matches). Values compare as the
- * partition's types (the spec's are parsed as a partition path would be).
- * SC_EINVAL when a spec value does not parse as its key's type.
+ * partition's types (the spec's are parsed as a partition path would be);
+ * keys the spec does not name are not compared. SC_EINVAL as
+ * sc_overwrite_check_spec.
  */
 int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes partition);
 
