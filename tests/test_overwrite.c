@@ -102,6 +102,13 @@ Test(overwrite, a_static_partition_is_replaced_even_by_nothing) {
     sc_changes *c = adds_of(&stray, 1);
     cr_assert_eq(overwrite(&r, t, 2, c, NULL, SC_OVERWRITE_PARTITION, "part=a"), SC_EINVAL);
     cr_assert(strstr(sc_error_message(), "does not belong"), "%s", sc_error_message());
+    /* So is a delete outside it (Paimon checks every file of the append part, deleted ones too). */
+    sc_changes *d = adds_of(NULL, 0);
+    sc_file_entry b1 = tu_file("b", 0, 0, 0, "data-b1", 1, "k1", "k1");
+    cr_assert_eq(sc_changes_delete(d, &b1), 0, "%s", sc_error_message());
+    cr_assert_eq(overwrite(&r, t, 2, d, NULL, SC_OVERWRITE_PARTITION, "part=a"), SC_EINVAL);
+    cr_assert(strstr(sc_error_message(), "deletes data-b1"), "%s", sc_error_message());
+    sc_changes_free(d);
     cr_assert_eq(overwrite(&r, t, 2, c, NULL, SC_OVERWRITE_PARTITION, "nokey=a"), SC_EINVAL);
     cr_assert(strstr(sc_error_message(), "is no partition key"), "%s", sc_error_message());
     cr_assert_eq(tu_latest(t), 2);

@@ -293,8 +293,8 @@ typedef struct sc_checkpoint_request {
      * partition paths (docs/format.md §10; the partition.default-name value stands for null); a
      * partition matches when it has those values, whatever its other keys hold. "" = the whole
      * table; NULL is SC_EINVAL, as are a value not of its key's type and a key that is not a
-     * partition key (checked before anything is written). Every file the append part adds must
-     * lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
+     * partition key (checked before anything is written). Every data file the append part adds or
+     * deletes must lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
     const char *overwrite_partition;
 } sc_checkpoint_request;
 

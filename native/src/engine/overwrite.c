@@ -87,29 +87,38 @@ static int consider(sc_partition_set *out, sc_partition_set *no, const sc_table 
     return rc;
 }
 
+/* SC_EINVAL unless `e` (a file the change set adds or deletes) lies in a partition `spec` matches. */
+static int check_in_spec(const sc_table *t, const char *spec, const sc_file_entry *e, const char *verb) {
+    int match = 0;
+    int rc = sc_overwrite_matches(&match, t, spec, e->partition);
+    if (rc || match) return rc;
+    sc_buf text = SC_BUF_INIT;
+    if (sc_partition_spec(&text, &t->schema, e->partition.data, e->partition.len, "partition") == 0 &&
+        !sc_buf_append(&text, "", 1))
+        rc = sc_error_set(SC_EINVAL, "overwrite of partition \"%s\": the change set %s %s in partition \"%s\", "
+                                     "which does not belong to it",
+                          spec, verb, e->file, (const char *)text.data);
+    else
+        rc = sc_error_wrap(SC_EINVAL, "overwrite of partition \"%s\": the change set %s a file outside it", spec, verb);
+    sc_buf_free(&text);
+    return rc;
+}
+
 int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_table *t, const sc_snapshot *latest,
                             const char *spec, const sc_changes *c) {
     sc_partition_set_free(out);
     sc_entry_vec_free(holder);
     sc_partition_set no = {0};
     int rc = 0;
+    /* Paimon's sanity check covers every data file of the append part, added or deleted. */
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
-        sc_bytes p = c->adds.items[i].file.partition;
-        int match = 0;
-        rc = sc_overwrite_matches(&match, t, spec, p);
-        if (!rc && !match) {
-            sc_buf text = SC_BUF_INIT;
-            if (sc_partition_spec(&text, &t->schema, p.data, p.len, "partition") == 0 && !sc_buf_append(&text, "", 1))
-                rc = sc_error_set(SC_EINVAL, "overwrite of partition \"%s\": the change set adds %s in partition \"%s\", "
-                                             "which does not belong to it",
-                                  spec, c->adds.items[i].file.file, (const char *)text.data);
-            else
-                rc = sc_error_wrap(SC_EINVAL, "overwrite of partition \"%s\": a file added outside it", spec);
-            sc_buf_free(&text);
-        }
-        if (!rc) rc = sc_partition_set_add(out, p);
+        rc = check_in_spec(t, spec, &c->adds.items[i].file, "adds");
+        if (!rc) rc = sc_partition_set_add(out, c->adds.items[i].file.partition);
     }
-    for (size_t i = 0; !rc && i < c->deletes.count; i++) rc = consider(out, &no, t, spec, c->deletes.items[i].file.partition);
+    for (size_t i = 0; !rc && i < c->deletes.count; i++) {
+        rc = check_in_spec(t, spec, &c->deletes.items[i].file, "deletes");
+        if (!rc) rc = sc_partition_set_add(out, c->deletes.items[i].file.partition);
+    }
     if (!rc && latest) rc = sc_state_live_files(holder, t, latest, NULL);
     for (size_t i = 0; !rc && i < holder->count; i++) rc = consider(out, &no, t, spec, holder->items[i].file.partition);
     sc_partition_set_free(&no);

@@ -29,7 +29,7 @@ int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes
  * table) into `out` (reset first): the matching partitions of the live data
  * files and those of `c`'s files. The set borrows from `holder` (the live
  * files, reset first; the caller frees it after the set) and from `c`.
- * SC_EINVAL when a file `c` adds lies outside the spec.
+ * SC_EINVAL when a file `c` adds or deletes lies outside the spec.
  */
 int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_table *t, const sc_snapshot *latest,
                             const char *spec, const sc_changes *c);
