@@ -93,6 +93,20 @@ class OverwriteITCase extends ITBase {
         assertEquals(CommitKind.OVERWRITE, lastKind(st));
     }
 
+    /** Paimon overwrites a dynamic-bucket table with its SimpleHashBucketAssigner, which the sink lacks: refused. */
+    @Test
+    void anOverwriteOfADynamicBucketPrimaryKeyTableIsRefusedAtPlanning() throws Exception {
+        TableEnvironment t = batchEnv();
+        String dyn = create(t, "dyn", "id BIGINT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED", "");
+        t.executeSql("INSERT INTO dyn VALUES (1, 'd1')").await();
+        Exception e = assertThrows(Exception.class, () -> t.executeSql("INSERT OVERWRITE dyn VALUES (2, 'd1')").await());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable c = e; c != null; c = c.getCause()) messages.append(c.getMessage()).append('\n');
+        assertTrue(messages.toString().contains("INSERT OVERWRITE of a dynamic-bucket primary-key table"), messages.toString());
+        assertEquals(List.of("{\"id\":1,\"dt\":\"d1\"}"), paimonRows(dyn));
+        assertEquals(1, TableContents.log(dyn).size(), "nothing committed by the refused statement");
+    }
+
     @Test
     void streamingOverwriteIsRefusedAsPaimonRefusesIt() {
         StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
