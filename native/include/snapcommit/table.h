@@ -291,8 +291,10 @@ typedef struct sc_checkpoint_request {
     sc_overwrite_scope overwrite;
     /* SC_OVERWRITE_PARTITION: a spec of some or all partition keys, "k=v[/k=v...]" escaped as
      * partition paths (docs/format.md §10; the partition.default-name value stands for null); a
-     * partition matches when it has those values. "" = the whole table. Every file the append
-     * part adds must lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
+     * partition matches when it has those values, whatever its other keys hold. "" = the whole
+     * table; NULL is SC_EINVAL, as are a value not of its key's type and a key that is not a
+     * partition key (checked before anything is written). Every data file the append part adds or
+     * deletes must lie in a matching partition (SC_EINVAL otherwise). Borrowed. */
     const char *overwrite_partition;
 } sc_checkpoint_request;
 

@@ -1,10 +1,11 @@
 /*
  * The partitions an INSERT OVERWRITE replaces (overwrite.h). A static spec may
  * name only some partition keys (Paimon's createPartitionPredicate): a live
- * partition matches when substituting the spec's values into its own spec
- * gives the same row back. That compares values as their types do ("01" and
- * "1" of an INT are one value) and treats the default partition name as null,
- * exactly as a partition path is read.
+ * partition matches when each key the spec names has the spec's value, compared
+ * as the key's type does ("01" and "1" of an INT are one value; the default
+ * partition name is null). The keys it does not name are not looked at: their
+ * values need not even have a spec of their own (a blank string is written as
+ * the default name, and does not read back as itself).
  */
 #include "engine/overwrite.h"
 
@@ -18,71 +19,62 @@
 #include "format/partition.h"
 #include "strategy/strategy.h"
 
-/* The value of `key` (len bytes) in `spec`, its length in *vlen; NULL when the spec does not name it. */
-static const char *spec_value(const char *spec, const char *key, size_t klen, size_t *vlen) {
-    for (const char *p = spec; *p;) {
-        const char *end = strchr(p, '/');
-        if (!end) end = p + strlen(p);
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        if (eq && (size_t)(eq - p) == klen && memcmp(p, key, klen) == 0) {
-            *vlen = (size_t)(end - eq - 1);
-            return eq + 1;
-        }
-        p = *end ? end + 1 : end;
-    }
-    return NULL;
+/* The values `spec` names (sc_partition_parse_some) into arrays of the partition arity, which
+ * the caller releases with release_spec (also on error). */
+typedef struct parsed_spec {
+    size_t n;
+    sc_datum *values;
+    uint8_t **owned;
+    char *named;
+} parsed_spec;
+
+static void release_spec(parsed_spec *p) {
+    if (p->owned)
+        for (size_t i = 0; i < p->n; i++) free(p->owned[i]);
+    free(p->owned);
+    free(p->values);
+    free(p->named);
+    memset(p, 0, sizeof *p);
+}
+
+static int parse_spec(parsed_spec *p, const sc_table *t, const char *spec) {
+    memset(p, 0, sizeof *p);
+    p->n = t->schema.partition_key_count;
+    size_t slots = p->n ? p->n : 1;
+    p->values = calloc(slots, sizeof *p->values);
+    p->owned = calloc(slots, sizeof *p->owned);
+    p->named = calloc(slots, 1);
+    if (!p->values || !p->owned || !p->named) return sc_error_set(SC_ENOMEM, "out of memory");
+    int rc = sc_partition_parse_some(p->values, p->owned, p->named, &t->schema, spec);
+    if (rc) sc_error_wrap(rc, "overwrite partition \"%.200s\"", spec);
+    return rc;
 }
 
 int sc_overwrite_check_spec(const sc_table *t, const char *spec) {
-    if (!spec) return 0;
-    const sc_table_schema *s = &t->schema;
-    unsigned char seen[64] = {0};
-    for (const char *p = spec; *p;) {
-        const char *end = strchr(p, '/');
-        if (!end) end = p + strlen(p);
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        if (!eq) return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": \"%.*s\" is not key=value", spec, (int)(end - p), p);
-        size_t i = 0, klen = (size_t)(eq - p);
-        while (i < s->partition_key_count && !(strlen(s->partition_keys[i]) == klen && memcmp(s->partition_keys[i], p, klen) == 0))
-            i++;
-        if (i == s->partition_key_count)
-            return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": \"%.*s\" is not a partition key of the table", spec,
-                                (int)klen, p);
-        if (i < sizeof seen && seen[i]++)
-            return sc_error_set(SC_EINVAL, "overwrite partition \"%s\": key \"%.*s\" is given twice", spec, (int)klen, p);
-        p = *end ? end + 1 : end;
-    }
-    return 0;
+    if (!spec) return sc_error_set(SC_EINVAL, "an overwrite of a partition needs its spec (\"\" for the whole table)");
+    parsed_spec p;
+    int rc = parse_spec(&p, t, spec);
+    release_spec(&p);
+    return rc;
 }
 
 int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes partition) {
     *out = 1;
     if (!spec || !*spec) return 0;
-    sc_buf own = SC_BUF_INIT, subst = SC_BUF_INIT, row = SC_BUF_INIT;
-    int rc = sc_partition_spec(&own, &t->schema, partition.data, partition.len, "partition");
-    if (!rc) rc = sc_buf_append(&own, "", 1); /* NUL-terminated for the walk below */
-    for (const char *p = rc ? "" : (const char *)own.data; !rc && *p;) {
-        const char *end = strchr(p, '/');
-        if (!end) end = p + strlen(p);
-        const char *eq = memchr(p, '=', (size_t)(end - p));
-        size_t klen = eq ? (size_t)(eq - p) : (size_t)(end - p), vlen = 0;
-        const char *v = eq ? spec_value(spec, p, klen, &vlen) : NULL;
-        if (subst.len) rc = sc_buf_append(&subst, "/", 1);
-        if (!rc && v) {
-            rc = sc_buf_append(&subst, p, klen + 1);
-            if (!rc) rc = sc_buf_append(&subst, v, vlen);
-        } else if (!rc) {
-            rc = sc_buf_append(&subst, p, (size_t)(end - p));
-        }
-        p = *end ? end + 1 : end;
+    parsed_spec p;
+    int rc = parse_spec(&p, t, spec);
+    /* Paimon's predicate: each key the spec names equals its value (IS NULL for the default
+     * name); the keys it does not name are not looked at, whatever their values. */
+    for (size_t i = 0; !rc && *out && i < p.n; i++) {
+        if (!p.named[i]) continue;
+        sc_datum d;
+        rc = sc_row_get(&d, partition.data, partition.len, &t->schema.partition_types[i], i, "partition");
+        if (!rc)
+            *out = d.is_null || p.values[i].is_null
+                       ? d.is_null && p.values[i].is_null
+                       : sc_datum_compare(&d, &p.values[i], &t->schema.partition_types[i]) == 0;
     }
-    if (!rc) rc = sc_buf_append(&subst, "", 1);
-    if (!rc) rc = sc_partition_parse(&row, &t->schema, (const char *)subst.data);
-    if (rc == SC_EINVAL) sc_error_wrap(rc, "overwrite partition \"%s\"", spec);
-    if (!rc) *out = row.len == partition.len && memcmp(row.data, partition.data, row.len) == 0;
-    sc_buf_free(&own);
-    sc_buf_free(&subst);
-    sc_buf_free(&row);
+    release_spec(&p);
     return rc;
 }
 
@@ -95,29 +87,38 @@ static int consider(sc_partition_set *out, sc_partition_set *no, const sc_table 
     return rc;
 }
 
+/* SC_EINVAL unless `e` (a file the change set adds or deletes) lies in a partition `spec` matches. */
+static int check_in_spec(const sc_table *t, const char *spec, const sc_file_entry *e, const char *verb) {
+    int match = 0;
+    int rc = sc_overwrite_matches(&match, t, spec, e->partition);
+    if (rc || match) return rc;
+    sc_buf text = SC_BUF_INIT;
+    if (sc_partition_spec(&text, &t->schema, e->partition.data, e->partition.len, "partition") == 0 &&
+        !sc_buf_append(&text, "", 1))
+        rc = sc_error_set(SC_EINVAL, "overwrite of partition \"%s\": the change set %s %s in partition \"%s\", "
+                                     "which does not belong to it",
+                          spec, verb, e->file, (const char *)text.data);
+    else
+        rc = sc_error_wrap(SC_EINVAL, "overwrite of partition \"%s\": the change set %s a file outside it", spec, verb);
+    sc_buf_free(&text);
+    return rc;
+}
+
 int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_table *t, const sc_snapshot *latest,
                             const char *spec, const sc_changes *c) {
     sc_partition_set_free(out);
     sc_entry_vec_free(holder);
     sc_partition_set no = {0};
     int rc = 0;
+    /* Paimon's sanity check covers every data file of the append part, added or deleted. */
     for (size_t i = 0; !rc && i < c->adds.count; i++) {
-        sc_bytes p = c->adds.items[i].file.partition;
-        int match = 0;
-        rc = sc_overwrite_matches(&match, t, spec, p);
-        if (!rc && !match) {
-            sc_buf text = SC_BUF_INIT;
-            if (sc_partition_spec(&text, &t->schema, p.data, p.len, "partition") == 0 && !sc_buf_append(&text, "", 1))
-                rc = sc_error_set(SC_EINVAL, "overwrite of partition \"%s\": the change set adds %s in partition \"%s\", "
-                                             "which does not belong to it",
-                                  spec, c->adds.items[i].file.file, (const char *)text.data);
-            else
-                rc = sc_error_wrap(SC_EINVAL, "overwrite of partition \"%s\": a file added outside it", spec);
-            sc_buf_free(&text);
-        }
-        if (!rc) rc = sc_partition_set_add(out, p);
+        rc = check_in_spec(t, spec, &c->adds.items[i].file, "adds");
+        if (!rc) rc = sc_partition_set_add(out, c->adds.items[i].file.partition);
     }
-    for (size_t i = 0; !rc && i < c->deletes.count; i++) rc = consider(out, &no, t, spec, c->deletes.items[i].file.partition);
+    for (size_t i = 0; !rc && i < c->deletes.count; i++) {
+        rc = check_in_spec(t, spec, &c->deletes.items[i].file, "deletes");
+        if (!rc) rc = sc_partition_set_add(out, c->deletes.items[i].file.partition);
+    }
     if (!rc && latest) rc = sc_state_live_files(holder, t, latest, NULL);
     for (size_t i = 0; !rc && i < holder->count; i++) rc = consider(out, &no, t, spec, holder->items[i].file.partition);
     sc_partition_set_free(&no);

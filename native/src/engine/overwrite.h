@@ -11,14 +11,16 @@
 #include "format/index_entry.h"
 #include "snapcommit/table.h"
 
-/* SC_EINVAL naming the spec when a key is not a partition key, repeats, or has no "=". */
+/* SC_EINVAL naming the spec when it is NULL, a key is not a partition key, repeats, has no "="
+ * or a value does not parse as its key's type (keys and values escaped as partition paths). */
 int sc_overwrite_check_spec(const sc_table *t, const char *spec);
 
 /*
  * *out 1 when `partition` (a serialized partition row) has the values `spec`
  * names ("" or NULL: every partition matches). Values compare as the
- * partition's types (the spec's are parsed as a partition path would be).
- * SC_EINVAL when a spec value does not parse as its key's type.
+ * partition's types (the spec's are parsed as a partition path would be);
+ * keys the spec does not name are not compared. SC_EINVAL as
+ * sc_overwrite_check_spec.
  */
 int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes partition);
 
@@ -27,7 +29,7 @@ int sc_overwrite_matches(int *out, const sc_table *t, const char *spec, sc_bytes
  * table) into `out` (reset first): the matching partitions of the live data
  * files and those of `c`'s files. The set borrows from `holder` (the live
  * files, reset first; the caller frees it after the set) and from `c`.
- * SC_EINVAL when a file `c` adds lies outside the spec.
+ * SC_EINVAL when a file `c` adds or deletes lies outside the spec.
  */
 int sc_overwrite_partitions(sc_partition_set *out, sc_entry_vec *holder, sc_table *t, const sc_snapshot *latest,
                             const char *spec, const sc_changes *c);

@@ -63,28 +63,20 @@ static int unescape(char *s, size_t n, const char *spec) {
     return 0;
 }
 
-int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const char *spec) {
+int sc_partition_parse_some(sc_datum *values, uint8_t **owned, char *named, const sc_table_schema *schema,
+                            const char *spec) {
     size_t np = schema->partition_key_count;
     size_t n = strlen(spec);
     if (n > SPEC_MAX) return sc_error_set(SC_ELIMIT, "partition spec of %zu bytes, more than %d", n, SPEC_MAX);
     if (n && spec[n - 1] == '/') n--; /* Paimon's paths end in '/' */
-    if (np == 0) {
-        if (n) return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": the table has no partition keys", spec);
-        return sc_row_encode(out_row, NULL, NULL, 0);
-    }
+    if (n == 0) return 0;
+    if (np == 0) return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": the table has no partition keys", spec);
     char *copy = malloc(n + 1);
-    sc_datum *values = calloc(np, sizeof *values);
-    uint8_t **owned = calloc(np, sizeof *owned);
-    char *seen = calloc(np, 1);
-    int rc = 0;
-    if (!copy || !values || !owned || !seen) {
-        rc = sc_error_set(SC_ENOMEM, "out of memory parsing a partition spec");
-        goto done;
-    }
+    if (!copy) return sc_error_set(SC_ENOMEM, "out of memory parsing a partition spec");
     memcpy(copy, spec, n);
     copy[n] = '\0';
     const char *dflt = default_name(schema);
-    size_t found = 0;
+    int rc = 0;
     char *part = copy;
     for (;;) {
         char *slash = strchr(part, '/');
@@ -92,23 +84,22 @@ int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const cha
         char *eq = memchr(part, '=', plen);
         if (!eq || eq == part) {
             rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": \"%.*s\" is not key=value", spec, (int)plen, part);
-            goto done;
+            break;
         }
         char *val = eq + 1;
         size_t vlen = plen - (size_t)(val - part);
-        if ((rc = unescape(part, (size_t)(eq - part), spec)) || (rc = unescape(val, vlen, spec))) goto done;
+        if ((rc = unescape(part, (size_t)(eq - part), spec)) || (rc = unescape(val, vlen, spec))) break;
         size_t k = 0;
         while (k < np && strcmp(schema->partition_keys[k], part)) k++;
         if (k == np) {
             rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": \"%.200s\" is no partition key", spec, part);
-            goto done;
+            break;
         }
-        if (seen[k]) {
+        if (named[k]) {
             rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" given twice", spec, part);
-            goto done;
+            break;
         }
-        seen[k] = 1;
-        found++;
+        named[k] = 1;
         const sc_data_type *t = &schema->partition_types[k];
         /* Paimon's path names an empty or blank string like null (the default name): taking it
          * as a value would give that directory two partitions, and one file two identities
@@ -117,37 +108,57 @@ int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const cha
             blank((const uint8_t *)val, strlen(val))) {
             rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" has an empty or blank value; Paimon's "
                               "paths name it %s (null)", spec, part, dflt);
-            goto done;
+            break;
         }
         if (!strcmp(val, dflt)) {
             if (!t->nullable) {
                 rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is NOT NULL but names %s", spec,
                                   part, dflt);
-                goto done;
+                break;
             }
             values[k].is_null = 1;
         } else if ((rc = sc_datum_from_text(&values[k], &owned[k], val, t, part))) {
             rc = sc_error_wrap(rc, "partition spec \"%.200s\"", spec);
-            goto done;
+            break;
         }
         if (!slash) break;
         part = slash + 1;
     }
-    if (found != np) {
-        size_t k = 0;
-        while (seen[k]) k++;
-        rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is missing", spec,
-                          schema->partition_keys[k]);
+    free(copy);
+    return rc;
+}
+
+int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const char *spec) {
+    size_t np = schema->partition_key_count;
+    if (np == 0) {
+        size_t n = strlen(spec);
+        if (n > SPEC_MAX) return sc_error_set(SC_ELIMIT, "partition spec of %zu bytes, more than %d", n, SPEC_MAX);
+        if (n && spec[n - 1] == '/') n--;
+        if (n) return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": the table has no partition keys", spec);
+        return sc_row_encode(out_row, NULL, NULL, 0);
+    }
+    if (!*spec || strcmp(spec, "/") == 0)
+        return sc_error_set(SC_EINVAL, "partition spec \"%.200s\": \"\" is not key=value", spec);
+    sc_datum *values = calloc(np, sizeof *values);
+    uint8_t **owned = calloc(np, sizeof *owned);
+    char *named = calloc(np, 1);
+    int rc = 0;
+    if (!values || !owned || !named) {
+        rc = sc_error_set(SC_ENOMEM, "out of memory parsing a partition spec");
         goto done;
     }
-    rc = sc_row_encode(out_row, schema->partition_types, values, np);
+    rc = sc_partition_parse_some(values, owned, named, schema, spec);
+    for (size_t k = 0; !rc && k < np; k++)
+        if (!named[k])
+            rc = sc_error_set(SC_EINVAL, "partition spec \"%.200s\": key \"%.200s\" is missing", spec,
+                              schema->partition_keys[k]);
+    if (!rc) rc = sc_row_encode(out_row, schema->partition_types, values, np);
 done:
     if (owned)
         for (size_t i = 0; i < np; i++) free(owned[i]);
     free(owned);
     free(values);
-    free(seen);
-    free(copy);
+    free(named);
     return rc;
 }
 

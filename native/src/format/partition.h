@@ -10,6 +10,7 @@
 #define SC_PARTITION_H
 
 #include "base/buf.h"
+#include "format/binary_row.h" /* sc_datum */
 #include "format/table_schema.h"
 #include "snapcommit/types.h" /* sc_bytes */
 
@@ -22,6 +23,17 @@
  * value that does not parse as the field's type, a repeated key, bad %XX.
  */
 int sc_partition_parse(sc_buf *out_row, const sc_table_schema *schema, const char *spec);
+/*
+ * The values a spec names for some of the partition keys, each at most once,
+ * in any order (a predicate on partitions, as Paimon's createPartitionPredicate
+ * takes a partial spec): for each key i named, named[i] = 1 and values[i] its
+ * value (is_null for the default name). values, owned and named have
+ * partition_key_count slots zeroed by the caller, who frees owned[i] (the
+ * copies values[i] points into) also on error. "" names none. Errors as
+ * sc_partition_parse, but for the missing keys.
+ */
+int sc_partition_parse_some(sc_datum *values, uint8_t **owned, char *named, const sc_table_schema *schema,
+                            const char *spec);
 /*
  * The spec of a serialized partition row in schema order ("dt=2024-01-01/h=3",
  * values escaped; "" for arity 0). SC_ECORRUPT (naming `what`) when the row

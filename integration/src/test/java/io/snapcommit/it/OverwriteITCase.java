@@ -6,13 +6,19 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.junit.jupiter.api.Test;
 
 import io.snapcommit.demo.PaimonReader;
+import io.snapcommit.flink.CommitEvent;
+import io.snapcommit.flink.CommitListener;
+import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.demo.TableContents;
 import io.snapcommit.jni.CommitKind;
 import io.snapcommit.jni.SnapshotInfo;
@@ -87,6 +93,20 @@ class OverwriteITCase extends ITBase {
         assertEquals(CommitKind.OVERWRITE, lastKind(st));
     }
 
+    /** Paimon overwrites a dynamic-bucket table with its SimpleHashBucketAssigner, which the sink lacks: refused. */
+    @Test
+    void anOverwriteOfADynamicBucketPrimaryKeyTableIsRefusedAtPlanning() throws Exception {
+        TableEnvironment t = batchEnv();
+        String dyn = create(t, "dyn", "id BIGINT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED", "");
+        t.executeSql("INSERT INTO dyn VALUES (1, 'd1')").await();
+        Exception e = assertThrows(Exception.class, () -> t.executeSql("INSERT OVERWRITE dyn VALUES (2, 'd1')").await());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable c = e; c != null; c = c.getCause()) messages.append(c.getMessage()).append('\n');
+        assertTrue(messages.toString().contains("INSERT OVERWRITE of a dynamic-bucket primary-key table"), messages.toString());
+        assertEquals(List.of("{\"id\":1,\"dt\":\"d1\"}"), paimonRows(dyn));
+        assertEquals(1, TableContents.log(dyn).size(), "nothing committed by the refused statement");
+    }
+
     @Test
     void streamingOverwriteIsRefusedAsPaimonRefusesIt() {
         StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
@@ -98,5 +118,38 @@ class OverwriteITCase extends ITBase {
         StringBuilder messages = new StringBuilder();
         for (Throwable c = e; c != null; c = c.getCause()) messages.append(c.getMessage()).append('\n');
         assertTrue(messages.toString().toLowerCase().contains("overwrite"), messages.toString());
+    }
+
+    /** Fails the committer once, right after its first commit to a table (the commit has landed). */
+    static final class FailOnceAfterCommit implements CommitListener {
+        private static final long serialVersionUID = 1L;
+        static final Set<String> FAILED = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public void onCommitted(CommitEvent event) {
+            if (FAILED.add(event.table()))
+                throw new IllegalStateException("injected failure after committing snapshot " + event.snapshotId());
+        }
+    }
+
+    /**
+     * A batch job restarts the committer's region after a failure, and the committer reads the
+     * writers' results again: an overwrite that landed before the failure must be filtered, as
+     * Paimon's committer filters its end-of-input commit, not applied a second time (which would
+     * delete whatever others wrote into those partitions in between).
+     */
+    @Test
+    void aBatchOverwriteThatLandedBeforeAFailureIsNotAppliedAgain() throws Exception {
+        String table = table("replayed");
+        StreamExecutionEnvironment env = env(null, Map.of("execution.runtime-mode", "BATCH"));
+        SnapcommitSink sink = sink(table).partitionKeys("p").commitListener(new FailOnceAfterCommit()).build();
+        SnapcommitSink.attachOverwrite(rows(generate(env, "ow", 100, 1000)), sink.config(), sink.tableSpec(), ROW,
+                                       "ow", 2, Map.of());
+        env.execute(testName);
+        assertTrue(FailOnceAfterCommit.FAILED.contains(sink.config().location()), "the committer never failed");
+        List<SnapshotInfo> log = TableContents.log(table);
+        assertEquals(1, log.size(), "the overwrite was committed again after the restart: " + log);
+        assertEquals(CommitKind.OVERWRITE, log.get(0).commitKind());
+        assertExactlyOnce(paimonRows(table), "ow", 100);
     }
 }

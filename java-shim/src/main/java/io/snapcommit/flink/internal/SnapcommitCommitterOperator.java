@@ -319,8 +319,20 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     public void endInput() throws Exception {
         if (!getOperatorConfig().isCheckpointingEnabled()) {
             // No checkpoint will come: commit what the writers sent, identifier after the user's last.
+            OptionalLong last = table.lastCommittedIdentifier(commitUser);
+            if (last.isPresent() && config.commitUser() == null && !restored) {
+                // The user was generated for this job, and a job without checkpoints commits once: an
+                // earlier attempt of this task committed before it failed (a batch job restarts the
+                // committer's region and it reads the writers' results again). Committing again would
+                // re-apply it: an overwrite would delete what others wrote since. Paimon's committer
+                // filters its end-of-input commit (identifier Long.MAX_VALUE) the same way.
+                metrics.filteredReplays.inc();
+                LOG.info("end-of-input commit of commit user {} landed before this task restarted (identifier {}): "
+                         + "replay filtered ({} messages)", commitUser, last.getAsLong(), received.size());
+                received = new ArrayList<>();
+                return;
+            }
             if (!received.isEmpty() || overwrite != Overwrite.NONE) {
-                OptionalLong last = table.lastCommittedIdentifier(commitUser);
                 long id = Math.max(last.isPresent() ? last.getAsLong() + 1 : 1,
                                    pending.isEmpty() ? 1 : pending.lastKey() + 1);
                 ManifestCommittable c = new ManifestCommittable(id, watermark());
