@@ -93,9 +93,11 @@ class PrimaryKeyJudgeITCase extends ITBase {
     }
 
     /**
-     * A key whose count passes LIMIT leaves the filter: the aggregate's retraction of its last
-     * passing row is the only change that reaches the sink for it, a delete (UPDATE_BEFORE without
-     * its UPDATE_AFTER), which the writers' lookup compaction turns into a deletion vector.
+     * A key whose count passes LIMIT leaves the filter: the planner runs the filter on the
+     * aggregate's retract stream, so the retraction of the key's last passing row reaches the sink
+     * without a row after it, and Paimon's writer stores it as a retract row of that key (counted
+     * in the data file's deleteRowCount); the lookup compaction marks the key's older rows in
+     * deletion vectors.
      */
     @Test
     void filteredAggregateDeletesIntoDynamicBucketDeletionVectorsThroughAFailover() throws Exception {
