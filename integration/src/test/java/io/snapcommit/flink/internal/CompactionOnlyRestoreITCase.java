@@ -191,6 +191,57 @@ class CompactionOnlyRestoreITCase {
         }
     }
 
+    /** Paimon's writer (user) upserts keys [from, to) as new level-0 files, no compaction. */
+    private List<CommitMessage> upserts(String user, long from, long to) throws Exception {
+        StreamWriteBuilder wb = paimonTable().newStreamWriteBuilder().withCommitUser(user);
+        try (StreamTableWrite w = wb.newWrite()) {
+            for (long k = from; k < to; k++) w.write(GenericRow.of(k, BinaryString.fromString("u-" + k)));
+            return w.prepareCommit(false, 1);
+        }
+    }
+
+    @Test
+    void anAbandonedCompactionBeforeADataCheckpointStillFailsThePrimaryKeyRestoreOnce() throws Exception {
+        createWithTwoFiles();
+        List<CommitMessage> a = fullCompaction(USER);
+        List<CommitMessage> b = fullCompaction("job-b");
+        try (StreamTableCommit c = paimonTable().newStreamWriteBuilder().withCommitUser("job-b").newCommit()) {
+            c.commit(1, b);
+        }
+        List<CommitMessage> data = upserts(USER, 100, 103);
+        // Checkpoint 5: only the compaction that conflicts; checkpoint 6: new files. Both pending.
+        OperatorSubtaskState state;
+        try (OneInputStreamOperatorTestHarness<byte[], Void> h = committer()) {
+            h.open();
+            h.processElement(new StreamRecord<>(new WriterCommittable(5, a).encode()));
+            h.snapshot(5, 5);
+            h.processElement(new StreamRecord<>(new WriterCommittable(6, data).encode()));
+            state = h.snapshot(6, 6);
+        }
+        int snapshots = snapshots().size();
+        // The restore abandons 5, commits 6 and then fails once so that the writers restart on it.
+        try (OneInputStreamOperatorTestHarness<byte[], Void> h = committer()) {
+            h.initializeState(state);
+            Exception e = assertThrows(Exception.class, h::open);
+            assertTrue(causedBy(e, SnapcommitCommitterOperator.RestoredCommitsException.class), e.toString());
+        }
+        List<Snapshot> log = snapshots();
+        assertEquals(snapshots + 1, log.size(), log.toString());
+        Snapshot last = log.get(log.size() - 1);
+        assertEquals(List.of(Snapshot.CommitKind.APPEND, USER, 6L), List.of(last.commitKind(), last.commitUser(),
+                                                                            last.commitIdentifier()));
+        assertEquals(18, rows().size());
+        // The next restore filters both (6 is the user's watermark) and does not fail.
+        try (OneInputStreamOperatorTestHarness<byte[], Void> h = committer()) {
+            h.initializeState(state);
+            h.open();
+        }
+        assertEquals(snapshots + 1, snapshots().size());
+        try (NativeTable t = NativeTable.openTable(table())) {
+            t.fsck();
+        }
+    }
+
     @Test
     void aRestoredCompactionWithoutConflictIsCommitted() throws Exception {
         createWithTwoFiles();
