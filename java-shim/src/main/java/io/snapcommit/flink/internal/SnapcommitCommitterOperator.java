@@ -70,11 +70,12 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *   <li>An unknown outcome, a conflict or exhausted retries fail the task: the
  *       job restarts from the last checkpoint and the replay is reconciled by the
  *       native watermark, never guessed.</li>
- *   <li>Except on restore, for a checkpoint that is only a compaction (an empty APPEND part, so no
- *       snapshot would carry its identifier) whose COMPACT part conflicts: it is abandoned (WARN,
- *       counter abandonedCompactions), as Paimon's streaming committer, which writes an empty APPEND
- *       snapshot with the identifier first, so that its restore filters the checkpoint. Its first
- *       attempt still fails the task, so that the writers restart from the latest snapshot.</li>
+ *   <li>One exception, on restore only: a checkpoint that is only a compaction (an empty APPEND
+ *       part, so no snapshot would carry its identifier) whose COMPACT part conflicts is abandoned
+ *       (WARN, counter abandonedCompactions), as by Paimon's streaming committer, which writes an
+ *       empty APPEND snapshot with the identifier first, so that its restore filters the
+ *       checkpoint. Its first attempt still fails the task, so that the writers restart from the
+ *       latest snapshot.</li>
  *   <li>Without checkpointing (batch), everything is committed at end of input.</li>
  *   <li>After commits, table upkeep is requested from a {@link TableUpkeep}: its own thread and
  *       handles, a non-blocking request, never a failure of the job. Each run compacts a
@@ -115,6 +116,8 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient TableUpkeep upkeep;
     private transient int defaultBuckets;
     private transient String manifestCompression;
+    /** Restored checkpoints abandoned by {@link #commitOne} during {@link #commitRestored}. */
+    private transient int abandonedOnRestore;
     /** finish() was called: the input ended, so close() lets the upkeep catch up (bounded). */
     private transient boolean finished;
 
@@ -371,9 +374,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             }
         }
         int restoredCount = pending.size();
-        long abandonedBefore = metrics.abandonedCompactions.getCount();
+        abandonedOnRestore = 0;
         commitUpTo(Long.MAX_VALUE, true);
-        boolean recommitted = restoredCount > metrics.abandonedCompactions.getCount() - abandonedBefore;
+        boolean recommitted = restoredCount > abandonedOnRestore;
         if (recommitted && !spec.schema().primaryKeys().isEmpty())
             throw new RestoredCommitsException("checkpoint(s) " + kept + " of " + config.location() + " were committed "
                 + "on restore; failing once on purpose so that the writers of this primary-key table restart on the "
@@ -470,6 +473,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             metrics.conflicts.inc();
             if (restoring && sections.append.isEmpty() && overwrite == Overwrite.NONE && e.landedSnapshot() == 0) {
                 metrics.abandonedCompactions.inc();
+                abandonedOnRestore++;
                 LOG.warn("restored checkpoint {} of commit user {} on {} holds only a compaction ({}), and it conflicts: "
                          + "abandoned, as Paimon's restore does (its new files are left for orphan removal): {}",
                          identifier, commitUser, config.location(), sections.compact, e.getMessage());
