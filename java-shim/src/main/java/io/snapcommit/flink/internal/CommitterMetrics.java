@@ -9,7 +9,8 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 /**
  * The committer's metrics, in the operator metric group under "snapcommit":
  * commits, lostClaims, retries, conflicts, filteredReplays, unknownOutcomes,
- * commitFailures (counters); commitLatencyMs (histogram);
+ * commitFailures, abandonedCompactions (restored compaction-only checkpoints that conflicted and were
+ * dropped, as Paimon's restore drops them) (counters); commitLatencyMs (histogram);
  * lastCommitLatencyMs, lastSnapshotId, lastCommittedCheckpoint, pendingCheckpoints (gauges).
  * Snapshot expiration (written by the expiration thread only): expirations (runs that succeeded),
  * expiredSnapshots, expiredFiles (data files + manifests + manifest lists), expiredBytes,
@@ -22,6 +23,7 @@ import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
  */
 final class CommitterMetrics implements TableUpkeep.Sink {
     final Counter commits, lostClaims, retries, conflicts, filteredReplays, unknownOutcomes, commitFailures;
+    final Counter abandonedCompactions;
     final Counter expirations, expiredSnapshots, expiredFiles, expiredBytes, expireFailures;
     final Histogram commitLatencyMs;
     final Counter compactions, compactionConflicts, compactionFailures, compactedFilesBefore, compactedFilesAfter;
@@ -41,6 +43,7 @@ final class CommitterMetrics implements TableUpkeep.Sink {
         filteredReplays = g.counter("filteredReplays");
         unknownOutcomes = g.counter("unknownOutcomes");
         commitFailures = g.counter("commitFailures");
+        abandonedCompactions = g.counter("abandonedCompactions");
         expirations = g.counter("expirations");
         expiredSnapshots = g.counter("expiredSnapshots");
         expiredFiles = g.counter("expiredFiles");

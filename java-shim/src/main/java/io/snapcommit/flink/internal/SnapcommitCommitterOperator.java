@@ -70,6 +70,12 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *   <li>An unknown outcome, a conflict or exhausted retries fail the task: the
  *       job restarts from the last checkpoint and the replay is reconciled by the
  *       native watermark, never guessed.</li>
+ *   <li>One exception, on restore only: a checkpoint that is only a compaction (an empty APPEND
+ *       part, so no snapshot would carry its identifier) whose COMPACT part conflicts is abandoned
+ *       (WARN, counter abandonedCompactions), as by Paimon's streaming committer, which writes an
+ *       empty APPEND snapshot with the identifier first, so that its restore filters the
+ *       checkpoint. Its first attempt still fails the task, so that the writers restart from the
+ *       latest snapshot.</li>
  *   <li>Without checkpointing (batch), everything is committed at end of input.</li>
  *   <li>After commits, table upkeep is requested from a {@link TableUpkeep}: its own thread and
  *       handles, a non-blocking request, never a failure of the job. Each run compacts a
@@ -110,6 +116,8 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient TableUpkeep upkeep;
     private transient int defaultBuckets;
     private transient String manifestCompression;
+    /** Restored checkpoints abandoned by {@link #commitOne} during {@link #commitRestored}. */
+    private transient int abandonedOnRestore;
     /** finish() was called: the input ended, so close() lets the upkeep catch up (bounded). */
     private transient boolean finished;
 
@@ -357,6 +365,9 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
      * their compactions would rewrite without the re-committed files (a conflict, or deletion
      * vectors missing their rows). Failing once restarts them on the new snapshot; on that second
      * restore the same pending checkpoints are all filtered as committed, so it does not fail again.
+     * Not done either when every restored checkpoint was an abandoned compaction ({@link #commitOne}):
+     * nothing was written, so the writers' restored buckets are the table's, and the next restore
+     * would abandon the same compactions again and fail again, a restart loop.
      */
     private void commitRestored() throws Exception {
         long[] ids = new long[pending.size()];
@@ -374,8 +385,10 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                 it.remove();
             }
         }
-        boolean recommitted = !pending.isEmpty();
-        commitUpTo(Long.MAX_VALUE);
+        int restoredCount = pending.size();
+        abandonedOnRestore = 0;
+        commitUpTo(Long.MAX_VALUE, true);
+        boolean recommitted = restoredCount > abandonedOnRestore;
         if (recommitted && !spec.schema().primaryKeys().isEmpty())
             throw new RestoredCommitsException("checkpoint(s) " + kept + " of " + config.location() + " were committed "
                 + "on restore; failing once on purpose so that the writers of this primary-key table restart on the "
@@ -391,10 +404,15 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
 
     /** Commit pending checkpoints with id <= upTo, in increasing order. */
     private void commitUpTo(long upTo) throws Exception {
+        commitUpTo(upTo, false);
+    }
+
+    /** @param restoring the restored pending checkpoints, committed before any record (see {@link #commitOne}) */
+    private void commitUpTo(long upTo, boolean restoring) throws Exception {
         boolean committed = false;
         while (!pending.isEmpty() && pending.firstKey() <= upTo) {
             Map.Entry<Long, ManifestCommittable> e = pending.firstEntry();
-            committed |= commitOne(e.getValue());
+            committed |= commitOne(e.getValue(), restoring);
             pending.remove(e.getKey());
             metrics.pendingCheckpoints = pending.size();
         }
@@ -418,8 +436,18 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         return Overwrite.partition(path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
     }
 
-    /** @return true when a snapshot was published (false: nothing to commit, or a filtered replay) */
-    private boolean commitOne(ManifestCommittable committable) throws Exception {
+    /**
+     * @param restoring a restored pending checkpoint: one that is only a compaction and conflicts is
+     *     abandoned instead of failing the task. Its identifier is on no snapshot (the native commit
+     *     writes no snapshot for an empty APPEND part, where Paimon's streaming committer writes an
+     *     empty one), so every restore would commit it again and conflict again; Paimon's restore
+     *     filters it by that empty APPEND and so drops the compaction (its new files become orphans).
+     *     The first attempt still fails: the writers compacted on files the table no longer has and
+     *     must restart from the latest snapshot.
+     * @return true when a snapshot was published (false: nothing to commit, a filtered replay or an
+     *     abandoned compaction)
+     */
+    private boolean commitOne(ManifestCommittable committable, boolean restoring) throws Exception {
         long identifier = committable.identifier();
         long started = System.nanoTime();
         PaimonSections sections = PaimonSections.of(committable.fileCommittables(), defaultBuckets, manifestCompression);
@@ -455,6 +483,14 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             return false;
         } catch (ConflictException e) {
             metrics.conflicts.inc();
+            if (restoring && sections.append.isEmpty() && overwrite == Overwrite.NONE && e.landedSnapshot() == 0) {
+                metrics.abandonedCompactions.inc();
+                abandonedOnRestore++;
+                LOG.warn("restored checkpoint {} of commit user {} on {} holds only a compaction ({}), and it conflicts: "
+                         + "abandoned, as Paimon's restore does (its new files are left for orphan removal): {}",
+                         identifier, commitUser, config.location(), sections.compact, e.getMessage());
+                return false;
+            }
             metrics.commitFailures.inc();
             logLanded(identifier, e);
             throw e;
