@@ -132,7 +132,7 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M big $big_live $big_delete"
     echo "M fast_seed $fast_seed"
     echo "M commits_bench $commits_bench"
-    [[ $upsert == 1 ]] && echo "M upsert ${upsert_args[*]}"
+    [[ $upsert == 1 ]] && echo "M upsert ${upsert_args[*]} --order sc,paimon,paimon,sc (even runs: paimon,sc,sc,paimon)"
     echo "M disk $df_line"
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "M date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
