@@ -406,9 +406,14 @@ public final class UpsertBench {
                 windows++;
             }
             wholeMs += (END.get(job) - FIRST_ROW.get(job)) / 1_000_000;
-            System.err.printf("upsert job %s: %s rows/s steady, %d ms from the first row to the end%n", job,
-                              w == null ? "-" : String.format("%.0f", w[0] * 1e9 / Math.max(1, w[1])),
-                              (END.get(job) - FIRST_ROW.get(job)) / 1_000_000);
+            // Before the window: first row to the first checkpoint's completion notice, and the rows by then.
+            Map.Entry<Long, Long> first = new TreeMap<>(done).firstEntry();
+            System.err.printf("upsert job %s: %s rows/s steady, %d ms from the first row to the end; first checkpoint "
+                              + "%s%n", job, w == null ? "-" : String.format("%.0f", w[0] * 1e9 / Math.max(1, w[1])),
+                              (END.get(job) - FIRST_ROW.get(job)) / 1_000_000,
+                              first == null ? "-" : String.format("%d completed %d ms after the first row, %d rows in",
+                                  first.getKey(), (first.getValue() - FIRST_ROW.get(job)) / 1_000_000,
+                                  ROWS_AT.get(job).get(first.getKey())));
             tailMs += (END.get(job) - LAST_ROW.get(job)) / 1_000_000;
         }
         Collections.sort(lat);
