@@ -104,14 +104,18 @@ def main():
     rows += [("  commit ms", val("big.compact_ms")), ("  peak RSS MiB", val("big.peak_rss_mib"))]
     upsert = [(f"Flink upsert job ({meta.get('upsert', '?')}): GROUP BY into a primary-key table, bucket 2, lookup changelog", None)]
     for who, k in (("snapcommit sink", "sc"), ("Paimon TableCommitImpl", "paimon")):
-        upsert += [(f"  {who} rows/s", val(f"upsert.{k}.rows_per_s")),
+        upsert += [(f"  {who} rows/s, steady window", val(f"upsert.{k}.rows_per_s")),
+                   (f"  {who} rows/s, whole job", val(f"upsert.{k}.rows_per_s_whole")),
+                   (f"  {who} checkpoints in the steady windows", val(f"upsert.{k}.window_checkpoints")),
+                   (f"  {who} ms from the last row to the end of a job", val(f"upsert.{k}.tail_ms")),
                    (f"  {who} checkpoint -> visible p50 ms", val(f"upsert.{k}.visible_p50_ms")),
                    (f"  {who} checkpoint -> visible p90 ms", val(f"upsert.{k}.visible_p90_ms")),
                    (f"  {who} checkpoint -> visible max ms", val(f"upsert.{k}.visible_max_ms")),
                    (f"  {who} checkpoints measured", val(f"upsert.{k}.checkpoints_visible")),
                    (f"  {who} snapshots", val(f"upsert.{k}.snapshots")),
                    (f"  {who} Paimon's read equals the model (1 = yes)", val(f"upsert.{k}.model_ok"))]
-    upsert += [("  rows/s: snapcommit / Paimon", ratio("upsert.sc.rows_per_s", "upsert.paimon.rows_per_s")),
+    upsert += [("  rows/s steady: snapcommit / Paimon", ratio("upsert.sc.rows_per_s", "upsert.paimon.rows_per_s")),
+               ("  rows/s whole job: snapcommit / Paimon", ratio("upsert.sc.rows_per_s_whole", "upsert.paimon.rows_per_s_whole")),
                ("  visible p50: snapcommit / Paimon", ratio("upsert.sc.visible_p50_ms", "upsert.paimon.visible_p50_ms"))]
     only_upsert = meta.get("commits_bench") == "0"
     rows += upsert

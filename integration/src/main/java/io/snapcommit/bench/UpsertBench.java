@@ -8,8 +8,10 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -60,19 +62,29 @@ import io.snapcommit.flink.paimon.RowConverter;
 /**
  * The upsert benchmark (scripts/bench.sh --upsert, docs/performance.md): the same streaming
  * aggregate (count and sum of v per key, over ids 0..rows-1, k = id % keys) into a primary-key
- * table (bucket 2, changelog-producer lookup), once through the snapcommit sink and once through a
+ * table (bucket 2, changelog-producer lookup), through the snapcommit sink and through a
  * bench-only sink of Paimon 1.4.2's own TableWriteImpl (writers) and TableCommitImpl (committer),
- * one job after the other in this JVM with the same source, options and parallelism. Both sides
- * shuffle rows to writers by Paimon's bucket channel, write with prepareCommit(lookup wait,
- * checkpoint) before each barrier and commit every pending checkpoint at or below c when
- * checkpoint c completes. Measured per side: rows/s (rows / the time from the first generated row
- * to the end of the job, its final checkpoint and commit included; start-up excluded) and
- * checkpoint-to-visible latency (from checkpoint c's completion notice at a probe task to the
- * commit that made its snapshot readable returning). Each table is then read back by Paimon's
- * reader and compared with the model. Prints "R upsert.SIDE.KEY VALUE" lines and a summary.
+ * job after job in this JVM with the same source, options and parallelism. Both sides shuffle rows
+ * to writers by Paimon's bucket channel, write with prepareCommit(lookup wait, checkpoint) before
+ * each barrier and commit every pending checkpoint at or below c when checkpoint c completes.
+ *
+ * <p>Fairness: an untimed warm-up job per side, then the timed jobs in {@code --order} (default
+ * sc,paimon,paimon,sc; bench.sh alternates it with paimon,sc,sc,paimon between runs). The first
+ * timed job of a JVM costs a third to a half more CPU for the same rows (JIT still compiling the shared
+ * Flink and Paimon code) whichever side runs it, so a fixed sc-then-paimon order measured the
+ * position, not the sink; ABBA also cancels a linear drift of the machine's load.
+ *
+ * <p>Measured per side, over its jobs: rows/s in the steady window (rows generated between the
+ * completion notices of a job's first checkpoint and of its last checkpoint completed while the
+ * source still ran; start-up, the first checkpoint, end of input and the final checkpoint are
+ * outside it), rows/s of the whole job (first generated row to the end of the job, final commit
+ * included) and the time from the last row to the end, and checkpoint-to-visible latency (from
+ * checkpoint c's completion notice at a probe task to the return of the commit that made its
+ * snapshot readable). Each table is then read back by Paimon's reader and compared with the
+ * model. Prints "R upsert.SIDE.KEY VALUE" lines and a summary.
  *
  * <pre>UpsertBench --dir DIR [--rows N] [--keys K] [--rate ROWS_PER_S (0: unlimited)] [--interval MS]
- *             [--parallelism P] [--warmup ROWS]</pre>
+ *             [--parallelism P] [--warmup ROWS] [--order sc,paimon,paimon,sc]</pre>
  */
 public final class UpsertBench {
     static final RowType ROW = RowType.of(new LogicalType[] {new BigIntType(false), new BigIntType(), new BigIntType()},
@@ -84,6 +96,15 @@ public final class UpsertBench {
     static final Map<String, Map<Long, Long>> VISIBLE = new ConcurrentHashMap<>();
     /** side → nanoTime of the first generated row (rows/s counts from there: job start-up excluded). */
     static final Map<String, Long> FIRST_ROW = new ConcurrentHashMap<>();
+    /** side → rows generated so far; nanoTime of the last row; checkpoint → rows generated at its completion notice. */
+    static final Map<String, AtomicLong> GENERATED = new ConcurrentHashMap<>();
+    static final Map<String, Long> LAST_ROW = new ConcurrentHashMap<>();
+    static final Map<String, Map<Long, Long>> ROWS_AT = new ConcurrentHashMap<>();
+    /** side → nanoTime of the end of its job (execute() returned). */
+    static final Map<String, Long> END = new ConcurrentHashMap<>();
+
+    /** The timed jobs, in this order by default (ABBA: a drift of the JVM or of the machine's load cancels out). */
+    static final String DEFAULT_ORDER = "sc,paimon,paimon,sc";
 
     private UpsertBench() {}
 
@@ -106,6 +127,8 @@ public final class UpsertBench {
         @Override
         public void notifyCheckpointComplete(long checkpointId) throws Exception {
             mark(COMPLETED, side, checkpointId);
+            ROWS_AT.computeIfAbsent(side, s -> new ConcurrentHashMap<>())
+                .putIfAbsent(checkpointId, GENERATED.get(side).get());
             super.notifyCheckpointComplete(checkpointId);
         }
     }
@@ -249,11 +272,13 @@ public final class UpsertBench {
     /** The aggregate's upserts (+I and +U; -U dropped as the planner does for an upsert sink) as RowData. */
     static DataStream<RowData> upserts(StreamExecutionEnvironment env, String side, long rows, long keys, double rate) {
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
+        GENERATED.put(side, new AtomicLong());
         DataGeneratorSource<Long> source = new DataGeneratorSource<>(
             id -> id, rows, rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(), Types.LONG);
         DataStream<Row> in = env.fromSource(source, WatermarkStrategy.noWatermarks(), "generator")
             .map(id -> {
                 FIRST_ROW.putIfAbsent(side, System.nanoTime());
+                if (GENERATED.get(side).incrementAndGet() == rows) LAST_ROW.put(side, System.nanoTime());
                 return Row.of(id % keys, id);
             }).returns(Types.ROW_NAMED(new String[] {"k", "v"}, Types.LONG, Types.LONG));
         t.createTemporaryView("src", t.fromDataStream(in));
@@ -286,7 +311,8 @@ public final class UpsertBench {
         OPTIONS.forEach(b::option);
         b.build().sinkTo(up);
         env.execute("upsert-bench-" + side);
-        return (System.nanoTime() - FIRST_ROW.get(side)) / 1_000_000;
+        END.put(side, System.nanoTime());
+        return (END.get(side) - FIRST_ROW.get(side)) / 1_000_000;
     }
 
     static long runPaimon(String path, String side, long rows, long keys, double rate, int p, long interval)
@@ -311,7 +337,8 @@ public final class UpsertBench {
             .transform("paimon-committer", Types.VOID, new PaimonCommitter(path, user, side)).setParallelism(1)
             .setMaxParallelism(1);
         env.execute("upsert-bench-" + side);
-        return (System.nanoTime() - FIRST_ROW.get(side)) / 1_000_000;
+        END.put(side, System.nanoTime());
+        return (END.get(side) - FIRST_ROW.get(side)) / 1_000_000;
     }
 
     static List<String> model(long rows, long keys) {
@@ -331,26 +358,76 @@ public final class UpsertBench {
         return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1));
     }
 
-    /** Prints the R lines of one side; returns whether Paimon's read equals the model. */
-    static boolean report(String side, String path, long rows, long keys, long netMs) {
-        Map<Long, Long> done = COMPLETED.getOrDefault(side, Map.of()), seen = VISIBLE.getOrDefault(side, Map.of());
+    /**
+     * The steady window of a side: from the completion notice of its first checkpoint to that of
+     * its last checkpoint completed while the source was still generating (rows < all). Returns
+     * {rows generated in the window, its length in ns, checkpoints completed in it}, or null when
+     * fewer than two checkpoints completed while the source ran.
+     */
+    static long[] window(String side, long rows) {
+        Map<Long, Long> at = ROWS_AT.getOrDefault(side, Map.of()), done = COMPLETED.getOrDefault(side, Map.of());
+        TreeMap<Long, Long> running = new TreeMap<>();
+        for (Map.Entry<Long, Long> e : at.entrySet())
+            if (e.getValue() < rows && done.containsKey(e.getKey())) running.put(e.getKey(), e.getValue());
+        if (running.size() < 2) return null;
+        long first = running.firstKey(), last = running.lastKey();
+        return new long[] {running.get(last) - running.get(first), done.get(last) - done.get(first),
+                           running.size() - 1};
+    }
+
+    /**
+     * Prints the R lines of one side over its timed jobs (their tables under {@code wh}); returns
+     * whether Paimon's read of every table equals the model.
+     */
+    static boolean report(String side, List<String> jobs, String wh, long rows, long keys) {
         List<Long> lat = new ArrayList<>();
-        for (Map.Entry<Long, Long> e : seen.entrySet()) {
-            Long c = done.get(e.getKey());
-            if (c != null) lat.add(Math.max(0, e.getValue() - c) / 1000); // µs
+        long windowRows = 0, windowNs = 0, windowCheckpoints = 0, wholeMs = 0, tailMs = 0;
+        int snapshots = 0, windows = 0;
+        boolean ok = true;
+        List<String> model = model(rows, keys);
+        for (String job : jobs) {
+            Map<Long, Long> done = COMPLETED.getOrDefault(job, Map.of()), seen = VISIBLE.getOrDefault(job, Map.of());
+            for (Map.Entry<Long, Long> e : seen.entrySet()) {
+                Long c = done.get(e.getKey());
+                if (c != null) lat.add(Math.max(0, e.getValue() - c) / 1000); // µs
+            }
+            List<String> got;
+            try (PaimonReader r = PaimonReader.open(wh + "/" + job, Map.of())) {
+                got = new ArrayList<>(r.rows());
+                snapshots += r.snapshots().size();
+            }
+            Collections.sort(got);
+            ok &= got.equals(model);
+            long[] w = window(job, rows);
+            if (w != null) {
+                windowRows += w[0];
+                windowNs += w[1];
+                windowCheckpoints += w[2];
+                windows++;
+            }
+            wholeMs += (END.get(job) - FIRST_ROW.get(job)) / 1_000_000;
+            // Before the window: first row to the first checkpoint's completion notice, and the rows by then.
+            Map.Entry<Long, Long> first = new TreeMap<>(done).firstEntry();
+            System.err.printf("upsert job %s: %s rows/s steady, %d ms from the first row to the end; first checkpoint "
+                              + "%s%n", job, w == null ? "-" : String.format("%.0f", w[0] * 1e9 / Math.max(1, w[1])),
+                              (END.get(job) - FIRST_ROW.get(job)) / 1_000_000,
+                              first == null ? "-" : String.format("%d completed %d ms after the first row, %d rows in",
+                                  first.getKey(), (first.getValue() - FIRST_ROW.get(job)) / 1_000_000,
+                                  ROWS_AT.get(job).get(first.getKey())));
+            tailMs += (END.get(job) - LAST_ROW.get(job)) / 1_000_000;
         }
         Collections.sort(lat);
-        List<String> got;
-        int snapshots;
-        try (PaimonReader r = PaimonReader.open(path, Map.of())) {
-            got = new ArrayList<>(r.rows());
-            snapshots = r.snapshots().size();
-        }
-        Collections.sort(got);
-        boolean ok = got.equals(model(rows, keys));
         String k = "R upsert." + side + ".";
-        System.out.printf("%srows_per_s %.0f%n", k, rows * 1000.0 / Math.max(1, netMs));
-        System.out.printf("%sms_from_first_row %d%n", k, netMs);
+        double steady = windows == jobs.size() ? windowRows * 1e9 / Math.max(1, windowNs) : Double.NaN;
+        if (windows == jobs.size()) { // a side without a window in every job has no steady rate
+            System.out.printf("%srows_per_s %.0f%n", k, steady);
+            System.out.printf("%swindow_ms %d%n", k, windowNs / 1_000_000);
+            System.out.printf("%swindow_checkpoints %d%n", k, windowCheckpoints);
+        }
+        double whole = rows * jobs.size() * 1000.0 / Math.max(1, wholeMs);
+        System.out.printf("%srows_per_s_whole %.0f%n", k, whole);
+        System.out.printf("%sms_from_first_row %d%n", k, wholeMs / jobs.size());
+        System.out.printf("%stail_ms %d%n", k, tailMs / jobs.size());
         System.out.printf("%scheckpoints_visible %d%n", k, lat.size());
         System.out.printf("%ssnapshots %d%n", k, snapshots);
         if (!lat.isEmpty()) {
@@ -359,9 +436,11 @@ public final class UpsertBench {
             System.out.printf("%svisible_max_ms %.2f%n", k, lat.get(lat.size() - 1) / 1000.0);
         }
         System.out.printf("%smodel_ok %d%n", k, ok ? 1 : 0);
-        System.err.printf("upsert %-8s %d rows (%d keys) in %d ms: %.0f rows/s; %d snapshots; checkpoint->visible "
-                          + "over %d checkpoints: p50 %s ms, max %s ms; Paimon's read %s the model%n", side, rows, keys,
-                          netMs, rows * 1000.0 / Math.max(1, netMs), snapshots, lat.size(),
+        System.err.printf("upsert %-8s %d jobs of %d rows (%d keys): %.0f rows/s steady (%d checkpoints, %d ms), %.0f "
+                          + "rows/s whole job (%d ms per job, of which %d ms after the last row); %d snapshots; "
+                          + "checkpoint->visible over %d checkpoints: p50 %s ms, max %s ms; Paimon's read %s the "
+                          + "model%n", side, jobs.size(), rows, keys, steady, windowCheckpoints, windowNs / 1_000_000,
+                          whole, wholeMs / jobs.size(), tailMs / jobs.size(), snapshots, lat.size(),
                           lat.isEmpty() ? "-" : String.format("%.2f", percentile(lat, 0.5) / 1000.0),
                           lat.isEmpty() ? "-" : String.format("%.2f", lat.get(lat.size() - 1) / 1000.0),
                           ok ? "equals" : "DIFFERS FROM");
@@ -373,6 +452,7 @@ public final class UpsertBench {
         long rows = 1_000_000, keys = 10_000, interval = 1000, warmup = 0;
         double rate = 0;
         int p = 2;
+        String[] order = DEFAULT_ORDER.split(",");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--dir": dir = args[++i]; break;
@@ -382,20 +462,29 @@ public final class UpsertBench {
                 case "--interval": interval = Long.parseLong(args[++i]); break;
                 case "--parallelism": p = Integer.parseInt(args[++i]); break;
                 case "--warmup": warmup = Long.parseLong(args[++i]); break;
+                case "--order": order = args[++i].split(","); break;
                 default: throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         if (dir == null) throw new IllegalArgumentException("--dir DIR is required");
         String wh = Paths.get(dir).toAbsolutePath().resolve("warehouse/bench.db").toString();
-        System.out.printf("M upsert rows %d keys %d rate %s interval_ms %d parallelism %d warmup %d%n", rows, keys,
-                          rate > 0 ? Double.toString(rate) : "unlimited", interval, p, warmup);
+        System.out.printf("M upsert rows %d keys %d rate %s interval_ms %d parallelism %d warmup %d order %s%n", rows,
+                          keys, rate > 0 ? Double.toString(rate) : "unlimited", interval, p, warmup,
+                          String.join(",", order));
         if (warmup > 0) { // JIT and class loading of both paths, untimed
             runSnapcommit(wh + "/warm_sc", "warm_sc", warmup, keys, 0, p, interval);
             runPaimon(wh + "/warm_paimon", "warm_paimon", warmup, keys, 0, p, interval);
         }
-        long sc = runSnapcommit(wh + "/sc", "sc", rows, keys, rate, p, interval);
-        long pm = runPaimon(wh + "/paimon", "paimon", rows, keys, rate, p, interval);
-        boolean ok = report("sc", wh + "/sc", rows, keys, sc) & report("paimon", wh + "/paimon", rows, keys, pm);
+        Map<String, List<String>> jobs = new TreeMap<>();
+        for (int i = 0; i < order.length; i++) {
+            String job = order[i] + "_" + (i + 1);
+            jobs.computeIfAbsent(order[i], s -> new ArrayList<>()).add(job);
+            if (order[i].equals("sc")) runSnapcommit(wh + "/" + job, job, rows, keys, rate, p, interval);
+            else runPaimon(wh + "/" + job, job, rows, keys, rate, p, interval);
+        }
+        if (!jobs.keySet().equals(Set.of("sc", "paimon")) || jobs.get("sc").size() != jobs.get("paimon").size())
+            throw new IllegalArgumentException("--order: as many sc as paimon jobs, at least one each");
+        boolean ok = report("sc", jobs.get("sc"), wh, rows, keys) & report("paimon", jobs.get("paimon"), wh, rows, keys);
         System.exit(ok ? 0 : 1);
     }
 }
