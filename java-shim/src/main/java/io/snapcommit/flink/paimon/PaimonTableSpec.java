@@ -42,7 +42,8 @@ public final class PaimonTableSpec implements Serializable {
         CoreOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE.key(), CoreOptions.DYNAMIC_BUCKET_TARGET_ROW_NUM.key(),
         CoreOptions.DYNAMIC_BUCKET_INITIAL_BUCKETS.key(), CoreOptions.DYNAMIC_BUCKET_MAX_BUCKETS.key(),
         CoreOptions.DYNAMIC_BUCKET_ASSIGNER_PARALLELISM.key(), CoreOptions.DYNAMIC_PARTITION_OVERWRITE.key(),
-        CoreOptions.FULL_COMPACTION_DELTA_COMMITS.key())));
+        CoreOptions.FULL_COMPACTION_DELTA_COMMITS.key(), CoreOptions.LOOKUP_COMPACT.key(),
+        CoreOptions.LOOKUP_COMPACT_MAX_INTERVAL.key(), CoreOptions.NUM_SORTED_RUNS_COMPACTION_TRIGGER.key())));
 
     /** Per-field Paimon options (fields.&lt;name&gt;.aggregate-function, .sequence-group, ...) go into the schema too. */
     public static final String FIELD_OPTION_PREFIX = "fields.";
