@@ -447,6 +447,21 @@ public final class UpsertBench {
         return ok;
     }
 
+    /**
+     * The timed jobs of each side ("sc_1", "paimon_2", ...) by {@code --order}, checked before any
+     * job runs (a bad order used to show only after all of them ran).
+     *
+     * @throws IllegalArgumentException unless the order holds only sc and paimon, as many of each, at least one
+     */
+    static Map<String, List<String>> jobs(String[] order) {
+        Map<String, List<String>> jobs = new TreeMap<>();
+        for (int i = 0; i < order.length; i++) jobs.computeIfAbsent(order[i], s -> new ArrayList<>()).add(order[i] + "_" + (i + 1));
+        if (!jobs.keySet().equals(Set.of("sc", "paimon")) || jobs.get("sc").size() != jobs.get("paimon").size())
+            throw new IllegalArgumentException("--order " + String.join(",", order)
+                                               + ": only sc and paimon, as many sc as paimon jobs, at least one each");
+        return jobs;
+    }
+
     public static void main(String[] args) throws Exception {
         String dir = null;
         long rows = 1_000_000, keys = 10_000, interval = 1000, warmup = 0;
@@ -467,6 +482,7 @@ public final class UpsertBench {
             }
         }
         if (dir == null) throw new IllegalArgumentException("--dir DIR is required");
+        Map<String, List<String>> jobs = jobs(order);
         String wh = Paths.get(dir).toAbsolutePath().resolve("warehouse/bench.db").toString();
         System.out.printf("M upsert rows %d keys %d rate %s interval_ms %d parallelism %d warmup %d order %s%n", rows,
                           keys, rate > 0 ? Double.toString(rate) : "unlimited", interval, p, warmup,
@@ -475,15 +491,11 @@ public final class UpsertBench {
             runSnapcommit(wh + "/warm_sc", "warm_sc", warmup, keys, 0, p, interval);
             runPaimon(wh + "/warm_paimon", "warm_paimon", warmup, keys, 0, p, interval);
         }
-        Map<String, List<String>> jobs = new TreeMap<>();
         for (int i = 0; i < order.length; i++) {
             String job = order[i] + "_" + (i + 1);
-            jobs.computeIfAbsent(order[i], s -> new ArrayList<>()).add(job);
             if (order[i].equals("sc")) runSnapcommit(wh + "/" + job, job, rows, keys, rate, p, interval);
             else runPaimon(wh + "/" + job, job, rows, keys, rate, p, interval);
         }
-        if (!jobs.keySet().equals(Set.of("sc", "paimon")) || jobs.get("sc").size() != jobs.get("paimon").size())
-            throw new IllegalArgumentException("--order: as many sc as paimon jobs, at least one each");
         boolean ok = report("sc", jobs.get("sc"), wh, rows, keys) & report("paimon", jobs.get("paimon"), wh, rows, keys);
         System.exit(ok ? 0 : 1);
     }

@@ -45,4 +45,12 @@ class UpsertBenchTest {
         assertFalse(done.containsKey(2L));
         assertArrayEquals(new long[] {600, 2_000_000_000L, 1}, UpsertBench.window(job, 1_000));
     }
+
+    @Test
+    void aBadOrderIsRefusedBeforeAnyJobRuns() {
+        assertEquals(Map.of("sc", java.util.List.of("sc_1", "sc_4"), "paimon", java.util.List.of("paimon_2", "paimon_3")),
+                     UpsertBench.jobs("sc,paimon,paimon,sc".split(",")));
+        for (String bad : new String[] {"sc,sc", "sc,paimon,sc", "sc,pamion", "paimon"})
+            assertThrows(IllegalArgumentException.class, () -> UpsertBench.jobs(bad.split(",")), bad);
+    }
 }
