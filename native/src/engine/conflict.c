@@ -14,9 +14,7 @@
 #include "format/binary_row.h"
 #include "format/file_index.h"
 
-/* Paimon's typed order of two key rows of table `t`; bytewise when a row does not
- * decode (a damaged record still sorts deterministically; fsck reports it). */
-static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
+int sc_conflict_compare_keys(const sc_table *t, sc_bytes a, sc_bytes b) {
     const sc_table_schema *s = &t->schema;
     int c;
     if (sc_row_compare(&c, a.data, a.len, b.data, b.len, s->trimmed_key_types, s->trimmed_key_count, "key") == 0) return c;
@@ -59,7 +57,7 @@ static int lsm_order(const void *pa, const void *pb, void *table) {
     if (c) return c;
     if (a->bucket != b->bucket) return a->bucket < b->bucket ? -1 : 1;
     if (a->level != b->level) return a->level < b->level ? -1 : 1;
-    return key_compare(table, a->min_key, b->min_key);
+    return sc_conflict_compare_keys(table, a->min_key, b->min_key);
 }
 
 static int same_run(const sc_file_entry *a, const sc_file_entry *b) {
@@ -96,7 +94,7 @@ static int check_lsm(const sc_table *t, const sc_entry_vec *others, const sc_fil
             continue;
         }
         const lsm_item *a = &items[run_max], *b = &items[i];
-        if ((a->ours || b->ours) && key_compare(t, a->f->max_key, b->f->min_key) >= 0) {
+        if ((a->ours || b->ours) && sc_conflict_compare_keys(t, a->f->max_key, b->f->min_key) >= 0) {
             char fa[512], fb[512], ka[64], kb[64], kc[64], kd[64];
             describe_file(fa, sizeof fa, t, a->f);
             describe_file(fb, sizeof fb, t, b->f);
@@ -109,7 +107,7 @@ static int check_lsm(const sc_table *t, const sc_entry_vec *others, const sc_fil
                               "and %s [%s..%s]; %s",
                               fa, ka, kb, fb, kc, kd, against);
         }
-        if (key_compare(t, b->f->max_key, a->f->max_key) > 0) run_max = i;
+        if (sc_conflict_compare_keys(t, b->f->max_key, a->f->max_key) > 0) run_max = i;
     }
     free(items);
     return rc;

@@ -74,4 +74,11 @@ int sc_conflict_check_dv_targets(sc_table *t, const sc_snapshot *latest, const s
  */
 int sc_conflict_check_dv_deletes(const sc_table *t, const sc_index_vec *live, const sc_changes *c);
 
+/*
+ * Paimon's typed order of two key rows of table `t` (its trimmed primary key):
+ * <0, 0, >0. Bytewise when a row does not decode, so a damaged record still
+ * sorts deterministically (fsck reports it); the decode error is cleared.
+ */
+int sc_conflict_compare_keys(const sc_table *t, sc_bytes a, sc_bytes b);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/error_internal.h"
+#include "engine/conflict.h"
 #include "format/binary_row.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
@@ -147,19 +148,11 @@ static int32_t top_level(const sc_table *t) {
     return levels >= 2 && levels <= 1000 ? (int32_t)levels - 1 : 0;
 }
 
-static int key_compare(const sc_table *t, sc_bytes a, sc_bytes b) {
-    const sc_table_schema *s = &t->schema;
-    int c;
-    if (sc_row_compare(&c, a.data, a.len, b.data, b.len, s->trimmed_key_types, s->trimmed_key_count, "key") == 0) return c;
-    sc_error_clear();
-    return sc_bytes_compare(a, b);
-}
-
 /* By partition, bucket, then minimum key. */
 static int by_bucket_then_key(const sc_table *t, const sc_file_entry *a, const sc_file_entry *b) {
     int c = sc_bytes_compare(a->partition, b->partition);
     if (!c) c = (a->bucket > b->bucket) - (a->bucket < b->bucket);
-    return c ? c : key_compare(t, a->min_key, b->min_key);
+    return c ? c : sc_conflict_compare_keys(t, a->min_key, b->min_key);
 }
 
 /* Merge sort of f[0..n) with `tmp` of n slots: qsort has no context for the table's key types,
@@ -192,7 +185,7 @@ int sc_overwrite_upgrade(sc_table *t, sc_changes *c) {
         for (end = start + 1; end < c->adds.count && sc_bytes_compare(f[end]->partition, f[start]->partition) == 0 &&
                               f[end]->bucket == f[start]->bucket;
              end++)
-            overlap |= key_compare(t, f[end - 1]->max_key, f[end]->min_key) >= 0;
+            overlap |= sc_conflict_compare_keys(t, f[end - 1]->max_key, f[end]->min_key) >= 0;
         for (size_t i = start; !overlap && i < end; i++) f[i]->level = top;
     }
     free(f);

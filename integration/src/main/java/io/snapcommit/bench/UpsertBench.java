@@ -54,6 +54,7 @@ import org.apache.paimon.table.sink.TableWriteImpl;
 import org.apache.paimon.types.DataTypes;
 
 import io.snapcommit.demo.PaimonReader;
+import io.snapcommit.demo.UpsertDemo;
 import io.snapcommit.flink.SnapcommitSink;
 import io.snapcommit.flink.internal.SnapcommitWriterOperator;
 import io.snapcommit.flink.paimon.PaimonTableSpec;
@@ -341,19 +342,6 @@ public final class UpsertBench {
         return (END.get(side) - FIRST_ROW.get(side)) / 1_000_000;
     }
 
-    static List<String> model(long rows, long keys) {
-        TreeMap<Long, long[]> m = new TreeMap<>();
-        for (long id = 0; id < rows; id++) {
-            long[] a = m.computeIfAbsent(id % keys, k -> new long[2]);
-            a[0]++;
-            a[1] += id;
-        }
-        List<String> out = new ArrayList<>();
-        m.forEach((k, a) -> out.add("{\"k\":" + k + ",\"cnt\":" + a[0] + ",\"total\":" + a[1] + "}"));
-        Collections.sort(out);
-        return out;
-    }
-
     static long percentile(List<Long> sorted, double q) {
         return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(q * sorted.size()) - 1));
     }
@@ -384,7 +372,7 @@ public final class UpsertBench {
         long windowRows = 0, windowNs = 0, windowCheckpoints = 0, wholeMs = 0, tailMs = 0;
         int snapshots = 0, windows = 0;
         boolean ok = true;
-        List<String> model = model(rows, keys);
+        List<String> model = UpsertDemo.model(rows, keys);
         for (String job : jobs) {
             Map<Long, Long> done = COMPLETED.getOrDefault(job, Map.of()), seen = VISIBLE.getOrDefault(job, Map.of());
             for (Map.Entry<Long, Long> e : seen.entrySet()) {

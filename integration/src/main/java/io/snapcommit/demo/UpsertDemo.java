@@ -24,16 +24,19 @@ import org.apache.flink.types.Row;
  * own reader reads it back: the batch scan must equal the model, and Paimon's streaming read of the
  * lookup changelog, folded by row kind, must equal it too.
  */
-final class UpsertDemo {
+public final class UpsertDemo {
     static final long KEYS = 10;
 
     private UpsertDemo() {}
 
-    /** (k, cnt, total) per key as Paimon's reader renders rows, sorted. */
-    static List<String> model(long rows) {
+    /**
+     * (k, cnt, total) per key k = id % keys over ids 0..rows-1, as Paimon's reader renders rows,
+     * sorted: the state the demo's and the upsert benchmark's GROUP BY must leave.
+     */
+    public static List<String> model(long rows, long keys) {
         TreeMap<Long, long[]> m = new TreeMap<>();
         for (long id = 0; id < rows; id++) {
-            long[] a = m.computeIfAbsent(id % KEYS, k -> new long[2]);
+            long[] a = m.computeIfAbsent(id % keys, k -> new long[2]);
             a[0]++;
             a[1] += id;
         }
@@ -64,7 +67,7 @@ final class UpsertDemo {
         t.executeSql("INSERT INTO totals SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k").await();
         System.out.printf("job ran %d ms%n", System.currentTimeMillis() - started);
 
-        List<String> want = model(rows);
+        List<String> want = model(rows, KEYS);
         System.out.println("== the primary-key table read back by Apache Paimon 1.4.2 ==");
         try (PaimonReader r = PaimonReader.openAny(table, Map.of())) {
             List<String> batch = new ArrayList<>(r.rows());
