@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -24,6 +23,7 @@ import org.apache.paimon.Snapshot;
 import io.snapcommit.demo.CollectingReporter;
 import io.snapcommit.demo.PaimonReader;
 import io.snapcommit.demo.TableContents;
+import io.snapcommit.demo.UpsertDemo;
 
 /**
  * The primary-key ITs' job and judges: a streaming GROUP BY (count, sum per key) of a source that
@@ -54,15 +54,7 @@ abstract class PrimaryKeyITBase extends ITBase {
 
     /** count and sum of v per k over the generated ids, as Paimon renders the rows of (k, cnt, total). */
     static List<String> model() {
-        TreeMap<Long, long[]> m = new TreeMap<>();
-        for (long id = 0; id < ROWS; id++) {
-            long[] a = m.computeIfAbsent(id % KEYS, k -> new long[2]);
-            a[0]++;
-            a[1] += id;
-        }
-        List<String> out = new ArrayList<>();
-        m.forEach((k, a) -> out.add("{\"k\":" + k + ",\"cnt\":" + a[0] + ",\"total\":" + a[1] + "}"));
-        return out;
+        return UpsertDemo.model(ROWS, KEYS); // the demo's GROUP BY over the same ids (keys < 10: string order = key order)
     }
 
     static List<String> sorted(List<String> rows) {
