@@ -43,7 +43,7 @@ public final class PaimonStoreTable {
         return dynamic.isEmpty() ? t : t.copy(dynamic);
     }
 
-    static FileIO fileIO(Path path, StoreConfig storage) {
+    public static FileIO fileIO(Path path, StoreConfig storage) {
         String scheme = path.toUri().getScheme();
         if (scheme == null || scheme.equalsIgnoreCase("file")) return LocalFileIO.create();
         if (!scheme.toLowerCase(Locale.ROOT).equals("s3"))
@@ -67,7 +67,7 @@ public final class PaimonStoreTable {
      * ($SNAPCOMMIT_S3_PATH_STYLE otherwise), the table's keys, else $AWS_ACCESS_KEY_ID /
      * $AWS_SECRET_ACCESS_KEY / $AWS_SESSION_TOKEN, else S3A's own chain (profile, instance).
      */
-    static Map<String, String> s3Options(StoreConfig c, Map<String, String> env) {
+    public static Map<String, String> s3Options(StoreConfig c, Map<String, String> env) {
         Map<String, String> o = new HashMap<>();
         String endpoint = first(c.endpoint(), env.get("AWS_ENDPOINT_URL_S3"), env.get("AWS_ENDPOINT_URL"));
         if (endpoint != null) {
