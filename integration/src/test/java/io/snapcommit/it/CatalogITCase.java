@@ -150,6 +150,12 @@ class CatalogITCase extends ITBase {
             "CREATE TABLE lake.db.x (id BIGINT) WITH ('path' = '/elsewhere')"));
         assertTrue(messages(e).contains("option 'path' cannot be set"), messages(e));
         assertFalse(Files.exists(Path.of(location("x"))), "nothing written for a refused table");
+        e = assertThrows(Exception.class, () -> t.executeSql(
+            "CREATE CATALOG rel WITH ('type' = 'snapcommit', 'warehouse' = 'relative/lake')"));
+        assertTrue(messages(e).contains("'warehouse' relative/lake must be an absolute directory"), messages(e));
+        e = assertThrows(Exception.class, () -> t.executeSql(
+            "CREATE CATALOG typo WITH ('type' = 'snapcommit', 'warehouse' = '/tmp/x', 's3.endpont' = 'http://h')"));
+        assertTrue(messages(e).contains("s3.endpont"), messages(e));
     }
 
     @Test
@@ -198,5 +204,32 @@ class CatalogITCase extends ITBase {
             assertEquals(r.snapshots().size(), snapshots.size(), snapshots.toString());
         }
         assertTrue(snapshots.contains("+I[" + first + ", APPEND]"), snapshots.toString());
+    }
+
+    /**
+     * A warehouse on S3 (gofakes3, scripts/s3-servers.sh): the catalog's s3.* options reach Paimon's
+     * catalog (schema writes) and the sink (data files and commits) alike.
+     */
+    @Test
+    void s3Warehouse() throws Exception {
+        String endpoint = S3ITCase.setting("SC_GOFAKES3_ENDPOINT");
+        if (endpoint == null) fail(S3ITCase.NOT_RUNNING);
+        String key = S3ITCase.setting("SC_GOFAKES3_ACCESS_KEY_ID"), secret = S3ITCase.setting("SC_GOFAKES3_SECRET_ACCESS_KEY");
+        String warehouse = "s3://" + S3ITCase.setting("SC_S3_BUCKET") + "/" + S3ITCase.RUN + "/catalog";
+        StreamTableEnvironment t = StreamTableEnvironment.create(env("200 ms", Map.of()));
+        t.executeSql("CREATE CATALOG lake WITH ('type' = 'snapcommit', 'warehouse' = '" + warehouse + "', "
+                     + "'s3.endpoint' = '" + endpoint + "', 's3.access-key' = '" + key + "', 's3.secret-key' = '" + secret
+                     + "', 's3.path-style' = 'true', 's3.region' = 'us-east-1')");
+        t.executeSql("CREATE DATABASE lake.db");
+        t.executeSql("CREATE TABLE lake.db.kv (k BIGINT, v STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' = '2')");
+        t.executeSql("INSERT INTO lake.db.kv VALUES (1, 'a'), (2, 'b'), (3, 'c')").await();
+        t.executeSql("INSERT INTO lake.db.kv VALUES (2, 'B')").await();
+        t.executeSql("USE CATALOG lake");
+        assertEquals(List.of("+I[kv]"), collect(t.executeSql("SHOW TABLES FROM db")));
+        try (PaimonReader r = PaimonReader.open(warehouse + "/db.db/kv",
+                                                PaimonReader.s3Options(endpoint, key, secret, "us-east-1"))) {
+            assertEquals(Set.of("{\"k\":1,\"v\":\"a\"}", "{\"k\":2,\"v\":\"B\"}", "{\"k\":3,\"v\":\"c\"}"),
+                         new HashSet<>(r.rows()));
+        }
     }
 }

@@ -78,7 +78,13 @@ public final class SnapcommitCatalogFactory implements CatalogFactory {
             String v = context.getOptions().get(s.key());
             if (v != null) tableStorage.put(s.key(), v);
         }
-        return new SnapcommitCatalog(context.getName(), o.get(DEFAULT_DATABASE), o.get(WAREHOUSE), storage, tableStorage,
+        String warehouse = o.get(WAREHOUSE).trim();
+        String lower = warehouse.toLowerCase(java.util.Locale.ROOT);
+        if (!(warehouse.startsWith("/") || lower.startsWith("file:/") || lower.startsWith("s3://")))
+            throw new org.apache.flink.table.api.ValidationException("snapcommit catalog " + context.getName()
+                + ": 'warehouse' " + warehouse + " must be an absolute directory, file:///dir or s3://bucket/prefix "
+                + "(a relative path would resolve against each process's working directory)");
+        return new SnapcommitCatalog(context.getName(), o.get(DEFAULT_DATABASE), warehouse, storage, tableStorage,
                                      context.getConfiguration(), context.getClassLoader());
     }
 }
