@@ -14,8 +14,8 @@
 #                                     reported, not failed (that is what the snapcommit FileIO fixes)
 #   RACE_RUNS (1), RACE_JVMS (3), RACE_COMMITS (8), RACE_ROWS (3); each process is bounded by
 #   RACE_TIMEOUT seconds (240).
-# Needs: native build (build/snapcommit, build-jni), `mvn -Pflink-1.20 install` (the integration
-# classes and demo.classpath, java-shim/paimon-fileio's jar), the pypaimon venv (pyarrow, for the
+# Needs: native build (build/snapcommit, build-jni), `mvn -Pflink-1.20 package` (the integration
+# classes and demo.classpath, java-shim/paimon-fileio's jar; RACE_LINE=2 takes -Pflink-2's), the pypaimon venv (pyarrow, for the
 # prewritten files) and, for S3 targets, scripts/s3-servers.sh's servers.
 # moto's conditional writes are not atomic (docs/s3.md): its figures are reported, never asserted.
 set -euo pipefail
@@ -29,11 +29,12 @@ runs=${RACE_RUNS:-1} jvms=${RACE_JVMS:-3} commits=${RACE_COMMITS:-8} rows=${RACE
 limit=${RACE_TIMEOUT:-240}
 case $fileio in snapcommit|stock) ;; *) echo "FAIL: RACE_FILEIO must be snapcommit or stock"; exit 2 ;; esac
 
-it=$root/integration/target/flink-1.20
-jar=$(ls "$root"/java-shim/paimon-fileio/target/flink-1.20/snapcommit-paimon-fileio-*.jar 2>/dev/null | grep -v sources | head -1)
+line=${RACE_LINE:-1.20}  # whose Maven build dirs to take the classes from (the committers use no Flink)
+it=$root/integration/target/flink-$line
+jar=$(ls "$root"/java-shim/paimon-fileio/target/flink-$line/snapcommit-paimon-fileio-*.jar 2>/dev/null | grep -v sources | head -1)
 s3jar=${MAVEN_REPO:-$HOME/.m2/repository}/org/apache/paimon/paimon-s3/1.4.2/paimon-s3-1.4.2.jar
 for f in "$it/classes/io/snapcommit/demo/PaimonCommitRace.class" "$it/demo.classpath" "$jar" "$s3jar"; do
-  [ -n "$f" ] && [ -e "$f" ] || { echo "FAIL: missing ${f:-the snapcommit-paimon-fileio jar}: run mvn -Pflink-1.20 install first"; exit 1; }
+  [ -n "$f" ] && [ -e "$f" ] || { echo "FAIL: missing ${f:-the snapcommit-paimon-fileio jar}: run mvn -Pflink-$line package first"; exit 1; }
 done
 # Paimon and Hadoop only: neither the Flink connector nor Flink is on the committers' class path,
 # so the FileIO jar shows it works on its own beside Paimon (as in a Spark or Flink lib/).
