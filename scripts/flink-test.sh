@@ -70,7 +70,9 @@ for profile in $profiles; do
   # the connector of this line (java-shim/flink-<line>) and the integration tests (integration/)
   connector=java-shim/flink-"$line"/target/flink-"$line"
   integration=integration/target/flink-"$line"
-  rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports
+  fileio=java-shim/paimon-fileio/target/flink-"$line"  # the FileIO jar for Paimon's own committers
+  rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports \
+    "$fileio"/surefire-reports
   s3_servers
   start=$(date +%s)
   # Maven's own output goes to the terminal as before and, for the failure digest below, to a log.
@@ -79,7 +81,7 @@ for profile in $profiles; do
   mvn_rc=${PIPESTATUS[0]}; rc=$mvn_rc
   secs=$(( $(date +%s) - start ))
   pass=0; fail=0
-  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt "$fileio"/surefire-reports/*.txt; do
     [ -f "$report" ] || continue
     case "$report" in *-output.txt) continue ;; esac
     summary=$(grep -h "^Tests run:" "$report" | tail -1)
@@ -93,14 +95,14 @@ for profile in $profiles; do
   # -Xcheck:jni writes to the JVM's native stdout, which Surefire keeps in *.dumpstream (or the
   # -output.txt files): any such line is a failure.
   if grep -l -E "WARNING in native method|FATAL ERROR in native method|JNI local refs: [0-9]+, exceeds capacity" \
-       "$connector"/surefire-reports/* "$integration"/surefire-reports/* \
+       "$connector"/surefire-reports/* "$integration"/surefire-reports/* "$fileio"/surefire-reports/* \
        2>/dev/null; then
     echo "  -Xcheck:jni reported problems (files above)"; rc=1; fail=$((fail + 1))
   fi
   # Each failing test's name and the head of its failure, from the Surefire reports, so that the
   # tail of a CI log says which test failed and why (the summaries above scroll out of it).
   failures=0
-  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt "$fileio"/surefire-reports/*.txt; do
     [ -f "$report" ] || continue
     case "$report" in *-output.txt) continue ;; esac
     digest=$(failure_digest "Flink $line" "$report")
