@@ -6,7 +6,7 @@
 # Then tests/java_packaging.sh (the build fails without the JNI library; `mvn install` publishes an
 # artifact a separate consumer pom resolves offline) and tests/java_deploy_lib.sh (a lib/ from the
 # documented jar list runs an ORC write) once per line, each counted as one test; and
-# tests/race_paimon_fileio.sh once (Paimon's committers through the snapcommit FileIO), one test.
+# tests/paimon/race_paimon_fileio.sh once (Paimon's committers through the snapcommit FileIO), one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -141,7 +141,7 @@ done
 # snapshots through the snapcommit FileIO (java-shim/paimon-fileio), on a local disk and gofakes3:
 # no claim overwritten, no commit or row lost. Once: the committers use no Flink.
 first=${profiles%% *}
-if RACE_LINE=${first#flink-} bash tests/race_paimon_fileio.sh build/snapcommit local gofakes3; then
+if RACE_LINE=${first#flink-} bash tests/paimon/race_paimon_fileio.sh build/snapcommit local gofakes3; then
   total_pass=$((total_pass + 1))
 else
   total_fail=$((total_fail + 1)); status=1

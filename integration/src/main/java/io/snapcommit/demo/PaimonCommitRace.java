@@ -36,7 +36,7 @@ import org.apache.paimon.table.sink.StreamWriteBuilder;
 import org.apache.paimon.table.source.ReadBuilder;
 
 /**
- * One Paimon committer of the race of tests/race_paimon_fileio.sh, and the race's judge. Only
+ * One Paimon committer of the race of tests/paimon/race_paimon_fileio.sh, and the race's judge. Only
  * Apache Paimon 1.4.2's Java API is used: the FileIO is whatever Paimon's discovery gives the table
  * path's scheme (s3 / file: Paimon's own; snapcommit+s3 / snapcommit+file: the snapcommit FileIO
  * jar, when on the class path), and the committer is Paimon's filesystem one (RenamingSnapshotCommit,

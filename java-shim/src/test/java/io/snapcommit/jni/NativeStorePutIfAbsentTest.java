@@ -11,7 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * NativeStore.putIfAbsent on a posix store: the first create wins, a later one is refused and
- * leaves the winner's bytes. (Racing processes: tests/race_paimon_fileio.sh.)
+ * leaves the winner's bytes. (Racing processes: tests/paimon/race_paimon_fileio.sh.)
  */
 class NativeStorePutIfAbsentTest {
     @TempDir Path dir;

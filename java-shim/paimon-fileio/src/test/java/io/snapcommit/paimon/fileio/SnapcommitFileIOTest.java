@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The FileIO as Paimon finds it (FileIO.get by scheme, through META-INF/services) on a local
- * directory. Separate processes racing: tests/race_paimon_fileio.sh.
+ * directory. Separate processes racing: tests/paimon/race_paimon_fileio.sh.
  */
 class SnapcommitFileIOTest {
     @TempDir java.nio.file.Path dir;

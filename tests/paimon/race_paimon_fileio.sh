@@ -7,7 +7,7 @@
 # it wrote, every committed (user, identifier) is in the snapshot chain exactly once, and Paimon's
 # reader returns every row exactly once.
 #
-#   race_paimon_fileio.sh SNAPCOMMIT [local|gofakes3|moto]...
+#   tests/paimon/race_paimon_fileio.sh SNAPCOMMIT [local|gofakes3|moto]...
 #   RACE_FILEIO=snapcommit (default)  Paimon claims through the snapcommit FileIO (snapcommit+s3://,
 #                                     snapcommit+file://): any loss fails the run
 #   RACE_FILEIO=stock                 Paimon's own FileIO (s3://, file://): losses are measured and
@@ -18,12 +18,14 @@
 # classes and demo.classpath, java-shim/paimon-fileio's jar; RACE_LINE=2 takes -Pflink-2's), the pypaimon venv (pyarrow, for the
 # prewritten files) and, for S3 targets, scripts/s3-servers.sh's servers.
 # moto's conditional writes are not atomic (docs/s3.md): its figures are reported, never asserted.
+# Not in tests/*.sh (which ctest runs after the native build alone): scripts/flink-test.sh runs it
+# after Maven has built the jars.
 set -euo pipefail
 sc=$(cd "$(dirname "${1:?usage: race_paimon_fileio.sh SNAPCOMMIT [local|gofakes3|moto]...}")" && pwd)/$(basename "$1")
 shift
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(local gofakes3)
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+root=$(cd "$here/../.." && pwd)
 fileio=${RACE_FILEIO:-snapcommit}
 runs=${RACE_RUNS:-1} jvms=${RACE_JVMS:-3} commits=${RACE_COMMITS:-8} rows=${RACE_ROWS:-3}
 limit=${RACE_TIMEOUT:-240}
@@ -75,10 +77,10 @@ one_run() {  # target run-number
   for i in $(seq 1 "$commits"); do
     for s in $(seq 0 $((rows - 1))); do printf '{"u":"sc","i":%d,"s":%d}\n' "$i" "$s"; done > "$work/rows"
     echo "$schema" > "$work/schema.json"
-    "$py" "$here/paimon/make_data_files.py" --schema "$work/schema.json" --rows "$work/rows" --table "$stage" \
+    "$py" "$here/make_data_files.py" --schema "$work/schema.json" --rows "$work/rows" --table "$stage" \
       --seq-start $(( (i - 1) * rows )) > "$work/changes-$n-$i.json"
   done
-  if [ "$target" != local ]; then "$py" "$here/paimon/s3_tree.py" upload "$stage" "$base"
+  if [ "$target" != local ]; then "$py" "$here/s3_tree.py" upload "$stage" "$base"
   else cp -r "$stage"/. "$base"/; fi
 
   local pids=() logs=() j
