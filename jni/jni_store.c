@@ -92,6 +92,52 @@ SCJ_EXPORT void JNICALL Java_io_snapcommit_jni_NativeStore_put(JNIEnv *env, jcla
     free(k);
 }
 
+/*
+ * static native boolean putIfAbsent(long store, byte[] key, byte[] data, int offset, int length)
+ * true: this call created the object; false: it was already there (SC_EEXISTS, nothing
+ * written). Any other outcome is thrown, SC_EUNKNOWN as UnknownOutcomeException: settling a
+ * lost answer (reading the object back) is the Java caller's, not marshalling's.
+ */
+SCJ_EXPORT jboolean JNICALL Java_io_snapcommit_jni_NativeStore_putIfAbsent(JNIEnv *env, jclass cls,
+                                                                           jlong handle, jbyteArray key,
+                                                                           jbyteArray data, jint offset,
+                                                                           jint length) {
+    (void)cls;
+    sc_store *s = STORE(handle);
+    if (!s) return JNI_FALSE;
+    if (!data) {
+        scj_throw(env, scj.illegal_argument, "data is null");
+        return JNI_FALSE;
+    }
+    jsize n = (*env)->GetArrayLength(env, data);
+    if (offset < 0 || length < 0 || offset > n - length) {
+        scj_throw(env, scj.illegal_argument, "offset/length outside the array");
+        return JNI_FALSE;
+    }
+    char *k = scj_cstr(env, key, "key must be NUL-terminated UTF-8", 0);
+    if (!k) return JNI_FALSE;
+    uint8_t *copy = malloc((size_t)length + 1);
+    if (!copy) {
+        free(k);
+        scj_throw(env, scj.out_of_memory, "copying data for a store put_if_absent");
+        return JNI_FALSE;
+    }
+    jboolean created = JNI_FALSE;
+    (*env)->GetByteArrayRegion(env, data, offset, length, (jbyte *)copy);
+    if (!(*env)->ExceptionCheck(env)) {
+        int rc = sc_store_put_if_absent(s, NULL, k, copy, (size_t)length);
+        if (rc == 0)
+            created = JNI_TRUE;
+        else if (rc == SC_EEXISTS)
+            sc_error_clear();
+        else
+            scj_throw_code(env, rc, 0);
+    }
+    free(copy);
+    free(k);
+    return created;
+}
+
 /* static native byte[] get(long store, byte[] key) — SC_ENOTFOUND when absent */
 SCJ_EXPORT jbyteArray JNICALL Java_io_snapcommit_jni_NativeStore_get(JNIEnv *env, jclass cls,
                                                                      jlong handle, jbyteArray key) {

@@ -5,7 +5,8 @@
 # integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
 # Then tests/java_packaging.sh (the build fails without the JNI library; `mvn install` publishes an
 # artifact a separate consumer pom resolves offline) and tests/java_deploy_lib.sh (a lib/ from the
-# documented jar list runs an ORC write) once per line, each counted as one test.
+# documented jar list runs an ORC write) once per line, each counted as one test; and
+# tests/paimon/race_paimon_fileio.sh once (Paimon's committers through the snapcommit FileIO), one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -69,7 +70,9 @@ for profile in $profiles; do
   # the connector of this line (java-shim/flink-<line>) and the integration tests (integration/)
   connector=java-shim/flink-"$line"/target/flink-"$line"
   integration=integration/target/flink-"$line"
-  rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports
+  fileio=java-shim/paimon-fileio/target/flink-"$line"  # the FileIO jar for Paimon's own committers
+  rm -rf "$integration"/snapcommit-it-summary.txt "$connector"/surefire-reports "$integration"/surefire-reports \
+    "$fileio"/surefire-reports
   s3_servers
   start=$(date +%s)
   # Maven's own output goes to the terminal as before and, for the failure digest below, to a log.
@@ -78,7 +81,7 @@ for profile in $profiles; do
   mvn_rc=${PIPESTATUS[0]}; rc=$mvn_rc
   secs=$(( $(date +%s) - start ))
   pass=0; fail=0
-  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt "$fileio"/surefire-reports/*.txt; do
     [ -f "$report" ] || continue
     case "$report" in *-output.txt) continue ;; esac
     summary=$(grep -h "^Tests run:" "$report" | tail -1)
@@ -92,14 +95,14 @@ for profile in $profiles; do
   # -Xcheck:jni writes to the JVM's native stdout, which Surefire keeps in *.dumpstream (or the
   # -output.txt files): any such line is a failure.
   if grep -l -E "WARNING in native method|FATAL ERROR in native method|JNI local refs: [0-9]+, exceeds capacity" \
-       "$connector"/surefire-reports/* "$integration"/surefire-reports/* \
+       "$connector"/surefire-reports/* "$integration"/surefire-reports/* "$fileio"/surefire-reports/* \
        2>/dev/null; then
     echo "  -Xcheck:jni reported problems (files above)"; rc=1; fail=$((fail + 1))
   fi
   # Each failing test's name and the head of its failure, from the Surefire reports, so that the
   # tail of a CI log says which test failed and why (the summaries above scroll out of it).
   failures=0
-  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt; do
+  for report in "$connector"/surefire-reports/*.txt "$integration"/surefire-reports/*.txt "$fileio"/surefire-reports/*.txt; do
     [ -f "$report" ] || continue
     case "$report" in *-output.txt) continue ;; esac
     digest=$(failure_digest "Flink $line" "$report")
@@ -134,6 +137,15 @@ for profile in $profiles; do
     fi
   done
 done
+# Paimon's own committers (separate JVMs) and the CLI racing on one table, Paimon claiming its
+# snapshots through the snapcommit FileIO (java-shim/paimon-fileio), on a local disk and gofakes3:
+# no claim overwritten, no commit or row lost. Once: the committers use no Flink.
+first=${profiles%% *}
+if RACE_LINE=${first#flink-} bash tests/paimon/race_paimon_fileio.sh build/snapcommit local gofakes3; then
+  total_pass=$((total_pass + 1))
+else
+  total_fail=$((total_fail + 1)); status=1
+fi
 # Again at the end, where a CI log's tail keeps them.
 if [ -n "$all_digests" ]; then echo "failing tests:"; printf '%s' "$all_digests"; fi
 echo "flink: $total_pass passed, $total_fail failed"

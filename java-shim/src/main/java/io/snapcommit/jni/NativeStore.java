@@ -1,6 +1,7 @@
 package io.snapcommit.jni;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -55,6 +56,43 @@ public final class NativeStore implements AutoCloseable {
         put(live(), Utf8.z(key), data, offset, length);
     }
 
+    /**
+     * Create an object only where none is: {@code sc_store_put_if_absent} (posix: a rename that
+     * never replaces; S3: a PUT with {@code If-None-Match: *}).
+     *
+     * <p>A lost answer (the request may or may not have landed) is settled, never guessed, by
+     * reading the object back: holding exactly these bytes means this call created it (a caller
+     * that needs "mine" to be provable writes bytes no other writer writes, as a Paimon snapshot
+     * naming its commit user and identifier is); other bytes mean another writer's create won.
+     *
+     * @return true when this call created the object, false when one was already there
+     * @throws UnknownOutcomeException the answer was lost and the object cannot be read back
+     *         (absent: the request may still land; or the read failed)
+     */
+    public synchronized boolean putIfAbsent(String key, byte[] data, int offset, int length) {
+        byte[] k = Utf8.z(key);
+        try {
+            return putIfAbsent(live(), k, data, offset, length);
+        } catch (UnknownOutcomeException lost) {
+            return settleLostCreate(k, key, data, offset, length, lost);
+        }
+    }
+
+    private boolean settleLostCreate(byte[] k, String key, byte[] data, int offset, int length,
+                                     UnknownOutcomeException lost) {
+        byte[] have;
+        try {
+            have = get(live(), k);
+        } catch (SnapcommitException e) {
+            UnknownOutcomeException still = new UnknownOutcomeException(
+                ErrorCode.EUNKNOWN.code(), "creating " + key + ": the answer was lost (" + lost.getMessage()
+                + ") and reading it back failed (" + e.getMessage() + ")", 0);
+            still.addSuppressed(e);
+            throw still;
+        }
+        return Arrays.equals(have, 0, have.length, data, offset, offset + length);
+    }
+
     public synchronized byte[] getObject(String key) {
         return get(live(), Utf8.z(key));
     }
@@ -92,6 +130,8 @@ public final class NativeStore implements AutoCloseable {
     private static native String backend(long handle);
 
     private static native void put(long handle, byte[] key, byte[] data, int offset, int length);
+
+    private static native boolean putIfAbsent(long handle, byte[] key, byte[] data, int offset, int length);
 
     private static native byte[] get(long handle, byte[] key);
 
