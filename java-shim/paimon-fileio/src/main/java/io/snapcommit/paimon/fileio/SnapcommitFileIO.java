@@ -73,8 +73,10 @@ public class SnapcommitFileIO implements FileIO {
     /**
      * Create {@code path} holding {@code content} only where nothing is; true when this call
      * created it. A lost answer is settled by reading the object back (NativeStore.putIfAbsent);
-     * one that cannot be settled is an IOException, which Paimon's committer reports as "cannot
-     * determine the success" instead of retrying the same snapshot id as if it had lost.
+     * one that cannot be settled is an IOException. Paimon's committer retries after it, but
+     * first looks for its own (user, identifier) in the snapshots added since, so a claim that
+     * did land is found instead of committed again; a retry at the same id is itself a
+     * conditional create and cannot replace the earlier request's snapshot.
      */
     @Override
     public boolean tryToWriteAtomic(Path path, String content) throws IOException {
