@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.snapcommit.jni.SnapcommitException;
+import io.snapcommit.jni.StoreConfig;
 import io.snapcommit.jni.UnknownOutcomeException;
 import org.apache.paimon.catalog.CatalogContext;
 import org.apache.paimon.fs.FileIO;
@@ -27,8 +28,9 @@ import org.apache.paimon.fs.SeekableInputStream;
  * snapshot already there, whoever wrote it, is never replaced. Schema files (SchemaManager) are
  * claimed the same way.
  *
- * <p>Serializable as Paimon's FileIOs are: the underlying FileIO and the options travel; the
- * native stores are reopened on first use after deserialization.
+ * <p>Serializable as Paimon's FileIOs are: the underlying FileIO and the options travel. No
+ * native store outlives a claim (NativeClaim), so nothing is leaked by the copies Paimon never
+ * closes.
  */
 public class SnapcommitFileIO implements FileIO {
     private static final long serialVersionUID = 1L;
@@ -37,7 +39,7 @@ public class SnapcommitFileIO implements FileIO {
     private final Path root;
     private FileIO underlying;
     private Map<String, String> options;
-    private transient ClaimStores stores;
+    private transient StoreConfig s3Config; // from options, on first claim
 
     SnapcommitFileIO(SchemeMapping schemes, Path root) {
         this.schemes = schemes;
@@ -61,9 +63,9 @@ public class SnapcommitFileIO implements FileIO {
         return underlying;
     }
 
-    private synchronized ClaimStores stores() {
-        if (stores == null) stores = new ClaimStores(NativeS3Settings.storeConfig(options));
-        return stores;
+    private synchronized StoreConfig s3Config() {
+        if (s3Config == null) s3Config = NativeS3Settings.storeConfig(options);
+        return s3Config;
     }
 
     private Path u(Path p) {
@@ -81,7 +83,7 @@ public class SnapcommitFileIO implements FileIO {
     @Override
     public boolean tryToWriteAtomic(Path path, String content) throws IOException {
         try {
-            return stores().claim(u(path), content.getBytes(StandardCharsets.UTF_8));
+            return NativeClaim.claim(u(path), content.getBytes(StandardCharsets.UTF_8), s3Config());
         } catch (UnknownOutcomeException e) {
             throw new IOException("the outcome of claiming " + path + " is unknown: " + e.getMessage(), e);
         } catch (SnapcommitException e) {
@@ -207,10 +209,6 @@ public class SnapcommitFileIO implements FileIO {
 
     @Override
     public void close() throws IOException {
-        synchronized (this) {
-            if (stores != null) stores.close();
-            stores = null;
-        }
         if (underlying != null) underlying.close();
     }
 

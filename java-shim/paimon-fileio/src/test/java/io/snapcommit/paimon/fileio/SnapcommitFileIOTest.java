@@ -81,6 +81,37 @@ class SnapcommitFileIOTest {
         }
     }
 
+    /** Descriptors of this process open on a file or directory under {@code under}. */
+    private static long openUnder(java.nio.file.Path under) throws Exception {
+        String prefix = under.toRealPath().toString();
+        try (var fds = Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.filter(fd -> {
+                try {
+                    return Files.readSymbolicLink(fd).toString().startsWith(prefix);
+                } catch (Exception gone) { // closed while listed
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    /**
+     * Paimon never closes a FileIO (a table's, a catalog's, a deserialized operator's copy), so a
+     * native store kept open by one would stay open for the life of the JVM, one more with every
+     * job or failover that claims. A claim holds nothing once it returned.
+     */
+    @Test
+    void aClaimHoldsNoNativeStoreOpenAfterItReturns() throws Exception {
+        FileIO io = open(); // deliberately never closed, as Paimon does
+        long before = openUnder(dir);
+        for (int i = 1; i <= 3; i++) {
+            Path p = new Path("snapcommit+file://" + dir + "/t" + i + "/snapshot/snapshot-1");
+            assertTrue(io.tryToWriteAtomic(p, "{\"id\":" + i + "}"));
+            assertFalse(io.tryToWriteAtomic(p, "{}"));
+        }
+        assertEquals(before, openUnder(dir), "descriptors left open under " + dir);
+    }
+
     @Test
     void s3OptionsBecomeTheNativeStoresSettings() {
         Map<String, String> o = new HashMap<>();
