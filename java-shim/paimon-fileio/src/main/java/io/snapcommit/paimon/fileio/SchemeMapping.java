@@ -26,12 +26,18 @@ final class SchemeMapping implements Serializable {
     }
 
     Path toUnderlying(Path p) {
-        URI u = p.toUri();
-        return ours.equalsIgnoreCase(u.getScheme()) ? new Path(underlying, u.getAuthority(), u.getPath()) : p;
+        return swap(p, ours, underlying);
     }
 
     Path toOurs(Path p) {
+        return swap(p, underlying, ours);
+    }
+
+    private static Path swap(Path p, String from, String to) {
         URI u = p.toUri();
-        return underlying.equalsIgnoreCase(u.getScheme()) ? new Path(ours, u.getAuthority(), u.getPath()) : p;
+        if (!from.equalsIgnoreCase(u.getScheme())) return p;
+        // A bucket's root ('snapcommit+s3://bucket', a warehouse there) has an empty path, which Path refuses.
+        String path = u.getPath() == null || u.getPath().isEmpty() ? "/" : u.getPath();
+        return new Path(to, u.getAuthority(), path);
     }
 }
