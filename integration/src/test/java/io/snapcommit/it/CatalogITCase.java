@@ -150,6 +150,18 @@ class CatalogITCase extends ITBase {
             "CREATE TABLE lake.db.x (id BIGINT) WITH ('path' = '/elsewhere')"));
         assertTrue(messages(e).contains("option 'path' cannot be set"), messages(e));
         assertFalse(Files.exists(Path.of(location("x"))), "nothing written for a refused table");
+        // Credentials set on a table would be stored in plain text in its schema files.
+        e = assertThrows(Exception.class, () -> t.executeSql(
+            "CREATE TABLE lake.db.x (id BIGINT) WITH ('s3.secret-key' = 'do-not-store')"));
+        assertTrue(messages(e).contains("option 's3.secret-key' cannot be set"), messages(e));
+        assertFalse(Files.exists(Path.of(location("x"))), "nothing written for a refused table");
+        t.executeSql("CREATE TABLE lake.db.y (id BIGINT)");
+        e = assertThrows(Exception.class, () -> t.executeSql("ALTER TABLE lake.db.y SET ('s3.access-key' = 'k')"));
+        assertTrue(messages(e).contains("option 's3.access-key' cannot be set"), messages(e));
+        // A hint may tune the sink but not move the table: refused, not silently dropped.
+        e = assertThrows(Exception.class, () -> t.executeSql(
+            "INSERT INTO lake.db.y /*+ OPTIONS('path' = '/elsewhere') */ VALUES (1)").await());
+        assertTrue(messages(e).contains("option 'path' cannot be set"), messages(e));
         e = assertThrows(Exception.class, () -> t.executeSql(
             "CREATE CATALOG rel WITH ('type' = 'snapcommit', 'warehouse' = 'relative/lake')"));
         assertTrue(messages(e).contains("'warehouse' relative/lake must be an absolute directory"), messages(e));

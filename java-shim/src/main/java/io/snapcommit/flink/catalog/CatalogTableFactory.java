@@ -72,7 +72,7 @@ final class CatalogTableFactory implements DynamicTableSinkFactory, DynamicTable
         } catch (TableNotExistException e) {
             throw new ValidationException("Cannot write table " + oid.asSummaryString() + ": " + e.getMessage(), e);
         }
-        Map<String, String> options = sinkOptions(table.schema().options(), context.getCatalogTable().getOptions(),
+        Map<String, String> options = sinkOptions(oid.asSummaryString(), table.schema().options(), context.getCatalogTable().getOptions(),
                                                   catalog.tableStorageOptions(), location(table));
         return sinkFactory.createDynamicTableSink(new FactoryUtil.DefaultDynamicTableContext(
             oid, context.getCatalogTable().copy(options), context.getEnrichmentOptions(), context.getConfiguration(),
@@ -92,18 +92,24 @@ final class CatalogTableFactory implements DynamicTableSinkFactory, DynamicTable
      * apply anyway, as the sink writes with the table's stored schema), then every option of the
      * statement that is not the stored one (OPTIONS hints: the sink validates them), and 'path'.
      */
-    Map<String, String> sinkOptions(Map<String, String> stored, Map<String, String> statement,
+    Map<String, String> sinkOptions(String table, Map<String, String> stored, Map<String, String> statement,
                                     Map<String, String> catalogStorage, String location) {
         Set<String> accepted = new HashSet<>();
         sinkFactory.requiredOptions().forEach(o -> accepted.add(o.key()));
         sinkFactory.optionalOptions().forEach(o -> accepted.add(o.key()));
-        Map<String, String> out = new LinkedHashMap<>(catalogStorage);
+        Map<String, String> out = new LinkedHashMap<>();
         stored.forEach((k, v) -> {
-            if (accepted.contains(k) || k.startsWith(PaimonTableSpec.FIELD_OPTION_PREFIX)) out.put(k, v);
+            // s3.* of a table Paimon or an older catalog wrote never override the catalog's storage.
+            if (!k.startsWith("s3.") && (accepted.contains(k) || k.startsWith(PaimonTableSpec.FIELD_OPTION_PREFIX)))
+                out.put(k, v);
         });
         statement.forEach((k, v) -> {
-            if (!k.equals(CoreOptions.PATH.key()) && !Objects.equals(stored.get(k), v)) out.put(k, v);
+            if (Objects.equals(stored.get(k), v)) return;
+            // A hint may tune the sink, never move the table or swap its storage (refused, not ignored).
+            SchemaChanges.refuseLocationOption(table, k);
+            out.put(k, v);
         });
+        out.putAll(catalogStorage);
         out.put(SnapcommitConnectorOptions.PATH.key(), location);
         return out;
     }

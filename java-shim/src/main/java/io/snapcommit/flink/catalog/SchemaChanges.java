@@ -57,12 +57,20 @@ final class SchemaChanges {
         return out;
     }
 
-    /** 'path' and 'connector' would point a table of the catalog elsewhere than its location. */
+    /**
+     * 'path' and 'connector' would point a table of the catalog elsewhere than its location; s3.*
+     * (endpoint, credentials) belong to the catalog: a table's options are stored in plain text in
+     * its schema files, which every reader of the warehouse can read, so a secret set there would leak.
+     */
     static void refuseLocationOption(String table, String key) {
         if (key.equals("path") || key.equals("connector"))
             throw new IllegalArgumentException("table " + table + ": option '" + key + "' cannot be set on a table of "
                 + "the snapcommit catalog (its location is <warehouse>/<database>.db/<table> and it is written by the "
                 + "snapcommit sink)");
+        if (key.startsWith("s3."))
+            throw new IllegalArgumentException("table " + table + ": option '" + key + "' cannot be set on a table of "
+                + "the snapcommit catalog: storage options are the catalog's (CREATE CATALOG ... WITH ('" + key
+                + "' = ...)), and table options are stored in plain text in the table's schema files");
     }
 
     private static SchemaChange.Move move(String column, TableChange.ColumnPosition position) {

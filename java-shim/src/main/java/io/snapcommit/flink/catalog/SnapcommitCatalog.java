@@ -149,15 +149,21 @@ public final class SnapcommitCatalog extends AbstractCatalog {
 
     @Override
     public void close() throws CatalogException {
+        Exception failed = null;
         try {
             if (reader != null) reader.close();
+        } catch (Exception e) {
+            failed = e;
+        }
+        try {
             if (paimon != null) paimon.close();
         } catch (Exception e) {
-            throw new CatalogException("snapcommit catalog " + getName() + ": close failed: " + e, e);
-        } finally {
-            reader = null;
-            paimon = null;
+            if (failed == null) failed = e; else failed.addSuppressed(e);
         }
+        reader = null;
+        paimon = null;
+        if (failed != null)
+            throw new CatalogException("snapcommit catalog " + getName() + ": close failed: " + failed, failed);
     }
 
     @Override
