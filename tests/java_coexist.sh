@@ -59,6 +59,14 @@ for jar in "${ours[0]}" "$checker"; do
   [ -f "$jar" ] || { bad "$jar is not built (mvn -P$profile -DskipTests package)"; finish; }
 done
 
+# The lib/ jar holds no class or plugin directory under a name Paimon's own jars use.
+if [ "$layout" = lib ]; then
+  stray=$(unzip -Z1 "${ours[0]}" | grep -E '^(org/apache/paimon/|paimon-codegen/|paimon-plugin-s3/)' \
+          | grep -vE '^org/apache/paimon/((shade/)?|shade/snapcommit/.*)$' | head -5)
+  if [ -z "$stray" ]; then ok "the lib/ jar has Paimon only under org/apache/paimon/shade/snapcommit/ and snapcommit-paimon-*/"
+  else bad "the lib/ jar has Paimon entries outside the relocated names: $stray"; fi
+fi
+
 # What docs/flink.md lists for lib/ next to the connector (Hadoop), as tests/java_deploy_lib.sh reads it.
 mapfile -t listed < <(awk '/^# lib\/ jars of the connector/ { on = 1; next }
                             on && /^```/ { exit }
