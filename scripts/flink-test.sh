@@ -5,8 +5,9 @@
 # integration tests, all under -Xcheck:jni) once for Flink 1.20 and once for Flink 2.x.
 # Then tests/java_packaging.sh (the build fails without the JNI library; `mvn install` publishes an
 # artifact a separate consumer pom resolves offline) and tests/java_deploy_lib.sh (a lib/ from the
-# documented jar list runs an ORC write) once per line, each counted as one test; and
-# tests/paimon/race_paimon_fileio.sh once (Paimon's committers through the snapcommit FileIO), one test.
+# documented jar list runs an ORC write) and tests/java_coexist.sh (the lib/ jar next to Paimon's
+# own connector) once per line, each counted as one test; and tests/paimon/race_paimon_fileio.sh
+# once (Paimon's committers through the snapcommit FileIO), one test.
 # Prints each Surefire summary; exits non-zero when anything failed.
 #   FLINK_PROFILES="flink-2" scripts/flink-test.sh     only one line
 #   SNAPCOMMIT_MVN_OFFLINE=1 scripts/flink-test.sh     no network (after a first run)
@@ -127,9 +128,10 @@ done
 # must publish an artifact a consumer resolves (tests/java_packaging.sh: offline, -DskipTests; ~/.m2
 # holds every plugin after the runs above).
 # Then deploying into a lib/ from the jar list of docs/flink.md alone must run an ORC write
-# (tests/java_deploy_lib.sh, on the jars the Maven run above built).
+# (tests/java_deploy_lib.sh, on the jars the Maven run above built), and the connector's lib/ jar
+# must share one class path with Paimon's own Flink connector (tests/java_coexist.sh).
 for profile in $profiles; do
-  for t in tests/java_packaging.sh tests/java_deploy_lib.sh; do
+  for t in tests/java_packaging.sh tests/java_deploy_lib.sh tests/java_coexist.sh; do
     if "$t" "$profile"; then
       total_pass=$((total_pass + 1))
     else

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Deploying into a Flink lib/ from the documented jar list alone works: the class path is Flink's
 # own (tests/java_deploy_lib/pom.xml: Flink and its dependencies, nothing of snapcommit, Paimon or
-# Hadoop), the connector jar of this line, and the jars of the "lib/ jars of the connector" block of
+# Hadoop), the connector's lib/ jar of this line (classifier lib: the connector with Paimon relocated
+# inside), and the jars of the "lib/ jars of the connector" block of
 # docs/flink.md, read from the page (so the page cannot list fewer jars than a write needs). On it,
 # io.snapcommit.demo.DeployCheck runs a bounded SQL INSERT into a new ORC table and checks the
 # committed snapshot.
@@ -22,7 +23,7 @@ bad() { echo "  FAIL $1"; failed=$((failed + 1)); }
 finish() { echo "java_deploy_lib: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
 echo "== java_deploy_lib ($profile) =="
-connector=java-shim/flink-$line/target/flink-$line/snapcommit-flink-$line-0.1.0-SNAPSHOT.jar
+connector=java-shim/flink-$line/target/flink-$line/snapcommit-flink-$line-0.1.0-SNAPSHOT-lib.jar
 checker=integration/target/flink-$line/snapcommit-flink-integration-0.1.0-SNAPSHOT.jar
 for jar in "$connector" "$checker"; do
   [ -f "$jar" ] || { bad "$jar is not built (mvn -P$profile -DskipTests package)"; finish; }
@@ -65,7 +66,7 @@ cp_deploy="$(ls "$lib"/*.jar | tr '\n' ':')$(cat "$work/flink/target/flink.class
 table=$work/tables/deploy
 if java "${FLINK_JAVA_OPTS[@]}" -cp "$cp_deploy" io.snapcommit.demo.DeployCheck "$table" >"$work/run.log" 2>&1 \
    && grep -q "^deploy-check: ok" "$work/run.log"; then
-  ok "an ORC write commits with lib/ = the connector + the listed jars: $(grep '^deploy-check' "$work/run.log")"
+  ok "an ORC write commits with lib/ = the connector's lib/ jar + the listed jars: $(grep '^deploy-check' "$work/run.log")"
 else
   bad "the ORC write failed with lib/ = the connector + the listed jars"
   grep -E "Exception|Error|deploy-check" "$work/run.log" | head -15
