@@ -24,6 +24,9 @@ import org.apache.flink.util.CloseableIterator;
  *       looks;</li>
  *   <li>{@code CREATE CATALOG ... WITH ('type' = 'paimon')} on WAREHOUSE and a batch SELECT of both
  *       tables through Paimon's connector, compared with the rows written;</li>
+ *   <li>the snapcommit catalog ({@code 'type' = 'snapcommit'}) on WAREHOUSE: CREATE TABLE, INSERT,
+ *       ALTER TABLE ADD, INSERT, then SELECT, time travel and {@code $snapshots}, which the catalog
+ *       hands to Paimon's connector;</li>
  *   <li>with S3_WAREHOUSE ({@code s3://bucket/prefix}), the same primary-key table written through
  *       Paimon's S3 FileIO inside the snapcommit jar and read through Paimon's connector (and the
  *       user's paimon-s3); endpoint and keys from SC_GOFAKES3_ENDPOINT, SC_GOFAKES3_ACCESS_KEY_ID,
@@ -51,6 +54,21 @@ public final class CoexistCheck {
         expect(t, "paimon_local", "events", Arrays.asList("+I[1, a]", "+I[2, b]", "+I[3, c]"));
         expect(t, "paimon_local", "kv", KV_EXPECTED);
         String done = "append and primary-key tables on " + warehouse;
+
+        // The snapcommit catalog: DDL through Paimon's catalog code (our relocated copy), INSERT
+        // through the snapcommit sink, SELECT and system tables handed to Paimon's own connector.
+        t.executeSql("CREATE CATALOG lake WITH ('type' = 'snapcommit', 'warehouse' = '" + warehouse + "')");
+        t.executeSql("CREATE DATABASE lake.cat");
+        t.executeSql("CREATE TABLE lake.cat.kv (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')");
+        t.executeSql("INSERT INTO lake.cat.kv VALUES (1, 'x'), (2, 'y')").await();
+        t.executeSql("ALTER TABLE lake.cat.kv ADD w INT");
+        t.executeSql("INSERT INTO lake.cat.kv VALUES (2, 'y2', 7)").await();
+        expectRows(t, "SELECT * FROM lake.cat.kv", Arrays.asList("+I[1, x, null]", "+I[2, y2, 7]"));
+        expectRows(t, "SELECT COUNT(*) FROM lake.cat.`kv$snapshots` WHERE commit_kind = 'APPEND'",
+                   Arrays.asList("+I[2]"));
+        expectRows(t, "SELECT * FROM lake.cat.kv /*+ OPTIONS('scan.snapshot-id' = '1') */",
+                   Arrays.asList("+I[1, x, null]", "+I[2, y, null]"));
+        done += ", a snapcommit-catalog table read through it (time travel, $snapshots)";
 
         if (args.length == 2) {
             String s3wh = args[1];
@@ -91,14 +109,17 @@ public final class CoexistCheck {
 
     private static void expect(TableEnvironment t, String catalog, String table, List<String> expected)
             throws Exception {
-        String name = "`" + catalog + "`.`" + DB + "`.`" + table + "`";
+        expectRows(t, "SELECT * FROM `" + catalog + "`.`" + DB + "`.`" + table + "`", expected);
+    }
+
+    private static void expectRows(TableEnvironment t, String query, List<String> expected) throws Exception {
         List<String> rows = new ArrayList<>();
-        try (CloseableIterator<Row> it = t.executeSql("SELECT * FROM " + name).collect()) {
+        try (CloseableIterator<Row> it = t.executeSql(query).collect()) {
             it.forEachRemaining(r -> rows.add(r.toString()));
         }
         Collections.sort(rows);
         if (!rows.equals(expected))
-            throw new IllegalStateException("coexist-check: " + name + " read through Paimon's connector holds "
+            throw new IllegalStateException("coexist-check: " + query + " through Paimon's connector gave "
                                             + rows + ", expected " + expected);
     }
 

@@ -51,6 +51,21 @@ public final class NativeStore implements AutoCloseable {
         return backend(live());
     }
 
+    /**
+     * One create-only write at {@code location}/{@code key} ({@link #putIfAbsent}) on a store opened
+     * for it and closed before returning. For callers that claim rarely and are never closed
+     * themselves (Paimon's FileIOs): a store kept open across claims would hold a connection or a
+     * descriptor for the life of the JVM. Opening makes no request.
+     *
+     * @param config S3 settings for an {@code s3://} location; null = environment and defaults
+     * @return true when this call created the object
+     */
+    public static boolean createOnce(String location, StoreConfig config, String key, byte[] data) {
+        try (NativeStore store = openStore(location, config)) {
+            return store.putIfAbsent(key, data, 0, data.length);
+        }
+    }
+
     /** Write (overwrite) an object atomically; the bytes are copied before any I/O. */
     public synchronized void putObject(String key, byte[] data, int offset, int length) {
         put(live(), Utf8.z(key), data, offset, length);

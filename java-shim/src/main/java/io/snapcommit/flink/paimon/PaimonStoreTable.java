@@ -45,7 +45,7 @@ public final class PaimonStoreTable {
 
     public static FileIO fileIO(Path path, StoreConfig storage) {
         String scheme = path.toUri().getScheme();
-        if (scheme == null || scheme.equalsIgnoreCase("file")) return LocalFileIO.create();
+        if (scheme == null || scheme.equalsIgnoreCase("file")) return new NoReplaceLocalFileIO();
         if (!scheme.toLowerCase(Locale.ROOT).equals("s3"))
             throw new IllegalArgumentException("no Paimon FileIO for " + path + " (local paths and s3:// only)");
         // paimon-s3's loader directly, not FileIO.get: its discovery insists on keys in the options,
@@ -56,7 +56,7 @@ public final class PaimonStoreTable {
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot configure Paimon's S3 FileIO for " + path + ": " + e.getMessage(), e);
         }
-        return new StableLoaderFileIO(io);
+        return new StableLoaderFileIO(io, storage);
     }
 
     /**

@@ -10,21 +10,27 @@ import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.PositionOutputStream;
 import org.apache.paimon.fs.SeekableInputStream;
 
+import io.snapcommit.jni.StoreConfig;
+
 /**
  * A FileIO whose every call, streams included, runs with the connector's own class loader as the
  * thread's context class loader. paimon-s3 keeps one S3A file system per configuration for the
  * life of the JVM, and S3A's upload threads are started lazily by whichever thread first writes;
  * a thread inherits the context class loader of its creator, so without this the first job's
  * user-code class loader would be kept by threads that later jobs reuse — and Flink closes it when
- * that job ends ("Trying to access closed classloader").
+ * that job ends ("Trying to access closed classloader"). Its create-only writes go through
+ * libsnapcommit ({@link NativeCreate}).
  */
 final class StableLoaderFileIO implements FileIO {
     private static final long serialVersionUID = 1L;
 
     private final FileIO inner;
+    private final StoreConfig storage;
 
-    StableLoaderFileIO(FileIO inner) {
+    /** @param storage the S3 settings create-only writes go through libsnapcommit with ({@link NativeCreate}) */
+    StableLoaderFileIO(FileIO inner, StoreConfig storage) {
         this.inner = Objects.requireNonNull(inner);
+        this.storage = storage;
     }
 
     private interface Call<T> {
@@ -117,6 +123,12 @@ final class StableLoaderFileIO implements FileIO {
                 stable(() -> { out.close(); return null; });
             }
         };
+    }
+
+    /** A conditional create, never S3A's check-then-copy rename (a schema or snapshot claim of Paimon's). */
+    @Override
+    public boolean tryToWriteAtomic(Path path, String content) throws IOException {
+        return stable(() -> NativeCreate.tryToWriteAtomic(path, content, storage));
     }
 
     @Override

@@ -2,10 +2,16 @@ package io.snapcommit.flink.paimon;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.util.Map;
 
+import org.apache.paimon.fs.FileIO;
+import org.apache.paimon.fs.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.snapcommit.jni.StoreConfig;
 
@@ -42,5 +48,22 @@ class PaimonStoreTableTest {
         Map<String, String> aws = PaimonStoreTable.s3Options(StoreConfig.builder().pathStyle(false).build(), Map.of());
         assertEquals("false", aws.get("s3.path.style.access"));
         assertEquals("us-east-1", aws.get("s3.endpoint.region"));
+    }
+
+    /**
+     * Paimon's catalog claims schema-N (and its committer snapshot-N) with tryToWriteAtomic: through
+     * the connector's FileIO that create never replaces what another writer created (LocalFileIO's own
+     * guard is a lock inside one JVM; on S3, S3A's rename is a copy).
+     */
+    @Test
+    void createOnlyWritesNeverReplace(@TempDir java.nio.file.Path dir) throws Exception {
+        Path schema = new Path(dir.toUri().toString(), "schema/schema-1");
+        FileIO io = PaimonStoreTable.fileIO(schema, StoreConfig.DEFAULTS);
+        assertTrue(io.tryToWriteAtomic(schema, "{\"mine\":1}"), "the first create wins");
+        assertFalse(io.tryToWriteAtomic(schema, "{\"theirs\":2}"), "a second create of the same name loses");
+        assertEquals("{\"mine\":1}", Files.readString(dir.resolve("schema/schema-1"), StandardCharsets.UTF_8));
+        try (java.util.stream.Stream<java.nio.file.Path> left = Files.list(dir.resolve("schema"))) {
+            assertEquals(1, left.count(), "no temporary file left behind");
+        }
     }
 }

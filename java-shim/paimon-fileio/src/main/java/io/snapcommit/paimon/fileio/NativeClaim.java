@@ -25,9 +25,7 @@ final class NativeClaim {
         Path dir = path.getParent();
         if (dir == null) throw new IllegalArgumentException("nothing to claim at the root: " + path);
         String location = location(dir);
-        try (NativeStore store = NativeStore.openStore(location, location.startsWith("s3://") ? s3Config : null)) {
-            return store.putIfAbsent(path.getName(), bytes, 0, bytes.length);
-        }
+        return NativeStore.createOnce(location, location.startsWith("s3://") ? s3Config : null, path.getName(), bytes);
     }
 
     private static String location(Path dir) {
