@@ -13,7 +13,7 @@
 # SNAPCOMMIT_MVN_OFFLINE=1).
 #   tests/java_coexist.sh [flink-1.20|flink-2]
 #   tests/java_coexist.sh flink-1.20 thin    the layout the lib/ jar replaces (thin jar + paimon-bundle
-#                                            + paimon-s3 1.4.2, unrelocated): fails, as issue 19 reports
+#                                            + paimon-s3 1.4.2, unrelocated): fails on 1.20, two Paimon versions under one set of class names
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/flink-env.sh
