@@ -63,6 +63,14 @@ done
 if [ "$layout" = lib ]; then
   stray=$(unzip -Z1 "${ours[0]}" | grep -E '^(org/apache/paimon/|paimon-codegen/|paimon-plugin-s3/)' \
           | grep -vE '^org/apache/paimon/((shade/)?|shade/snapcommit/.*)$' | head -5)
+  # ... no root service file under Paimon's own name ...
+  stray+=$(unzip -Z1 "${ours[0]}" | grep -E '^META-INF/services/org\.apache\.paimon\.' \
+           | grep -v '^META-INF/services/org\.apache\.paimon\.shade\.snapcommit\.' | head -5)
+  # ... and no class that still names an unrelocated Paimon type in a string constant (a method
+  # descriptor a serializable lambda's $deserializeLambda$ compares: "(ILorg/apache/paimon/...").
+  unzip -q -o "${ours[0]}" 'org/apache/paimon/*' 'snapcommit-paimon-*' 'io/snapcommit/*' -d "$work/libjar"
+  stray+=$(grep -rlaP 'Lorg/apache/paimon/(?!shade/snapcommit/)' "$work/libjar" | sed "s|$work/libjar/||" | head -5)
+  rm -rf "$work/libjar"
   if [ -z "$stray" ]; then ok "the lib/ jar has Paimon only under org/apache/paimon/shade/snapcommit/ and snapcommit-paimon-*/"
   else bad "the lib/ jar has Paimon entries outside the relocated names: $stray"; fi
 fi

@@ -31,7 +31,7 @@ out=$module/target/flink-packaging-test
 trap 'rm -rf "$work" "$out" target/flink-packaging-test java-shim/target/flink-packaging-test integration/target/flink-packaging-test' EXIT
 mvn_package() {
   mvn -B -o -Dstyle.color=never -f pom.xml -P"$profile" -pl "$module" -DskipTests \
-      -Dflink.line=packaging-test "$@" package
+      -Dflink.line=packaging-test -Dsnapcommit.libjar.skip=true "$@" package
 }
 passed=0; failed=0
 ok() { echo "  ok   $1"; passed=$((passed + 1)); }
@@ -96,7 +96,7 @@ if [ -f build-jni/libsnapcommit_jni.so ]; then
   # tests/java_consumer against it offline.
   repo=$work/repo
   scratch_repo "$repo"
-  if mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" -pl "$module" -am -DskipTests -Dflink.line=packaging-test \
+  if mvn "${MVN_FLAGS[@]}" -q -f pom.xml -P"$profile" -pl "$module" -am -DskipTests -Dflink.line=packaging-test -Dsnapcommit.libjar.skip=true \
          -Dmaven.repo.local="$repo" install >"$work/install.log" 2>&1; then
     ok "mvn install -P$profile exits 0"
     for artifact in snapcommit-java-parent snapcommit-flink-connector-build snapcommit-flink-"$line"; do

@@ -87,10 +87,11 @@ final class CatalogTableFactory implements DynamicTableSinkFactory, DynamicTable
     }
 
     /**
-     * The options the snapcommit sink gets: the catalog's s3.*, then the stored options of the
-     * table the sink takes (its Paimon options, e.g. bucket, merge-engine, fields.*; the others
-     * apply anyway, as the sink writes with the table's stored schema), then every option of the
-     * statement that is not the stored one (OPTIONS hints: the sink validates them), and 'path'.
+     * The options the snapcommit sink gets: the stored options of the table the sink takes (its
+     * Paimon options, e.g. bucket, merge-engine, fields.*; the others apply anyway, as the sink
+     * writes with the table's stored schema; never stored s3.*), then every option of the statement
+     * that is not the stored one (OPTIONS hints: the sink validates them; path, connector and s3.*
+     * refused), then the catalog's s3.*, and 'path' = the table's location.
      */
     Map<String, String> sinkOptions(String table, Map<String, String> stored, Map<String, String> statement,
                                     Map<String, String> catalogStorage, String location) {
@@ -105,6 +106,8 @@ final class CatalogTableFactory implements DynamicTableSinkFactory, DynamicTable
         });
         statement.forEach((k, v) -> {
             if (Objects.equals(stored.get(k), v)) return;
+            // Paimon's catalog lists the table's own location as 'path' (as it prints it)
+            if (k.equals(CoreOptions.PATH.key()) && samePlace(v, location)) return;
             // A hint may tune the sink, never move the table or swap its storage (refused, not ignored).
             SchemaChanges.refuseLocationOption(table, k);
             out.put(k, v);
@@ -112,5 +115,16 @@ final class CatalogTableFactory implements DynamicTableSinkFactory, DynamicTable
         out.putAll(catalogStorage);
         out.put(SnapcommitConnectorOptions.PATH.key(), location);
         return out;
+    }
+
+    private static boolean samePlace(String a, String b) {
+        return new org.apache.paimon.fs.Path(a).toUri().normalize().getPath()
+                   .equals(new org.apache.paimon.fs.Path(b).toUri().normalize().getPath())
+               && java.util.Objects.equals(schemeOrFile(a), schemeOrFile(b));
+    }
+
+    private static String schemeOrFile(String p) {
+        String s = new org.apache.paimon.fs.Path(p).toUri().getScheme();
+        return s == null ? "file" : s.toLowerCase(java.util.Locale.ROOT);
     }
 }
