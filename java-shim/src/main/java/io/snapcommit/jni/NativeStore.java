@@ -52,17 +52,35 @@ public final class NativeStore implements AutoCloseable {
     }
 
     /**
-     * One create-only write at {@code location}/{@code key} ({@link #putIfAbsent}) on a store opened
-     * for it and closed before returning. For callers that claim rarely and are never closed
-     * themselves (Paimon's FileIOs): a store kept open across claims would hold a connection or a
-     * descriptor for the life of the JVM. Opening makes no request.
+     * One create-only write of the file at {@code file} ({@link #putIfAbsent}) on a store opened
+     * for its directory and closed before returning. For callers that claim rarely and are never
+     * closed themselves (Paimon's FileIOs): a store kept open across claims would hold a connection
+     * or a descriptor for the life of the JVM. Opening makes no request.
      *
-     * @param config S3 settings for an {@code s3://} location; null = environment and defaults
+     * @param file {@code s3://bucket/key} or a local path ({@code file:} or no scheme)
+     * @param s3 settings for an {@code s3://} file; null = environment and defaults
      * @return true when this call created the object
+     * @throws IllegalArgumentException another scheme, an s3 URI without a bucket, or no file name
      */
-    public static boolean createOnce(String location, StoreConfig config, String key, byte[] data) {
-        try (NativeStore store = openStore(location, config)) {
-            return store.putIfAbsent(key, data, 0, data.length);
+    public static boolean createOnce(java.net.URI file, StoreConfig s3, byte[] data) {
+        String path = file.getPath();
+        int slash = path == null ? -1 : path.lastIndexOf('/');
+        if (slash < 0 || slash == path.length() - 1)
+            throw new IllegalArgumentException("no file name to create in " + file);
+        String dir = slash == 0 ? "/" : path.substring(0, slash), name = path.substring(slash + 1);
+        String scheme = file.getScheme();
+        String location;
+        if (scheme == null || scheme.equalsIgnoreCase("file")) {
+            location = dir;
+            s3 = null;
+        } else if (scheme.equalsIgnoreCase("s3") && file.getAuthority() != null) {
+            location = "s3://" + file.getAuthority() + dir;
+        } else {
+            throw new IllegalArgumentException("create-only writes go through libsnapcommit on local and s3:// paths "
+                                               + "only, not " + file);
+        }
+        try (NativeStore store = openStore(location, s3)) {
+            return store.putIfAbsent(name, data, 0, data.length);
         }
     }
 

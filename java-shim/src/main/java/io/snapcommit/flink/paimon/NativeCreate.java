@@ -1,7 +1,6 @@
 package io.snapcommit.flink.paimon;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 
 import org.apache.paimon.fs.Path;
@@ -23,21 +22,10 @@ final class NativeCreate {
 
     /** True when this call created {@code path}; false when something was already there. */
     static boolean tryToWriteAtomic(Path path, String content, StoreConfig s3) throws IOException {
-        Path dir = path.getParent();
-        if (dir == null) throw new IOException("nothing to create at the root: " + path);
-        URI u = dir.toUri();
-        String scheme = u.getScheme();
-        String location;
-        if (scheme == null || scheme.equalsIgnoreCase("file")) {
-            location = u.getPath();
-        } else if (scheme.equalsIgnoreCase("s3") && u.getAuthority() != null) {
-            location = "s3://" + u.getAuthority() + u.getPath();
-        } else {
-            throw new IOException("create-only writes go through libsnapcommit on local and s3:// paths only, not " + path);
-        }
         try {
-            return NativeStore.createOnce(location, location.startsWith("s3://") ? s3 : null, path.getName(),
-                                          content.getBytes(StandardCharsets.UTF_8));
+            return NativeStore.createOnce(path.toUri(), s3, content.getBytes(StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
         } catch (UnknownOutcomeException e) {
             throw new IOException("the outcome of creating " + path + " is unknown: " + e.getMessage(), e);
         } catch (SnapcommitException e) {

@@ -1,7 +1,5 @@
 package io.snapcommit.paimon.fileio;
 
-import java.net.URI;
-
 import io.snapcommit.jni.NativeStore;
 import io.snapcommit.jni.StoreConfig;
 import org.apache.paimon.fs.Path;
@@ -22,20 +20,6 @@ final class NativeClaim {
      * nothing is. True when this call created it.
      */
     static boolean claim(Path path, byte[] bytes, StoreConfig s3Config) {
-        Path dir = path.getParent();
-        if (dir == null) throw new IllegalArgumentException("nothing to claim at the root: " + path);
-        String location = location(dir);
-        return NativeStore.createOnce(location, location.startsWith("s3://") ? s3Config : null, path.getName(), bytes);
-    }
-
-    private static String location(Path dir) {
-        URI u = dir.toUri();
-        String scheme = u.getScheme();
-        if ("s3".equalsIgnoreCase(scheme)) {
-            if (u.getAuthority() == null) throw new IllegalArgumentException("an s3 path needs a bucket: " + dir);
-            return "s3://" + u.getAuthority() + u.getPath();
-        }
-        if (scheme == null || "file".equalsIgnoreCase(scheme)) return u.getPath();
-        throw new IllegalArgumentException("snapcommit claims only on s3:// and local paths, not " + dir);
+        return NativeStore.createOnce(path.toUri(), s3Config, bytes);
     }
 }
