@@ -37,6 +37,8 @@
 #include "snapcommit/store.h"
 #include "snapcommit/table.h"
 #include "store/store_backends.h"
+#include "store/store_batch.h"
+#include "store/store_internal.h"
 
 #include "sc_test_assert.h"
 #include "sc_test_s3.h"
@@ -158,7 +160,7 @@ static void s3_teardown(fixture *fx) { (void)fx; }
 static const char *const s3_not_found_says[] = {"NoSuchKey", "/table/missing", NULL};
 
 #define S3_CAPS \
-    (SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE)
+    (SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE | SC_CAP_CONCURRENT)
 
 static const backend backends[] = {
     {"posix", SC_CAP_ATOMIC_NOREPLACE | SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE, posix_setup,
@@ -243,6 +245,62 @@ static void shuffle(const char **items, size_t n, uint64_t seed) {
 STORE_CASE(caps_and_name) {
     cr_assert_eq(sc_store_caps(fx->store), fx->backend->caps);
     cr_assert_str_eq(sc_store_backend_name(fx->store), fx->backend->name);
+}
+
+/* A batch (store/store_batch.h) answers every call as the call alone would, whether its
+ * calls went out at once (S3: one thread each) or one by one (posix, mem). */
+STORE_CASE(batch_answers_as_single_calls) {
+    static const char *const texts[] = {"alpha", "beta-beta"};
+    OK(sc_store_put(fx->store, NULL, "batch/a", (const uint8_t *)texts[0], strlen(texts[0])));
+    OK(sc_store_put(fx->store, NULL, "batch/b", (const uint8_t *)texts[1], strlen(texts[1])));
+    uint64_t rounds = sc_store_rounds(fx->store);
+    sc_store_stats before, after;
+    sc_store_stats_get(&before, fx->store);
+    sc_store_call calls[] = {
+        {.op = SC_OP_GET, .key = "batch/a", .max_len = SIZE_MAX},
+        {.op = SC_OP_GET, .key = "batch/b", .max_len = 4}, /* larger than accepted */
+        {.op = SC_OP_HEAD, .key = "batch/b"},
+        {.op = SC_OP_HEAD, .key = "batch/missing"},
+        {.op = SC_OP_PUT, .key = "batch/c", .data = (const uint8_t *)"gamma", .len = 5},
+        {.op = SC_OP_DELETE, .key = "batch/a"},
+        {.op = SC_OP_PUT, .key = "/absolute", .data = (const uint8_t *)"x", .len = 1},
+    };
+    size_t n = sizeof calls / sizeof calls[0];
+    OK(sc_store_batch(fx->store, NULL, calls, n));
+    sc_store_stats_get(&after, fx->store);
+    uint64_t spent = sc_store_rounds(fx->store) - rounds;
+    /* The GET of a and the DELETE of a race in one batch: either order is an answer. */
+    cr_assert(calls[0].rc == 0 || calls[0].rc == SC_ENOTFOUND, "%s", calls[0].message);
+    if (calls[0].rc == 0) {
+        cr_assert_eq(calls[0].out_len, strlen(texts[0]));
+        cr_assert_eq(memcmp(calls[0].out_data, texts[0], calls[0].out_len), 0);
+    }
+    cr_assert_eq(calls[1].rc, SC_ECORRUPT, "%s", calls[1].message);
+    cr_assert_null(calls[1].out_data);
+    cr_assert(strstr(calls[1].message, "batch/b"), "the message names the object: %s", calls[1].message);
+    cr_assert_eq(calls[2].rc, 0, "%s", calls[2].message);
+    cr_assert_eq(calls[2].info.size, strlen(texts[1]));
+    cr_assert_eq(calls[3].rc, SC_ENOTFOUND);
+    cr_assert_eq(calls[4].rc, 0, "%s", calls[4].message);
+    cr_assert_eq(calls[5].rc, 0, "%s", calls[5].message);
+    cr_assert_eq(calls[6].rc, SC_EINVAL, "an invalid key is refused as a single call would be");
+    /* The message travels with the call to this thread. */
+    cr_assert_eq(sc_store_call_error(&calls[3]), SC_ENOTFOUND);
+    cr_assert(strlen(sc_error_message()) > 0);
+    for (size_t i = 0; i < n; i++) sc_store_call_clear(&calls[i]);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    OK(sc_store_get(fx->store, &data, &len, NULL, "batch/c"));
+    cr_assert_eq(len, 5);
+    free(data);
+    FAILS(SC_ENOTFOUND, sc_store_head(fx->store, NULL, "batch/a"));
+    /* Counted as single calls are; one round trip when sent at once. */
+    cr_assert_eq(after.ops[SC_OP_GET] - before.ops[SC_OP_GET], 2);
+    cr_assert_eq(after.ops[SC_OP_HEAD] - before.ops[SC_OP_HEAD], 2);
+    cr_assert_eq(after.ops[SC_OP_PUT] - before.ops[SC_OP_PUT], 1, "the invalid key never reaches the backend");
+    cr_assert_eq(after.ops[SC_OP_DELETE] - before.ops[SC_OP_DELETE], 1);
+    uint64_t expect = (sc_store_caps(fx->store) & SC_CAP_CONCURRENT) ? 1 : 6;
+    cr_assert_eq(spent, expect, "%llu round trips", (unsigned long long)spent);
 }
 
 STORE_CASE(get_missing) {

@@ -148,6 +148,7 @@ int cmd_commit(int argc, char **argv) {
         }
         res.stats.bytes_read += cp.compact.stats.bytes_read;
         res.stats.bytes_written += cp.compact.stats.bytes_written;
+        res.round_trips += cp.compact.round_trips;
     } else {
         sc_commit_request req = {user, (int64_t)identifier, kind, base, changes};
         rc = sc_table_commit(&res, t, &req);
@@ -167,6 +168,7 @@ int cmd_commit(int argc, char **argv) {
                 json_object_set_new(s, sc_store_op_name((sc_store_op)op), json_integer((json_int_t)res.stats.ops[op]));
             json_object_set_new(s, "bytesRead", json_integer((json_int_t)res.stats.bytes_read));
             json_object_set_new(s, "bytesWritten", json_integer((json_int_t)res.stats.bytes_written));
+            json_object_set_new(s, "roundTrips", json_integer((json_int_t)res.round_trips));
             json_object_set_new(o, "stats", s);
             json_t *w = json_object(); /* the claim window of the attempt that won */
             for (int op = 0; op < SC_OP_COUNT; op++)
@@ -191,7 +193,8 @@ int cmd_commit(int argc, char **argv) {
                 res.lost_claims, res.unknown_outcomes, res.elapsed_ms);
         for (int op = 0; op < SC_OP_COUNT; op++)
             fprintf(stderr, " %s=%" PRIu64, sc_store_op_name((sc_store_op)op), res.stats.ops[op]);
-        fprintf(stderr, " bytes_read=%" PRIu64 " bytes_written=%" PRIu64, res.stats.bytes_read, res.stats.bytes_written);
+        fprintf(stderr, " bytes_read=%" PRIu64 " bytes_written=%" PRIu64 " round_trips=%" PRIu64, res.stats.bytes_read,
+                res.stats.bytes_written, res.round_trips);
         uint64_t window = 0;
         for (int op = 0; op < SC_OP_COUNT; op++) window += res.window_stats.ops[op];
         fprintf(stderr, " window=%" PRIu64 "\n", window);

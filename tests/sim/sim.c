@@ -625,7 +625,10 @@ static int wrap_store(sc_store **out, actor *a) {
         return rc;
     }
     b->owner = a;
-    sim_ops.caps = sc_store_caps(b->inner);
+    /* A network store: commits send their independent requests in batches, which the
+     * fault hook (the yield point) makes run one call at a time, in orders drawn from
+     * the seed, with other actors running between them. */
+    sim_ops.caps = sc_store_caps(b->inner) | SC_CAP_CONCURRENT;
     if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) sb_close(b);
     return rc;
 }

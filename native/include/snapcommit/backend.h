@@ -56,6 +56,10 @@ enum {
      * alone may wait for the next conditional write or sync (a write barrier:
      * data and manifests first, then the pointer that publishes them). */
     SC_CAP_DURABLE = 1u << 4,
+    /* the ops may be called on one `self` from several threads at once (each call
+     * with its own arguments): independent requests of one commit are then sent in
+     * parallel, one round trip for all of them. Without it they are sent one by one. */
+    SC_CAP_CONCURRENT = 1u << 5,
 };
 
 #define SC_ETAG_MAX 80

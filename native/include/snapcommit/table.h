@@ -233,9 +233,15 @@ typedef struct sc_commit_result {
      * the moment its base snapshot N was known (the latest snapshot read) to
      * the claim's answer, inclusive. Zero when nothing was claimed. */
     sc_store_stats window_stats;
+    /* Requests on this commit's critical path: each request sent alone counts one,
+     * requests sent together in one batch (a concurrent store) count one. On a
+     * network store the commit's latency is about round_trips x the round-trip time. */
+    uint64_t round_trips;
 } sc_commit_result;
 /* sc_commit_result has window_stats (added after 1.0: the struct grew). */
 #define SC_COMMIT_RESULT_HAS_WINDOW 1
+/* ... and round_trips (the struct grew again). */
+#define SC_COMMIT_RESULT_HAS_ROUND_TRIPS 1
 
 /*
  * Publish `req->changes` as the next snapshot, exactly once.

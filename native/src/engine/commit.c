@@ -26,6 +26,7 @@
 #include "engine/state.h"
 #include "engine/table.h"
 #include "engine/upkeep.h"
+#include "store/store_internal.h"
 #include "strategy/strategy.h"
 
 typedef struct commit_state {
@@ -56,7 +57,14 @@ typedef struct commit_state {
     char *index_name;
     char *index_built_on;
     int index_built;
+    /* The look for a newer schema goes with the first attempt's batch (commit_run):
+     * schema_moved says it found one, and the commit starts again on it. */
+    int schema_deferred;
+    int schema_moved;
 } commit_state;
+
+/* commit_loop's answer when the batch found a newer schema: commit_run starts again. */
+#define RESTART_FOR_SCHEMA 1
 
 static void ref_clear(sc_object_ref *r) {
     free(r->name);
@@ -188,7 +196,7 @@ static int write_index(commit_state *cs, const sc_snapshot *latest, int may_be_n
         char key[SC_MANIFEST_PATH_MAX + 16];
         if (cs->index_name && !may_be_named) {
             sc_manifest_key(key, sizeof key, cs->index_name);
-            if (sc_store_delete(t->store, key) != 0) sc_error_clear();
+            sc_commit_manifests_discard(&cs->written, key);
         }
         free(cs->index_name);
         free(cs->index_built_on);
@@ -301,6 +309,9 @@ typedef struct attempt_state {
     int64_t base_looked;         /* monotonic ms when discovery of this attempt's base began (a
                                   * refreshed window still claims an id it saw absent long ago) */
     int64_t window_ms;           /* how long the last attempt's claim window lasted */
+    /* This attempt builds on the strategy's guess (the snapshot this handle claimed
+     * last), confirmed by looks sent with the attempt's writes (write_manifests). */
+    int guessed;
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
     sc_snapshot latest;
@@ -330,8 +341,14 @@ static step_outcome fail_with(attempt_state *a, int rc) {
 static step_outcome read_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     a->base_looked = sc_env_monotonic_ms(&t->env);
-    int rc = a->lost_to && t->strategy->latest_after ? t->strategy->latest_after(t, a->lost_to, &a->latest_id)
-                                                     : t->strategy->latest(t, &a->latest_id);
+    /* A warm handle's first attempt builds on its own last snapshot at once: the looks
+     * that confirm it travel with the writes, one round trip for both. */
+    uint64_t guess = a->number == 0 && !a->had_unknown && t->strategy->guess ? t->strategy->guess(t) : 0;
+    a->guessed = guess != 0;
+    int rc = 0;
+    if (guess) a->latest_id = guess;
+    else if (a->lost_to && t->strategy->latest_after) rc = t->strategy->latest_after(t, a->lost_to, &a->latest_id);
+    else rc = t->strategy->latest(t, &a->latest_id);
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     if (rc) return fail_with(a, rc);
@@ -495,6 +512,67 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
 }
 
 /*
+ * The attempt's one batch before its claim: every object written so far (the delta,
+ * the base list, an index manifest), with the looks that confirm a guessed base, the
+ * first attempt's look for a newer schema and the hints a previous commit left owed.
+ * All of them answer before the claim is sent, so everything N+1 names is durable by
+ * then (docs/protocols.md §3). A guess not confirmed (another snapshot above it, or
+ * it vanished) restarts the attempt on the latest, as a base passed by would; what
+ * it wrote for that base is deleted, as after a lost claim.
+ */
+static step_outcome send_writes(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    sc_strategy_calls probe = {0}, owed = {0};
+    char schema_key[64];
+    sc_store_call extra[SC_STRATEGY_CALLS_MAX * 2];
+    size_t n = 0, schema_at = 0, probe_at = 0;
+    if (a->guessed) {
+        t->strategy->guess_probes(t, a->latest_id, &probe);
+        probe_at = n;
+        for (size_t i = 0; i < probe.n; i++) extra[n++] = probe.calls[i];
+    }
+    if (cs->schema_deferred) {
+        sc_schema_key(schema_key, t->schema.id + 1);
+        schema_at = n;
+        extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = schema_key};
+    }
+    if (t->strategy->owed_hints) t->strategy->owed_hints(t, &owed);
+    size_t owed_at = n;
+    for (size_t i = 0; i < owed.n && n < sizeof extra / sizeof extra[0]; i++) extra[n++] = owed.calls[i];
+    int rc = sc_commit_manifests_flush(&cs->written, extra, n);
+    for (size_t i = owed_at; i < n; i++) /* advisory: a failed write is only worth a line */
+        if (extra[i].rc) sc_log(SC_LOG_WARN, "could not update hint %s: %s", extra[i].key, extra[i].message);
+    int moved = 0, confirmed = 1, present = 1;
+    if (!rc && cs->schema_deferred) {
+        cs->schema_deferred = 0;
+        const sc_store_call *c = &extra[schema_at];
+        if (c->rc == 0) moved = 1;
+        else if (c->rc != SC_ENOTFOUND)
+            rc = sc_error_wrap(sc_store_call_error(c), "looking for a newer schema (%s)", schema_key);
+    }
+    if (!rc && a->guessed) {
+        for (size_t i = 0; i < probe.n; i++) probe.calls[i] = extra[probe_at + i];
+        confirmed = t->strategy->guess_confirmed(t, a->latest_id, &probe, &present);
+        if (confirmed < 0) rc = confirmed;
+    }
+    for (size_t i = 0; i < n; i++) sc_store_call_clear(&extra[i]);
+    if (rc) return fail_with(a, rc);
+    if (moved) {
+        cs->schema_moved = 1;
+        return fail_with(a, RESTART_FOR_SCHEMA);
+    }
+    if (confirmed) return STEP_NEXT;
+    sc_log(SC_LOG_DEBUG, "commit: snapshot %" PRIu64 " is no longer the latest%s: discovering it",
+           a->latest_id, present ? "" : " (it is gone)");
+    char key[SC_MANIFEST_PATH_MAX + 16];
+    sc_manifest_key(key, sizeof key, a->base.name);
+    sc_commit_manifests_discard(&cs->written, key);
+    if (!present) a->validated_any = 0; /* checked against a base that is not there: check again */
+    a->lost_to = 0;
+    return STEP_STALE;
+}
+
+/*
  * Write the immutable objects N+1 needs before anything points at them
  * (docs/protocols.md §3: data first, then the pointer), and encode the document the
  * claim publishes. The delta of APPEND and COMPACT was written before the
@@ -515,7 +593,7 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
         index_manifest = cs->index_name;
     }
     if (!rc) rc = build_snapshot(cs, &a->doc, base_of(a), a->latest_hash, &a->base, index_manifest);
-    return rc ? fail_with(a, rc) : STEP_NEXT;
+    return rc ? fail_with(a, rc) : send_writes(cs, a);
 }
 
 /* Reads in the claim window above which the base is looked at again before writing. */
@@ -723,6 +801,7 @@ static step_outcome backoff(commit_state *cs, attempt_state *a, step_outcome why
  */
 static step_outcome base_expired(commit_state *cs, attempt_state *a) {
     uint64_t earliest = 0;
+    if (a->rc == RESTART_FOR_SCHEMA) return STEP_FAILED;
     if (!a->latest_id || !sc_state_expired_under(&earliest, cs->t, a->latest_id, &a->rc)) return STEP_FAILED;
     sc_log(SC_LOG_INFO, "commit: snapshot %" PRIu64 " expired while this attempt read it (history starts at %" PRIu64
                         "): a new attempt on the latest (user %s, identifier %" PRId64 ")",
@@ -850,6 +929,9 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (rc) return rc;
     }
     int rc = cs->drop_changelog ? 0 : sc_commit_manifests_write_changelog(&cs->written, cs->req->changes);
+    /* Sent one by one, they go now, out of the claim window; a concurrent store sends
+     * them with the attempt's batch, in the same round trip as the base list. */
+    if (!rc && !(sc_store_caps(cs->t->store) & SC_CAP_CONCURRENT)) rc = sc_commit_manifests_flush(&cs->written, NULL, 0);
     if (rc) return rc;
     for (;; a.number++) {
         step_outcome o = read_base(cs, &a);
@@ -886,8 +968,14 @@ typedef struct commit_opts {
     int drop_changelog;
 } commit_opts;
 
-/* One snapshot: a validated request applied as `o` says, through the commit loop. */
-static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_request *req, const commit_opts *o) {
+/*
+ * One pass of a commit: a validated request applied as `o` says, through the commit
+ * loop. With `defer_schema` the look for a newer schema goes with the first attempt's
+ * batch instead of before it; RESTART_FOR_SCHEMA when it found one (what the pass
+ * wrote is removed: no snapshot names it).
+ */
+static int commit_pass(sc_commit_result *res, sc_table *t, const sc_commit_request *req, const commit_opts *o,
+                       int defer_schema) {
     commit_state cs = {0};
     cs.t = t;
     cs.req = req;
@@ -899,11 +987,10 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     cs.spec = o->spec;
     cs.drop_changelog = o->drop_changelog;
     cs.written.t = t;
-    sc_store_stats before, after;
-    sc_store_stats_get(&before, t->store);
-    int64_t started = sc_env_monotonic_ms(&t->env);
     int rc = sc_env_uuid_text(&t->env, cs.commit_uuid);
-    if (!rc) rc = sc_table_refresh_schema(t);
+    /* The handle's first commit trusts the schema its open listed (sc_table_refresh_schema). */
+    if (!rc && defer_schema && !t->schema_just_listed) cs.schema_deferred = 1;
+    else if (!rc) rc = sc_table_refresh_schema(t);
     /* Paimon's row tracking assigns new files their first row ids and carries the snapshot's
      * nextRowId: a snapshot of ours would drop both, and the row ids be handed out again. */
     const char *rows_tracked = rc ? NULL : sc_schema_option(&t->schema, "row-tracking.enabled");
@@ -915,7 +1002,9 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     if (!rc) rc = commit_loop(&cs, res);
     /* Objects of a commit that certainly did not land are garbage; with an
      * unknown outcome they may be referenced, so they stay. */
-    if (rc && rc != SC_EUNKNOWN && !cs.keep_written) {
+    if (rc == RESTART_FOR_SCHEMA) {
+        sc_commit_manifests_remove_written(&cs.written);
+    } else if (rc && rc != SC_EUNKNOWN && !cs.keep_written) {
         char message[1024];
         snprintf(message, sizeof message, "%s", sc_error_message());
         sc_commit_manifests_remove_written(&cs.written);
@@ -924,15 +1013,35 @@ static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_reques
     /* A delta replaced after the full check: no snapshot names it (deleted on
      * failure with the rest; left in place when the outcome is unknown). */
     if (!rc) sc_commit_manifests_remove_stale(&cs.written);
-    sc_store_stats_get(&after, t->store);
-    stats_diff(&res->stats, &before, &after);
-    res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
     sc_commit_manifests_free(&cs.written);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);
     sc_entry_vec_free(&cs.scope_live); /* after parts, which borrowed from it */
     free(cs.index_name);
     free(cs.index_built_on);
+    return rc;
+}
+
+/* One snapshot: the commit pass, and a second one on the newer schema its batch found. */
+static int commit_run(sc_commit_result *res, sc_table *t, const sc_commit_request *req, const commit_opts *o) {
+    sc_store_stats before, after;
+    sc_store_stats_get(&before, t->store);
+    uint64_t rounds = sc_store_rounds(t->store);
+    int64_t started = sc_env_monotonic_ms(&t->env);
+    /* One by one, the schema's look would only lengthen the claim window. */
+    int rc = commit_pass(res, t, req, o, (sc_store_caps(t->store) & SC_CAP_CONCURRENT) != 0);
+    if (rc == RESTART_FOR_SCHEMA) {
+        sc_error_clear();
+        sc_log(SC_LOG_INFO, "commit: a newer schema than schema-%" PRId64 " appeared; committing on it (user %s, "
+                            "identifier %" PRId64 ")",
+               t->schema.id, req->commit_user, req->identifier);
+        rc = commit_pass(res, t, req, o, 0);
+        if (rc == RESTART_FOR_SCHEMA) rc = sc_error_set(SC_EIO, "internal: the schema moved twice in one commit");
+    }
+    sc_store_stats_get(&after, t->store);
+    stats_diff(&res->stats, &before, &after);
+    res->round_trips = sc_store_rounds(t->store) - rounds;
+    res->elapsed_ms = sc_env_monotonic_ms(&t->env) - started;
     return rc;
 }
 

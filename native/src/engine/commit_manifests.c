@@ -20,6 +20,12 @@
 #include "format/index_manifest.h"
 #include "format/partition.h"
 
+/* An encoded object waiting for the attempt's batch. */
+struct sc_pending_write {
+    char *key;
+    sc_buf body;
+};
+
 static int remember(sc_commit_manifests *cm, const char *key) {
     int rc;
     SC_VEC_RESERVE(rc, cm->written, cm->written_cap, cm->written_count + 1, 8, "objects written by a commit");
@@ -39,8 +45,17 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     if (rc) return rc;
     snprintf(name, sizeof name, "%s-%s-0", prefix, uuid);
     sc_manifest_key(key, sizeof key, name);
-    rc = sc_store_put(cm->t->store, NULL, key, body->data, body->len);
-    if (rc) return sc_error_wrap(rc, "writing %s", key);
+    /* Sent with the attempt's batch (sc_commit_manifests_flush). */
+    SC_VEC_RESERVE(rc, cm->pending, cm->pending_cap, cm->pending_count + 1, 8, "objects waiting to be written");
+    if (rc) return rc;
+    struct sc_pending_write *w = &cm->pending[cm->pending_count];
+    w->body = (sc_buf)SC_BUF_INIT;
+    if (!(w->key = strdup(key)) || sc_buf_append(&w->body, body->data, body->len) != 0) {
+        free(w->key);
+        sc_buf_free(&w->body);
+        return sc_error_set(SC_ENOMEM, "out of memory keeping %s for the batch", key);
+    }
+    cm->pending_count++;
     if ((rc = remember(cm, key)) != 0) return rc;
     out->name = strdup(name);
     if (!out->name) return sc_error_set(SC_ENOMEM, "out of memory");
@@ -50,6 +65,60 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cm->t, out, body->data, body->len);
     else if (strcmp(prefix, "manifest") == 0) sc_state_remember_manifest(cm->t, out, body->data, body->len);
     return 0;
+}
+
+static void pending_drop(sc_commit_manifests *cm, size_t i) {
+    free(cm->pending[i].key);
+    sc_buf_free(&cm->pending[i].body);
+    cm->pending[i] = cm->pending[--cm->pending_count];
+}
+
+/* Calls per batch of pending writes, beside the caller's: the rest go in further batches. */
+#define FLUSH_BATCH 32
+
+int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, size_t extra_count) {
+    sc_store_call calls[FLUSH_BATCH + SC_STRATEGY_CALLS_MAX * 2];
+    if (extra_count > SC_STRATEGY_CALLS_MAX * 2)
+        return sc_error_set(SC_EINVAL, "%zu requests to send with a commit's writes (at most %d)", extra_count,
+                            SC_STRATEGY_CALLS_MAX * 2);
+    int first = 1, rc = 0;
+    while (!rc && (first || cm->pending_count)) {
+        /* A merge can leave more than one batch of manifests: those go first, the caller's
+         * requests with the last batch (usually the only one). */
+        size_t take = cm->pending_count < FLUSH_BATCH ? cm->pending_count : FLUSH_BATCH;
+        size_t at = cm->pending_count - take, n = 0;
+        int last = at == 0;
+        for (size_t i = at; i < cm->pending_count; i++)
+            calls[n++] = (sc_store_call){.op = SC_OP_PUT, .key = cm->pending[i].key, .data = cm->pending[i].body.data,
+                                         .len = cm->pending[i].body.len};
+        size_t own = n;
+        if (last)
+            for (size_t i = 0; i < extra_count; i++) calls[n++] = extra[i];
+        rc = sc_store_batch(cm->t->store, &cm->t->env, calls, n);
+        if (last)
+            for (size_t i = 0; i < extra_count; i++) extra[i] = calls[own + i];
+        for (size_t i = 0; !rc && i < own; i++)
+            if (calls[i].rc) rc = sc_error_wrap(sc_store_call_error(&calls[i]), "writing %s", calls[i].key);
+        for (size_t i = 0; i < own; i++) sc_store_call_clear(&calls[i]);
+        if (rc) break;
+        while (cm->pending_count > at) pending_drop(cm, cm->pending_count - 1);
+        first = 0;
+    }
+    return rc;
+}
+
+/* 1 when `key` was still waiting for a batch (it is then dropped, never sent). */
+static int pending_forget(sc_commit_manifests *cm, const char *key) {
+    for (size_t i = 0; i < cm->pending_count; i++)
+        if (strcmp(cm->pending[i].key, key) == 0) {
+            pending_drop(cm, i);
+            return 1;
+        }
+    return 0;
+}
+
+void sc_commit_manifests_discard(sc_commit_manifests *cm, const char *key) {
+    if (!pending_forget(cm, key) && sc_store_delete(cm->t->store, key) != 0) sc_error_clear();
 }
 
 /* Paimon's ManifestFileMeta of entries [from, to): counts, partition statistics, bucket and level ranges. */
@@ -207,6 +276,7 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
             cm->stale[i] = NULL;
             if (!names[i]) continue;
             sc_manifest_key(key, sizeof key, names[i]);
+            if (pending_forget(cm, key)) continue; /* never sent: nothing to delete */
             cm->stale[i] = strdup(key); /* best effort: NULL leaves the object behind */
         }
     }
@@ -403,6 +473,8 @@ void sc_commit_manifests_free(sc_commit_manifests *cm) {
     for (size_t i = 0; i < cm->written_count; i++) free(cm->written[i]);
     free(cm->written);
     for (int i = 0; i < 2; i++) free(cm->stale[i]);
+    while (cm->pending_count) pending_drop(cm, cm->pending_count - 1);
+    free(cm->pending);
     free(cm->delta_manifest);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);

@@ -47,7 +47,22 @@ typedef struct sc_commit_manifests {
      * rows of its files: written once, before the base is read. */
     sc_object_ref changelog_list;
     int64_t changelog_rows;
+    /* Objects encoded but not yet sent: every write waits for the attempt's batch
+     * (sc_commit_manifests_flush), which sends them together before the claim. */
+    struct sc_pending_write *pending;
+    size_t pending_count, pending_cap;
 } sc_commit_manifests;
+
+/*
+ * Send every pending write in one batch with `extra` (requests of the caller, e.g. the
+ * looks that confirm a guessed base; their answers are left in place), and wait for all.
+ * Returns the first failed write's error (its message recorded); the pending writes are
+ * then still known for clean-up. Objects of a commit are thus durable before its claim.
+ */
+int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, size_t extra_count);
+/* Forget the object `key` (one an earlier attempt wrote and no snapshot can name):
+ * dropped when still pending, else deleted (best effort). */
+void sc_commit_manifests_discard(sc_commit_manifests *cm, const char *key);
 
 /*
  * The delta: `deletes` first, then the adds of `c`, so a file moved between

@@ -75,7 +75,8 @@ static void msg_restore(const char saved[SC_MSG_MAX]) {
 
 void sc_s3_store_free(sc_s3_store *s) {
     if (!s) return;
-    if (s->curl) curl_easy_cleanup(s->curl);
+    for (size_t i = 0; i < s->idle_count; i++) curl_easy_cleanup(s->idle[i]);
+    if (s->pool_ready) pthread_mutex_destroy(&s->pool_lock);
     if (s->secret_key) OPENSSL_cleanse(s->secret_key, strlen(s->secret_key));
     if (s->session_token) OPENSSL_cleanse(s->session_token, strlen(s->session_token));
     free(s->bucket);
@@ -256,6 +257,26 @@ static CURLcode curl_init_result = CURLE_FAILED_INIT;
 
 static void curl_init_once(void) { curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
+/* An idle easy handle of the pool, or a new one (NULL: out of memory). */
+static CURL *handle_take(sc_s3_store *s) {
+    CURL *c = NULL;
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->idle_count) c = s->idle[--s->idle_count];
+    pthread_mutex_unlock(&s->pool_lock);
+    return c ? c : curl_easy_init();
+}
+
+/* Back to the pool with its connections; beyond SC_S3_POOL idle handles it is closed. */
+static void handle_give(sc_s3_store *s, CURL *c) {
+    pthread_mutex_lock(&s->pool_lock);
+    if (s->idle_count < SC_S3_POOL) {
+        s->idle[s->idle_count++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&s->pool_lock);
+    if (c) curl_easy_cleanup(c);
+}
+
 static struct curl_slist *add_header(struct curl_slist *list, int *failed, const char *name,
                                      const char *value) {
     if (*failed) return list;
@@ -323,12 +344,15 @@ static int s3_perform(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
     if (rc) goto done;
 
     xfer x = {req, resp, 0, 0};
-    CURL *c = s->curl;
+    CURL *c = handle_take(s);
+    if (!c) {
+        rc = sc_error_set(SC_ENOMEM, "libcurl: cannot create a handle for %s", req->method);
+        goto done;
+    }
     curl_easy_reset(c); /* keeps the connection cache */
-    s->curl_error[0] = '\0';
     curl_easy_setopt(c, CURLOPT_URL, (const char *)url.data);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, s->curl_error);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, resp->curl_error);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
@@ -372,20 +396,22 @@ static int s3_perform(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
      * silently on a dead reused connection: give it a connection of its own. */
     if (req->conditional && req->body_len == 0) curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 
+    resp->curl_error[0] = '\0';
     resp->cc = curl_easy_perform(c);
-    memcpy(resp->curl_error, s->curl_error, sizeof resp->curl_error);
+    if (resp->cc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+    long request_size = 0;
+    curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_size);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, NULL); /* resp's buffer is not the handle's */
+    handle_give(s, c);
     if (resp->oom) {
         rc = sc_error_set(SC_ENOMEM, "out of memory reading the answer to %s", req->method);
         goto done;
     }
     if (resp->cc == CURLE_OK) {
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
         resp->maybe_applied = 1;
     } else {
         /* Conservative: once any request byte went out (or libcurl tried to send the
          * request again), the server may have all of it. */
-        long request_size = 0;
-        curl_easy_getinfo(c, CURLINFO_REQUEST_SIZE, &request_size);
         resp->maybe_applied = x.resend_refused || (!never_sent(resp->cc) && request_size > 0);
         resp->status = 0;
     }
@@ -447,8 +473,13 @@ int sc_s3_transport_open(sc_s3_store *s) {
     if (curl_init_result != CURLE_OK)
         return sc_error_set(SC_EIO, "libcurl initialisation failed: %s",
                             curl_easy_strerror(curl_init_result));
-    if (!(s->curl = curl_easy_init()))
+    if (pthread_mutex_init(&s->pool_lock, NULL) != 0)
+        return sc_error_set(SC_EIO, "cannot initialise the S3 handle pool's lock");
+    s->pool_ready = 1;
+    /* One handle at once: a configuration libcurl cannot serve fails the open, not a request. */
+    if (!(s->idle[0] = curl_easy_init()))
         return sc_error_set(SC_EIO, "libcurl: cannot create a handle");
+    s->idle_count = 1;
     return 0;
 }
 

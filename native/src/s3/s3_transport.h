@@ -1,6 +1,7 @@
 /*
  * S3 transport (internal): one configured connection to a bucket (sc_s3_store:
- * settings from s3_config.c, one libcurl easy handle), sending one request
+ * settings from s3_config.c, a small pool of libcurl easy handles, so that several
+ * threads may send requests at once: SC_CAP_CONCURRENT), sending one request
  * with SigV4 signing and bounded retries (sc_s3_exchange), and turning a
  * failed exchange into a code and a scrubbed message (sc_s3_fail). The
  * operations on top are in store_s3.c; semantics in store_s3.h.
@@ -9,6 +10,7 @@
 #define SC_S3_TRANSPORT_H
 
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,8 +24,15 @@
 #define SC_S3_MAX_QUERY 6
 #define SC_S3_MAX_HEADERS 4
 
+/* Idle easy handles kept (each keeps its connections): the widest batch a commit sends. */
+#define SC_S3_POOL 8
+
 typedef struct sc_s3_store {
-    CURL *curl;
+    /* Idle easy handles; a request takes one (or makes one) and gives it back. */
+    pthread_mutex_t pool_lock;
+    CURL *idle[SC_S3_POOL];
+    size_t idle_count;
+    int pool_ready; /* pool_lock is initialised */
     char *bucket;
     char *prefix;    /* "" or "a/b": keys are stored as prefix + "/" + key */
     char *location;  /* "s3://bucket[/prefix]", for messages */
@@ -40,7 +49,6 @@ typedef struct sc_s3_store {
     int insecure;
     long connect_timeout_ms;
     long request_timeout_ms;
-    char curl_error[CURL_ERROR_SIZE];
 } sc_s3_store;
 
 /* Free every field (secrets wiped first) and `s` itself. Accepts NULL. */

@@ -403,7 +403,7 @@ static const sc_store_ops s3_ops = {
     .version = SC_STORE_OPS_VERSION,
     .name = "s3",
     .caps = SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP | SC_CAP_LIST_AFTER_WRITE |
-            SC_CAP_DURABLE,
+            SC_CAP_DURABLE | SC_CAP_CONCURRENT,
     .get = s3_get,
     .head = s3_head,
     .put = s3_put,
@@ -419,7 +419,7 @@ static const sc_store_ops s3_ops = {
 static const sc_store_ops s3_ops_plain = {
     .version = SC_STORE_OPS_VERSION,
     .name = "s3",
-    .caps = SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE,
+    .caps = SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE | SC_CAP_CONCURRENT,
     .get = s3_get,
     .head = s3_head,
     .put = s3_put,

@@ -3,6 +3,7 @@
  * the one place where keys are validated, operations counted and faults
  * injected (compare SQLite's os.c around sqlite3_io_methods).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,27 @@ struct sc_store {
     int64_t tracker_ttl_ms;
     /* Time and randomness of the code working through this handle (complete: no NULL member). */
     sc_env env;
+    /* Requests on the caller's critical path: one per call, one per batch (store_batch.c). */
+    uint64_t rounds;
+    /* The counters, the call index and the fault hook are shared by the calls of a batch,
+     * which a concurrent backend runs on several threads at once (sc_store_batch). */
+    pthread_mutex_t lock;
 };
+
+/* Count one call that reaches the backend. */
+static void count_call(sc_store *store, sc_store_op op) {
+    pthread_mutex_lock(&store->lock);
+    store->stats.ops[op]++;
+    store->rounds++;
+    pthread_mutex_unlock(&store->lock);
+}
+
+static void count_bytes(sc_store *store, uint64_t read, uint64_t written) {
+    pthread_mutex_lock(&store->lock);
+    store->stats.bytes_read += read;
+    store->stats.bytes_written += written;
+    pthread_mutex_unlock(&store->lock);
+}
 
 /*
  * A list prefix is a plain string prefix ("snapshot/snap"), so its last
@@ -62,11 +83,15 @@ typedef enum { FAULT_PASS, FAULT_FAIL, FAULT_LOSE } fault_action;
 
 /* Consult the hook (`key` is the prefix for list); on FAULT_FAIL *rc holds the code to return. */
 static fault_action fault_consult(int *rc, sc_store *store, sc_store_op op, const char *key) {
+    pthread_mutex_lock(&store->lock);
     uint64_t index = store->next_call++;
-    if (!store->fault_fn) return FAULT_PASS;
+    sc_fault_fn fn = store->fault_fn;
+    void *ctx = store->fault_ctx;
+    pthread_mutex_unlock(&store->lock);
+    if (!fn) return FAULT_PASS;
     /* Cleared so that a message recorded by the hook itself can be told apart. */
     sc_error_clear();
-    int verdict = store->fault_fn(store->fault_ctx, op, key, index);
+    int verdict = fn(ctx, op, key, index);
     if (verdict == SC_FAULT_LOSE_RESPONSE) return FAULT_LOSE;
     if (verdict >= 0) return FAULT_PASS;
     *rc = sc_error_has_message()
@@ -94,14 +119,14 @@ static int store_read(sc_store *store, uint8_t **out_data, size_t *out_len, sc_o
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_GET, key);
     if (fault == FAULT_FAIL) return rc;
-    store->stats.ops[SC_OP_GET]++;
+    count_call(store, SC_OP_GET);
     /* A version-1 table has no get_bounded member: it must not be read. */
     int bounded = max_len != SIZE_MAX && store->ops->version >= 2 && store->ops->get_bounded;
     if (bounded)
         rc = store->ops->get_bounded(store->self, out_data, out_len, out_info, key, max_len);
     else
         rc = store->ops->get(store->self, out_data, out_len, out_info, key);
-    if (rc == 0) store->stats.bytes_read += *out_len;
+    if (rc == 0) count_bytes(store, *out_len, 0);
     if (rc == 0 && *out_len > max_len) {
         /* The fallback for backends without get_bounded (or one that ignored the cap):
          * the object was read whole, but the caller still never sees it. */
@@ -143,7 +168,7 @@ int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key) {
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_HEAD, key);
     if (fault == FAULT_FAIL) return rc;
-    store->stats.ops[SC_OP_HEAD]++;
+    count_call(store, SC_OP_HEAD);
     rc = store->ops->head(store->self, out_info, key);
     if (fault == FAULT_LOSE) {
         memset(out_info, 0, sizeof *out_info);
@@ -169,7 +194,7 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, op, key);
     if (fault == FAULT_FAIL) return rc;
-    store->stats.ops[op]++;
+    count_call(store, op);
     switch (op) {
     case SC_OP_PUT:
         rc = hint && store->ops->put_hint ? store->ops->put_hint(store->self, key, data, len)
@@ -182,7 +207,7 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
         rc = store->ops->put_if_match(store->self, out_info, key, data, len, etag);
         break;
     }
-    if (rc == 0) store->stats.bytes_written += len;
+    if (rc == 0) count_bytes(store, 0, len);
     if (fault == FAULT_LOSE) {
         if (out_info) memset(out_info, 0, sizeof *out_info);
         return lost_response(op, key, rc);
@@ -220,7 +245,7 @@ int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const 
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_LIST, prefix);
     if (fault == FAULT_FAIL) return rc;
-    store->stats.ops[SC_OP_LIST]++;
+    count_call(store, SC_OP_LIST);
     rc = store->ops->list(store->self, out, prefix, start_after, max_keys);
     if (fault == FAULT_LOSE) {
         sc_list_page_free(out);
@@ -268,7 +293,7 @@ int sc_store_delete(sc_store *store, const char *key) {
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_DELETE, key);
     if (fault == FAULT_FAIL) return rc;
-    store->stats.ops[SC_OP_DELETE]++;
+    count_call(store, SC_OP_DELETE);
     rc = store->ops->del(store->self, key);
     if (fault == FAULT_LOSE) return lost_response(SC_OP_DELETE, key, rc);
     return rc;
@@ -296,6 +321,10 @@ int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
                             ops->name);
     sc_store *store = calloc(1, sizeof *store);
     if (!store) return sc_error_set(SC_ENOMEM, "out of memory for a store handle");
+    if (pthread_mutex_init(&store->lock, NULL) != 0) {
+        free(store);
+        return sc_error_set(SC_ENOMEM, "cannot initialise a store handle's lock");
+    }
     store->ops = ops;
     store->self = self;
     store->env = *sc_env_default();
@@ -306,6 +335,7 @@ int sc_store_wrap(sc_store **out, const sc_store_ops *ops, void *self) {
 void sc_store_free(sc_store *store) {
     if (!store) return;
     if (store->ops->close) store->ops->close(store->self);
+    pthread_mutex_destroy(&store->lock);
     free(store);
 }
 
@@ -422,11 +452,45 @@ void *sc_store_backend_self(sc_store *store) { return store->self; }
 
 const char *sc_store_backend_name(const sc_store *store) { return store->ops->name; }
 
-void sc_store_stats_get(sc_store_stats *out, const sc_store *store) { *out = store->stats; }
+void sc_store_stats_get(sc_store_stats *out, const sc_store *store) {
+    sc_store *s = (sc_store *)store; /* the lock only: the counters are read, not changed */
+    pthread_mutex_lock(&s->lock);
+    *out = s->stats;
+    pthread_mutex_unlock(&s->lock);
+}
 
-void sc_store_stats_reset(sc_store *store) { memset(&store->stats, 0, sizeof store->stats); }
+void sc_store_stats_reset(sc_store *store) {
+    pthread_mutex_lock(&store->lock);
+    memset(&store->stats, 0, sizeof store->stats);
+    store->rounds = 0;
+    pthread_mutex_unlock(&store->lock);
+}
+
+uint64_t sc_store_rounds(const sc_store *store) {
+    sc_store *s = (sc_store *)store;
+    pthread_mutex_lock(&s->lock);
+    uint64_t n = s->rounds;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
+void sc_store_rounds_set(sc_store *store, uint64_t rounds) {
+    pthread_mutex_lock(&store->lock);
+    store->rounds = rounds;
+    pthread_mutex_unlock(&store->lock);
+}
 
 void sc_store_set_fault_hook(sc_store *store, sc_fault_fn fn, void *ctx) {
+    pthread_mutex_lock(&store->lock);
     store->fault_fn = fn;
     store->fault_ctx = ctx;
+    pthread_mutex_unlock(&store->lock);
+}
+
+int sc_store_has_fault_hook(const sc_store *store) {
+    sc_store *s = (sc_store *)store;
+    pthread_mutex_lock(&s->lock);
+    int has = s->fault_fn != NULL;
+    pthread_mutex_unlock(&s->lock);
+    return has;
 }

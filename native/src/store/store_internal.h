@@ -32,4 +32,16 @@ void *sc_store_backend_self(sc_store *store);
 struct sc_env;
 const struct sc_env *sc_store_env(const sc_store *store);
 
+/*
+ * Requests on the critical path of the code working through this handle, since open or
+ * the last sc_store_stats_reset: every call that reached the backend counts one, except
+ * that the calls of one batch sent at once (store_batch.h) count one together. A commit reports the
+ * difference as sc_commit_result.round_trips.
+ */
+uint64_t sc_store_rounds(const sc_store *store);
+/* For sc_store_batch only: the batch's calls counted as one. */
+void sc_store_rounds_set(sc_store *store, uint64_t rounds);
+/* 1 while a fault hook is set (a batch then runs its calls one by one, in a drawn order). */
+int sc_store_has_fault_hook(const sc_store *store);
+
 #endif

@@ -10,8 +10,18 @@
 #include "format/table_schema.h"
 #include "base/log.h"
 #include "snapcommit/table.h"
+#include "store/store_batch.h"
 
 typedef struct sc_strategy sc_strategy;
+
+/* Requests a strategy adds to a caller's batch, with the storage their keys and bodies borrow. */
+#define SC_STRATEGY_CALLS_MAX 6
+typedef struct sc_strategy_calls {
+    sc_store_call calls[SC_STRATEGY_CALLS_MAX];
+    char keys[SC_STRATEGY_CALLS_MAX][64];
+    char bodies[SC_STRATEGY_CALLS_MAX][24];
+    size_t n;
+} sc_strategy_calls;
 
 struct sc_table {
     sc_store *store;
@@ -92,6 +102,25 @@ struct sc_strategy {
     int (*claim)(sc_table *t, uint64_t id, const uint8_t *data, size_t len);
     /* Best-effort hints after a successful claim. */
     void (*after_commit)(sc_table *t, uint64_t id);
+    /*
+     * Optional (NULL: never guessed). A base known without a request: the snapshot
+     * this handle claimed last, while nothing says it is not the latest (0: no guess).
+     * guess_probes adds to `probe` the looks that confirm it, which the caller sends
+     * in one batch with requests of its own (engine/commit.c: the attempt's writes);
+     * guess_confirmed then returns 1 (it is the latest: build on it), 0 (it may not
+     * be: discover the latest) or an error; *out_present says whether the guessed
+     * snapshot itself was still there.
+     */
+    uint64_t (*guess)(sc_table *t);
+    void (*guess_probes)(sc_table *t, uint64_t id, sc_strategy_calls *probe);
+    int (*guess_confirmed)(sc_table *t, uint64_t id, const sc_strategy_calls *probe, int *out_present);
+    /*
+     * Optional (NULL: after_commit writes everything at once). On a concurrent store
+     * after_commit may leave its hint writes owed: owed_hints adds them to a caller's
+     * batch (and forgets them), flush writes them now (the handle is closing).
+     */
+    void (*owed_hints)(sc_table *t, sc_strategy_calls *out);
+    void (*flush)(sc_table *t);
     /* Earliest retained id (0 = none). */
     int (*earliest)(sc_table *t, uint64_t *out_id);
     /*

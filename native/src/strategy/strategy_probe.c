@@ -143,7 +143,7 @@ int sc_strategy_probe(uint32_t *out_caps, sc_store *store) {
     *out_caps = 0;
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
     uint32_t declared = sc_store_caps(store);
-    uint32_t observed = declared & SC_CAP_DURABLE;
+    uint32_t observed = declared & (SC_CAP_DURABLE | SC_CAP_CONCURRENT); /* not observable: as declared */
     char uuid[SC_UUID_TEXT_LEN + 1];
     int rc = sc_env_uuid_text(sc_store_env(store), uuid);
     if (rc) return rc;
