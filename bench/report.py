@@ -142,7 +142,7 @@ def main():
                     ("CLI append, a fresh process each", "cli")):
         rtt += [(f"  {what}: p50 ms", val(f"rtt.{k}.p50_ms")),
                 (f"  ... p50 / D (round trips on the critical path)", per_d(f"rtt.{k}.p50_ms")),
-                (f"  ... p50 ms at D = 0 (the server's and the client's own time)", val(f"rtt0.{k}.p50_ms")),
+                (f"  ... p50 ms at D = 0 (server, client and proxy time)", val(f"rtt0.{k}.p50_ms")),
                 (f"  ... (p50 - p50 at D = 0) / D", net_d(f"rtt.{k}.p50_ms")),
                 (f"  ... requests (the library's count{', the commit only' if k == 'cli' else ''})", val(f"rtt.{k}.requests")),
                 (f"  ... requests (the proxy's count{', the whole process' if k == 'cli' else ''})", val(f"rtt.{k}.proxy_requests"))]
@@ -151,6 +151,9 @@ def main():
     rtt += [(f"  CLI race {rtt_race} (writers x commits, a fresh process per commit): requests per commit (proxy)",
              val("rtt.cli_race.proxy_requests_per_commit")),
             ("  ... requests per commit (the CLI's --stats, the commits only)", val("rtt.cli_race.requests_per_commit")),
+            ("  ... requests per commit at D = 0 (proxy)", val("rtt0.cli_race.proxy_requests_per_commit")),
+            ("  ... commits given up at D = 0", val("rtt0.cli_race.gave_up")),
+            ("  ... lost claims at D = 0", val("rtt0.cli_race.lost_claims")),
             ("  ... new connections per commit", val("rtt.cli_race.proxy_connections_per_commit")),
             ("  ... commits given up", val("rtt.cli_race.gave_up")),
             ("  ... lost claims", val("rtt.cli_race.lost_claims")),
