@@ -151,16 +151,16 @@ def main():
     rtt += [(f"  CLI race {rtt_race} (writers x commits, a fresh process per commit): requests per commit (proxy)",
              val("rtt.cli_race.proxy_requests_per_commit")),
             ("  ... requests per commit (the CLI's --stats, the commits only)", val("rtt.cli_race.requests_per_commit")),
-            ("  ... requests per commit at D = 0 (proxy)", val("rtt0.cli_race.proxy_requests_per_commit")),
-            ("  ... commits given up at D = 0", val("rtt0.cli_race.gave_up")),
-            ("  ... lost claims at D = 0", val("rtt0.cli_race.lost_claims")),
             ("  ... new connections per commit", val("rtt.cli_race.proxy_connections_per_commit")),
             ("  ... commits given up", val("rtt.cli_race.gave_up")),
             ("  ... lost claims", val("rtt.cli_race.lost_claims")),
             ("  ... most claims lost by one commit", val("rtt.cli_race.max_lost_one_commit")),
             ("  ... snapshots missing (must be 0)", val("rtt.cli_race.snapshots_missing")),
             ("  ... commits/s", val("rtt.cli_race.per_s")),
-            ("  ... slowest commit ms", val("rtt.cli_race.max_commit_ms"))]
+            ("  ... slowest commit ms", val("rtt.cli_race.max_commit_ms")),
+            ("  ... requests per commit at D = 0 (proxy)", val("rtt0.cli_race.proxy_requests_per_commit")),
+            ("  ... commits given up at D = 0", val("rtt0.cli_race.gave_up")),
+            ("  ... lost claims at D = 0", val("rtt0.cli_race.lost_claims"))]
     rtt_only = meta.get("rtt_only") == "1"
     if rtt_meta:
         rows += rtt
