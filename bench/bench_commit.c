@@ -16,9 +16,15 @@
  *       Change sets are prepared before the clock starts; only sc_table_commit is timed.
  *       --fast-seed 1: age the table through a non-durable write path, then syncfs() (local
  *       tables; see seed_store): seeding is not timed, the timed commits are unchanged.
- *   bench_commit race LOCATION --writers W --commits C
+ *   bench_commit race LOCATION --writers W --commits C [--cli PATH] [--proxy PID:FILE]
  *       W forked processes, each with its own handle and commit user, released together,
- *       each committing C 5-file appends into the same partition.
+ *       each committing C 5-file appends into the same partition. --cli: each writer commits
+ *       through the CLI instead, a fresh process per commit.
+ *   bench_commit rtt LOCATION [--age 10] [--commits K] [--filter-reps R] [--cli PATH]
+ *                    [--cli-commits C] [--proxy PID:FILE]
+ *       round trips (issue 20), meant to run through bench/latency_proxy.py: at age A, K appends
+ *       and R replay checks through one long-lived handle, then C CLI appends. --proxy: the
+ *       proxy's pid and the file its stdout goes to, for its request counts (see proxy_requests).
  *   bench_commit big LOCATION [--live 1000000] [--delete 1000] [--partitions 10] [--fast-seed 0|1]
  *       a table with N live files (10,000-file appends spread over P partitions), then a fresh
  *       process commits one compaction deleting M files of partition p000: time and peak RSS.
@@ -351,9 +357,10 @@ typedef struct single_opts {
 } single_opts;
 
 /* Run the CLI once: snapcommit commit LOC --user U --identifier N --changes FILE --stats --json.
- * Returns wall time in ms; *gets / *bytes from its --json stats. */
-static double cli_commit(const char *cli, const char *loc, const char *user, long id, const char *file,
-                         double *gets, double *bytes) {
+ * Its stdout (the JSON line) goes to out[cap]; *exit_code its exit status (-1: killed).
+ * Returns wall time in ms. */
+static double cli_run(const char *cli, const char *loc, const char *user, long id, const char *file, char *out,
+                      size_t cap, int *exit_code) {
     char ids[32];
     snprintf(ids, sizeof ids, "%ld", id);
     char *argv[] = {(char *)cli, "commit", (char *)loc, "--user", (char *)user, "--identifier", ids,
@@ -368,23 +375,49 @@ static double cli_commit(const char *cli, const char *loc, const char *user, lon
     double t0 = now_ms();
     if (posix_spawn(&pid, cli, &fa, NULL, argv, environ) != 0) die("posix_spawn");
     close(p[1]);
-    char out[4096];
     size_t n = 0;
     ssize_t k;
-    while ((k = read(p[0], out + n, sizeof out - 1 - n)) > 0) n += (size_t)k;
+    while ((k = read(p[0], out + n, cap - 1 - n)) > 0) n += (size_t)k;
     out[n] = 0;
     close(p[0]);
     int st;
     if (waitpid(pid, &st, 0) < 0) die("waitpid");
     double dt = now_ms() - t0;
     posix_spawn_file_actions_destroy(&fa);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    *exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return dt;
+}
+
+/* The CLI's --json "stats" object: the sum of its operation counts (bytes left out), -1 if absent. */
+static double cli_requests(const char *json) {
+    const char *s = strstr(json, "\"stats\":{");
+    if (!s) return -1;
+    double total = 0;
+    for (s += 9; *s && *s != '}';) {
+        const char *colon = strchr(s, ':');
+        if (!colon) break;
+        if (strncmp(s, "\"bytes", 6) != 0) total += atof(colon + 1);
+        s = colon + 1;
+        while (*s && *s != ',' && *s != '}') s++;
+        if (*s == ',') s++;
+    }
+    return total;
+}
+
+/* One CLI commit that must succeed. Returns wall time in ms; *gets / *bytes from its --json stats. */
+static double cli_commit(const char *cli, const char *loc, const char *user, long id, const char *file,
+                         double *gets, double *bytes, double *requests) {
+    char out[4096];
+    int code;
+    double dt = cli_run(cli, loc, user, id, file, out, sizeof out, &code);
+    if (code != 0) {
         fprintf(stderr, "bench_commit: CLI commit failed: %s\n", out);
         exit(1);
     }
     const char *g = strstr(out, "\"get\":"), *b = strstr(out, "\"bytesRead\":");
     *gets = g ? atof(g + 6) : -1;
     *bytes = b ? atof(b + 12) : -1;
+    if (requests) *requests = cli_requests(out);
     return dt;
 }
 
@@ -560,7 +593,7 @@ static int cmd_single(const single_opts *o) {
             for (int i = 0; i < o->cli_commits; i++) {
                 cli_id++;
                 snprintf(file, sizeof file, "%s/c-%ld.json", dir, cli_id);
-                lat[i] = cli_commit(o->cli, o->location, "cli", cli_id, file, &get[i], &byt[i]);
+                lat[i] = cli_commit(o->cli, o->location, "cli", cli_id, file, &get[i], &byt[i], NULL);
                 unlink(file);
             }
             age += o->cli_commits;
@@ -642,7 +675,109 @@ static void race_child(const char *loc, int w, int commits, int go_fd, int ready
     exit(0);
 }
 
-static int cmd_race(const char *loc, int writers, int commits, const char *prefix) {
+/* The latency proxy in front of the S3 server (bench/latency_proxy.py), when one is named with
+ * --proxy PID:FILE: on SIGUSR1 it appends "requests N connections C ..." to its stdout, which
+ * scripts/bench.sh sends to FILE. Its counts take in everything a process sends, the opening of a
+ * table included, which sc_commit_result.stats does not. */
+typedef struct proxy {
+    pid_t pid; /* 0: no proxy */
+    const char *out;
+} proxy;
+
+static int parse_proxy(proxy *p, const char *arg) {
+    char *end;
+    long pid = strtol(arg, &end, 10);
+    if (pid <= 0 || *end != ':' || !end[1]) return -1;
+    p->pid = (pid_t)pid;
+    p->out = end + 1;
+    return 0;
+}
+
+/* Lines in the proxy's output file; *last its last line (truncated to cap). */
+static int proxy_lines(const proxy *p, char *last, size_t cap) {
+    FILE *f = fopen(p->out, "r");
+    if (!f) die("open proxy output");
+    char line[512];
+    int n = 0;
+    last[0] = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        snprintf(last, cap, "%s", line);
+    }
+    fclose(f);
+    return n;
+}
+
+/* The proxy's counts so far: requests (returned; -1 without a proxy) and *connections. */
+static double proxy_requests(const proxy *p, double *connections) {
+    *connections = -1;
+    if (!p->pid) return -1;
+    char last[512];
+    int before = proxy_lines(p, last, sizeof last);
+    if (kill(p->pid, SIGUSR1) != 0) die("signal the latency proxy");
+    for (int i = 0; i < 2000; i++) { /* it answers within milliseconds; 10 s is a dead proxy */
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        if (proxy_lines(p, last, sizeof last) > before) {
+            double req = -1;
+            if (sscanf(last, "requests %lf connections %lf", &req, connections) != 2) break;
+            return req;
+        }
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "bench_commit: no count from the latency proxy (pid %d, %s)\n", (int)p->pid, p->out);
+    exit(1);
+}
+
+/* A race writer that commits through the CLI, a fresh process per commit (exit 5: gave up). */
+static void race_child_cli(const char *cli, const char *loc, int w, int commits, int go_fd, int ready_fd,
+                           int out_fd) {
+    char user[32], pre[32], dir[64], file[128];
+    snprintf(user, sizeof user, "writer-%d", w);
+    snprintf(pre, sizeof pre, "w%d", w);
+    snprintf(dir, sizeof dir, "/tmp/sc-bench-race.%d", (int)getpid());
+    if (mkdir(dir, 0755) != 0) die("mkdir race dir");
+    for (int i = 0; i < commits; i++) {
+        char *j = append_json(pre, i + 1, NULL);
+        snprintf(file, sizeof file, "%s/c-%d.json", dir, i + 1);
+        FILE *fp = fopen(file, "w");
+        if (!fp || fputs(j, fp) < 0 || fclose(fp) != 0) die("write change set");
+        free(j);
+    }
+    char b = 'r';
+    if (write(ready_fd, &b, 1) != 1) die("write ready");
+    close(ready_fd);
+    if (read(go_fd, &b, 1) < 0) die("read go");
+    race_rec rec = {0};
+    for (int i = 0; i < commits; i++) {
+        char out[4096];
+        int code;
+        snprintf(file, sizeof file, "%s/c-%d.json", dir, i + 1);
+        double dt = cli_run(cli, loc, user, i + 1, file, out, sizeof out, &code);
+        unlink(file);
+        if (code == 0) rec.committed++;
+        else if (code == 5) {
+            rec.gave_up++;
+            fprintf(stderr, "bench_commit: CLI writer %d commit %d gave up after %.0f ms: %s\n", w, i + 1, dt, out);
+        } else {
+            fprintf(stderr, "bench_commit: CLI writer %d commit %d failed (exit %d): %s\n", w, i + 1, code, out);
+            exit(1);
+        }
+        const char *l = strstr(out, "\"lostClaims\":");
+        int lost = l ? atoi(l + 13) : 0;
+        rec.lost += lost;
+        if (lost > rec.max_lost) rec.max_lost = lost;
+        double req = cli_requests(out);
+        if (req > 0) rec.ops += req;
+        if (dt > rec.max_ms) rec.max_ms = dt;
+    }
+    rmdir(dir);
+    if (write(out_fd, &rec, sizeof rec) != (ssize_t)sizeof rec) die("write result");
+    exit(0);
+}
+
+/* W writers, C API handles or (cli) CLI processes. */
+static int cmd_race(const char *loc, int writers, int commits, const char *prefix, const char *cli,
+                    const proxy *px) {
     sc_table *t = create_and_open(loc);
     {
         char *j = append_json("seed", 1, NULL);
@@ -665,6 +800,7 @@ static int cmd_race(const char *loc, int writers, int commits, const char *prefi
             close(go[1]);
             close(res[0]);
             close(ready[0]);
+            if (cli) race_child_cli(cli, loc, w, commits, go[0], ready[1], res[1]);
             race_child(loc, w, commits, go[0], ready[1], res[1]);
         }
         pids[w] = p;
@@ -677,6 +813,7 @@ static int cmd_race(const char *loc, int writers, int commits, const char *prefi
     for (int w = 0; w < writers; w++)
         if (read(ready[0], &b, 1) != 1) die("read ready");
     close(ready[0]);
+    double conns0, req0 = proxy_requests(px, &conns0);
     double t0 = now_ms();
     close(go[1]); /* release every writer at once */
     race_rec all = {0}, rec;
@@ -692,6 +829,7 @@ static int cmd_race(const char *loc, int writers, int commits, const char *prefi
         got++;
     }
     double wall = now_ms() - t0;
+    double conns1, req1 = proxy_requests(px, &conns1);
     for (int w = 0; w < writers; w++) {
         int st;
         waitpid(pids[w], &st, 0);
@@ -722,10 +860,140 @@ static int cmd_race(const char *loc, int writers, int commits, const char *prefi
     RACE("max_lost_one_commit", all.max_lost);
     RACE("per_s", 1e3 * all.committed / wall);
     RACE("requests_per_commit", all.committed ? all.ops / all.committed : 0);
-    if (HAS_WINDOW) RACE("window_requests_per_commit", all.committed ? all.window_ops / all.committed : 0);
+    if (HAS_WINDOW && !cli) RACE("window_requests_per_commit", all.committed ? all.window_ops / all.committed : 0);
+    if (px->pid && all.committed) {
+        RACE("proxy_requests_per_commit", (req1 - req0) / all.committed);
+        RACE("proxy_connections_per_commit", (conns1 - conns0) / all.committed);
+    }
     RACE("max_commit_ms", all.max_ms);
 #undef RACE
     free(pids);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- round trips (issue 20) */
+
+typedef struct rtt_opts {
+    const char *location, *prefix, *cli;
+    int commits, filter_reps, cli_commits;
+    long age; /* snapshots before the measurement */
+    proxy px;
+} rtt_opts;
+
+static uint64_t table_ops(sc_table *t) {
+    sc_store_stats st;
+    sc_store_stats_get(&st, sc_table_store(t));
+    return ops_of(&st);
+}
+
+/*
+ * What one request of latency D costs a commit (run through bench/latency_proxy.py, which holds
+ * every request D ms): wall times here divided by D are the round trips on the critical path.
+ * At table age `age`, through one long-lived handle (warm: it has committed before): K appends,
+ * then R replay checks of the streaming user (sc_table_filter_committed), then C CLI appends, a
+ * fresh process each. Requests: the library's own counts, and the proxy's when it is named.
+ */
+static int cmd_rtt(const rtt_opts *o) {
+    sc_table *t = create_and_open(o->location);
+    names live = {0};
+    sc_commit_result r;
+    long id = 0;
+    for (long a = 0; a < o->age; a++) { /* the ageing commits warm the handle as well */
+        char *j = append_json("seed", a + 1, &live);
+        sc_changes *c = parse(t, j);
+        commit_or_die(&r, t, "seed", a + 1, SC_KIND_APPEND, c);
+        sc_changes_free(c);
+        free(j);
+    }
+    int maxn = o->commits > o->filter_reps ? o->commits : o->filter_reps;
+    if (o->cli_commits > maxn) maxn = o->cli_commits;
+    double *lat = calloc((size_t)maxn, sizeof *lat), *req = calloc((size_t)maxn, sizeof *req);
+    sc_changes **cs = calloc((size_t)maxn, sizeof *cs);
+    if (!lat || !req || !cs) die("calloc");
+    char key[128];
+#define RTT(name, v)                                          \
+    do {                                                      \
+        snprintf(key, sizeof key, "%s.%s", o->prefix, name);  \
+        result(key, v);                                       \
+    } while (0)
+
+    /* warm appends */
+    for (int i = 0; i < o->commits; i++) {
+        char *j = append_json("bench", i + 1, &live);
+        cs[i] = parse(t, j);
+        free(j);
+    }
+    double c0, p0 = proxy_requests(&o->px, &c0);
+    for (int i = 0; i < o->commits; i++) {
+        double t0 = now_ms();
+        commit_or_die(&r, t, "bench", ++id, SC_KIND_APPEND, cs[i]);
+        lat[i] = now_ms() - t0;
+        req[i] = (double)ops_of(&r.stats);
+        sc_changes_free(cs[i]);
+    }
+    double c1, p1 = proxy_requests(&o->px, &c1);
+    RTT("append.requests", mean(req, o->commits));
+    RTT("append.p50_ms", pct(lat, o->commits, 50));
+    RTT("append.p90_ms", pct(lat, o->commits, 90));
+    if (o->px.pid) {
+        RTT("append.proxy_requests", (p1 - p0) / o->commits);
+        RTT("append.proxy_connections", (c1 - c0) / o->commits);
+    }
+
+    /* warm replay checks: the streaming user, through the same handle */
+    for (int i = 0; i < o->filter_reps; i++) {
+        int64_t ids[3] = {id - 1, id, id + 1};
+        size_t kept;
+        uint64_t n0 = table_ops(t);
+        double t0 = now_ms();
+        if (sc_table_filter_committed(ids, &kept, t, "bench", ids, 3) != 0) die_sc("filter");
+        lat[i] = now_ms() - t0;
+        req[i] = (double)(table_ops(t) - n0);
+        if (kept != 1) {
+            fprintf(stderr, "bench_commit: filter kept %zu of 3, expected 1\n", kept);
+            return 1;
+        }
+    }
+    p0 = proxy_requests(&o->px, &c0);
+    RTT("filter.requests", mean(req, o->filter_reps));
+    RTT("filter.p50_ms", pct(lat, o->filter_reps, 50));
+    if (o->px.pid) RTT("filter.proxy_requests", (p0 - p1) / o->filter_reps);
+
+    /* fresh CLI appends */
+    if (o->cli && o->cli_commits > 0) {
+        char dir[64], file[128];
+        snprintf(dir, sizeof dir, "/tmp/sc-bench-rtt.%d", (int)getpid());
+        if (mkdir(dir, 0755) != 0) die("mkdir cli dir");
+        for (int i = 0; i < o->cli_commits; i++) {
+            char *j = append_json("cli", i + 1, &live);
+            snprintf(file, sizeof file, "%s/c-%d.json", dir, i + 1);
+            FILE *fp = fopen(file, "w");
+            if (!fp || fputs(j, fp) < 0 || fclose(fp) != 0) die("write change set");
+            free(j);
+        }
+        p0 = proxy_requests(&o->px, &c0);
+        for (int i = 0; i < o->cli_commits; i++) {
+            double gets, bytes;
+            snprintf(file, sizeof file, "%s/c-%d.json", dir, i + 1);
+            lat[i] = cli_commit(o->cli, o->location, "cli", i + 1, file, &gets, &bytes, &req[i]);
+            unlink(file);
+        }
+        p1 = proxy_requests(&o->px, &c1);
+        rmdir(dir);
+        RTT("cli.requests", mean(req, o->cli_commits));
+        RTT("cli.p50_ms", pct(lat, o->cli_commits, 50));
+        if (o->px.pid) {
+            RTT("cli.proxy_requests", (p1 - p0) / o->cli_commits);
+            RTT("cli.proxy_connections", (c1 - c0) / o->cli_commits);
+        }
+    }
+#undef RTT
+    for (size_t i = live.head; i < live.len; i++) free(live.v[i]);
+    free(live.v);
+    free(lat);
+    free(req);
+    free(cs);
+    sc_table_free(t);
     return 0;
 }
 
@@ -829,7 +1097,10 @@ static void usage(void) {
             "       bench_commit single LOCATION [--ages 10,1000,5000] [--commits K] [--compactions M]\n"
             "                    [--cli PATH] [--cli-commits C] [--filter-reps R] [--prefix KEY]\n"
             "                    [--fast-seed 0|1]\n"
-            "       bench_commit race LOCATION --writers W --commits C [--prefix KEY]\n"
+            "       bench_commit race LOCATION --writers W --commits C [--prefix KEY] [--cli PATH]\n"
+            "                    [--proxy PID:FILE]\n"
+            "       bench_commit rtt LOCATION [--age A] [--commits K] [--filter-reps R] [--cli PATH]\n"
+            "                    [--cli-commits C] [--prefix KEY] [--proxy PID:FILE]\n"
             "       bench_commit big LOCATION [--live N] [--delete M] [--partitions P] [--fast-seed 0|1]\n");
     exit(2);
 }
@@ -865,18 +1136,40 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(argv[1], "race")) {
         int writers = 0, commits = 0;
-        const char *prefix = NULL;
+        const char *prefix = NULL, *cli = NULL;
+        proxy px = {0};
         for (int i = 3; i < argc; i++) {
             if (i + 1 >= argc) usage();
             if (!strcmp(argv[i], "--writers")) writers = atoi(argv[++i]);
             else if (!strcmp(argv[i], "--commits")) commits = atoi(argv[++i]);
             else if (!strcmp(argv[i], "--prefix")) prefix = argv[++i];
-            else usage();
+            else if (!strcmp(argv[i], "--cli")) cli = argv[++i];
+            else if (!strcmp(argv[i], "--proxy")) {
+                if (parse_proxy(&px, argv[++i]) != 0) usage();
+            } else usage();
         }
         if (writers < 1 || commits < 1) usage();
         char def[64];
         snprintf(def, sizeof def, "sc.race%dx%d", writers, commits);
-        return cmd_race(argv[2], writers, commits, prefix ? prefix : def);
+        return cmd_race(argv[2], writers, commits, prefix ? prefix : def, cli, &px);
+    }
+    if (!strcmp(argv[1], "rtt")) {
+        rtt_opts o = {.location = argv[2], .prefix = "rtt", .commits = 30, .filter_reps = 20, .cli_commits = 10,
+                      .age = 10};
+        for (int i = 3; i < argc; i++) {
+            if (i + 1 >= argc) usage();
+            if (!strcmp(argv[i], "--age")) o.age = atol(argv[++i]);
+            else if (!strcmp(argv[i], "--commits")) o.commits = atoi(argv[++i]);
+            else if (!strcmp(argv[i], "--filter-reps")) o.filter_reps = atoi(argv[++i]);
+            else if (!strcmp(argv[i], "--cli")) o.cli = argv[++i];
+            else if (!strcmp(argv[i], "--cli-commits")) o.cli_commits = atoi(argv[++i]);
+            else if (!strcmp(argv[i], "--prefix")) o.prefix = argv[++i];
+            else if (!strcmp(argv[i], "--proxy")) {
+                if (parse_proxy(&o.px, argv[++i]) != 0) usage();
+            } else usage();
+        }
+        if (o.age < 1 || o.commits < 1 || o.filter_reps < 1 || o.cli_commits < 0) usage();
+        return cmd_rtt(&o);
     }
     if (!strcmp(argv[1], "big")) {
         long live = 1000000, del = 1000;

@@ -3,6 +3,7 @@
 
 Input: "M name value..." (the run's settings) and "R run key value" lines, as bench.sh writes
 them (bench/bench_commit.c and bench/paimon print "R key value"; bench.sh adds the run number).
+The S3 round-trip lines (issue 20) come with "M rtt D ..." (D: the proxy's delay in ms).
 Every line of the table is computed per run first (ratios too), then summarised as
 min / median / max over the runs. Usage: bench/report.py RESULTS_FILE
 """
@@ -23,6 +24,10 @@ def load(path):
             elif len(p) >= 4 and p[0] == "T":  # T RUN SECONDS LABEL: a step's wall time (run 0: build, total)
                 times[" ".join(p[3:])].append(float(p[2]))
     return meta, [runs[r] for r in sorted(runs)], times
+
+
+def fmt_d(d):
+    return "?" if d is None else f"{d:g}"
 
 
 def main():
@@ -119,6 +124,46 @@ def main():
                ("  visible p50: snapcommit / Paimon", ratio("upsert.sc.visible_p50_ms", "upsert.paimon.visible_p50_ms"))]
     only_upsert = meta.get("commits_bench") == "0"
     rows += upsert
+    # Issue 20: round trips through bench/latency_proxy.py ("M rtt D RACE ..."): wall / D.
+    rtt_meta = meta.get("rtt", "").split()
+    D = float(rtt_meta[0]) if rtt_meta else None
+    rtt_race = rtt_meta[1] if len(rtt_meta) > 1 else "?"
+
+    def per_d(key):
+        return lambda r: r[key] / D if key in r and D else None
+
+    def net_d(key):  # (wall at D - wall at D = 0) / D: the proxy's part alone
+        k0 = "rtt0" + key[3:]
+        return lambda r: (r[key] - r[k0]) / D if key in r and k0 in r and D else None
+
+    rtt = [(f"S3 round trips: the S3 test server behind a proxy holding each request D = {fmt_d(D)} ms, age 10", None)]
+    for what, k in (("C API warm append (long-lived handle)", "append"),
+                    ("C API warm replay check (sc_table_filter_committed, same handle)", "filter"),
+                    ("CLI append, a fresh process each", "cli")):
+        rtt += [(f"  {what}: p50 ms", val(f"rtt.{k}.p50_ms")),
+                (f"  ... p50 / D (round trips on the critical path)", per_d(f"rtt.{k}.p50_ms")),
+                (f"  ... p50 ms at D = 0 (server, client and proxy time)", val(f"rtt0.{k}.p50_ms")),
+                (f"  ... (p50 - p50 at D = 0) / D", net_d(f"rtt.{k}.p50_ms")),
+                (f"  ... requests (the library's count{', the commit only' if k == 'cli' else ''})", val(f"rtt.{k}.requests")),
+                (f"  ... requests (the proxy's count{', the whole process' if k == 'cli' else ''})", val(f"rtt.{k}.proxy_requests"))]
+        if k != "filter":
+            rtt.append((f"  ... new connections per commit (not delayed by the proxy)", val(f"rtt.{k}.proxy_connections")))
+    rtt += [(f"  CLI race {rtt_race} (writers x commits, a fresh process per commit): requests per commit (proxy)",
+             val("rtt.cli_race.proxy_requests_per_commit")),
+            ("  ... requests per commit (the CLI's --stats, the commits only)", val("rtt.cli_race.requests_per_commit")),
+            ("  ... new connections per commit", val("rtt.cli_race.proxy_connections_per_commit")),
+            ("  ... commits given up", val("rtt.cli_race.gave_up")),
+            ("  ... lost claims", val("rtt.cli_race.lost_claims")),
+            ("  ... most claims lost by one commit", val("rtt.cli_race.max_lost_one_commit")),
+            ("  ... snapshots missing (must be 0)", val("rtt.cli_race.snapshots_missing")),
+            ("  ... commits/s", val("rtt.cli_race.per_s")),
+            ("  ... slowest commit ms", val("rtt.cli_race.max_commit_ms")),
+            ("  ... requests per commit at D = 0 (proxy)", val("rtt0.cli_race.proxy_requests_per_commit")),
+            ("  ... commits given up at D = 0", val("rtt0.cli_race.gave_up")),
+            ("  ... lost claims at D = 0", val("rtt0.cli_race.lost_claims"))]
+    rtt_only = meta.get("rtt_only") == "1"
+    if rtt_meta:
+        rows += rtt
     rows.append(("Ratios", None))
     rows += [
         (f"  C API append p50 @{hi} / @{lo}", ratio(f"sc.append.age{hi}.p50_ms", f"sc.append.age{lo}.p50_ms")),
@@ -137,6 +182,8 @@ def main():
 
     if only_upsert:  # scripts/bench.sh --upsert-only
         rows = upsert
+    if rtt_only:  # scripts/bench.sh --rtt-only
+        rows = rtt
 
     def summary(f):
         xs = [x for x in (f(r) for r in runs) if x is not None]
@@ -153,9 +200,10 @@ def main():
             return f"{x:.1f}"
         return f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
 
-    head = ("snapcommit Flink upsert benchmark" if only_upsert else "snapcommit commit benchmark") + (" (SMOKE RUN: --quick; not results)" if meta.get("quick") == "1" else "")
+    head = ("snapcommit Flink upsert benchmark" if only_upsert else
+            "snapcommit S3 round-trip benchmark" if rtt_only else "snapcommit commit benchmark") + (" (SMOKE RUN: --quick; not results)" if meta.get("quick") == "1" else "")
     print(head)
-    if only_upsert:
+    if only_upsert or rtt_only:
         print(f"runs: {len(runs)}")
     else:
         print(f"runs: {len(runs)}   ages: {'/'.join(map(str, ages))}   races: {ra}, {rb}   "
@@ -214,14 +262,31 @@ def main():
     goal(f"4  ... and < 256 MiB peak RSS", med(val("big.peak_rss_mib")), lambda x: x < 256)
     goal(f"   (kept) C API replay filter flat: @{hi} / @{lo} <= 1.3", med(ratio(f"sc.filter.age{hi}.p50_ms", f"sc.filter.age{lo}.p50_ms")), lambda x: x <= 1.3)
 
-    print("\nGoals of issue 11 (median of the runs)")
-    for text, shown, verdict in goals:
-        print(f"{text:{w}} {shown:>10}   {verdict}")
+    goals11, goals = goals, []
+    if D:
+        goal("1  warm C API append <= 3 round trips: p50 / D", med(per_d("rtt.append.p50_ms")), lambda x: x <= 3)
+        goal("1  warm replay check <= 1 round trip: p50 / D", med(per_d("rtt.filter.p50_ms")), lambda x: x <= 1)
+        goal("1  fresh CLI commit <= 6 round trips: p50 / D", med(per_d("rtt.cli.p50_ms")), lambda x: x <= 6)
+        goal(f"3  CLI race {rtt_race} on S3 <= 20 requests per commit (proxy's count)",
+             med(val("rtt.cli_race.proxy_requests_per_commit")), lambda x: x <= 20)
+        gu = total("rtt.cli_race.gave_up")
+        goal(f"3  CLI race {rtt_race} never gives up: runs with a give-up / runs (goal 0 of 10)",
+             None if gu is None else gu[0], lambda x: x == 0 and gu[1] >= 10, None if gu is None else f"{gu[0]}/{gu[1]}")
+        if gu is not None and gu[0] == 0 and gu[1] < 10:
+            goals[-1] = (goals[-1][0], goals[-1][1], "0 so far, needs 10 runs (--runs 10)")
+    if not rtt_only:
+        print("\nGoals of issue 11 (median of the runs)")
+        for text, shown, verdict in goals11:
+            print(f"{text:{w}} {shown:>10}   {verdict}")
+    if goals:
+        print(f"\nGoals of issue 20 (median of the runs; D = {fmt_d(D)} ms)")
+        for text, shown, verdict in goals:
+            print(f"{text:{w}} {shown:>10}   {verdict}")
     if times:
         print("\nWall time per step, seconds (min / median / max over the runs)")
         for label, xs in times.items():
             print(f"  {label:{w - 2}} {min(xs):>10.1f} {statistics.median(xs):>10.1f} {max(xs):>10.1f}")
-    if meta.get("quick") == "1" or (ages and ages[-1] < 5000):
+    if not rtt_only and (meta.get("quick") == "1" or (ages and ages[-1] < 5000)):
         print("\n(ages below 5,000 or --quick: the verdicts are not the issue's; run scripts/bench.sh without --quick)")
     return 0
 

@@ -24,6 +24,13 @@
 #                                    connector; four timed jobs, sc/paimon/paimon/sc, after a warm-up
 #                                    job per side; --quick makes it a smoke run of 300,000 rows a job)
 #   scripts/bench.sh --upsert-only   only that section (with --quick: about two minutes)
+#   scripts/bench.sh --rtt D         the S3 round-trip section's latency (default 50 ms; issue 20): after
+#                                    the S3 lines, bench/latency_proxy.py holds every request to the S3
+#                                    server D ms; a warm C API append, a warm replay check and a fresh
+#                                    CLI commit at age 10, measured at D and at 0 (the server's and the
+#                                    client's own time), and the CLI race 8x25 at both (--rtt-race WxN
+#                                    for another size); --no-rtt skips the section
+#   scripts/bench.sh --rtt-only      only that section (--runs 3: about 8 minutes at 50 ms)
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
 # atomic conditional writes); start them with scripts/s3-servers.sh start. Without them the S3 lines
@@ -35,6 +42,7 @@ cd "$root"
 { # read whole before running: editing this file during a long run must not change the run
 
 runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1 upsert=0 commits_bench=1
+rtt=1 rtt_ms=50 rtt_only=0 rtt_race_opt=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -49,24 +57,37 @@ while [[ $# -gt 0 ]]; do
         --keep) keep=1 ;;
         --upsert) upsert=1 ;;
         --upsert-only) upsert=1 commits_bench=0 ;;
+        --rtt) rtt_ms=$2; shift ;;
+        --no-rtt) rtt=0 ;;
+        --rtt-only) rtt_only=1 ;;
+        --rtt-race) rtt_race_opt=$2; shift ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
+[[ $rtt_ms =~ ^[0-9]+$ ]] || { echo "bench.sh: --rtt takes whole milliseconds" >&2; exit 2; }
+[[ -z $rtt_race_opt || $rtt_race_opt =~ ^[0-9]+x[0-9]+$ ]] || { echo "bench.sh: --rtt-race takes WxN" >&2; exit 2; }
+if [[ $rtt_only == 1 ]]; then
+    [[ $upsert == 0 && $rtt == 1 ]] || { echo "bench.sh: --rtt-only goes with neither --upsert nor --no-rtt" >&2; exit 2; }
+    paimon=0 big=0
+fi
 
 if [[ $quick == 1 ]]; then
     runs=${runs:-1}
     ages=10,50,100 commits=10 compactions=5 cli_commits=5 filter_reps=5 floor_n=50
     race_a=2x5 race_b=4x5 warmup=20 big_live=20000 big_delete=1000
     upsert_args=(--rows 300000 --keys 1000 --interval 500 --parallelism 2 --warmup 100000)
+    rtt_commits=10 rtt_filter=10 rtt_cli=5 rtt_race=8x25
 else
     runs=${runs:-3}
     ages=10,1000,5000 commits=100 compactions=50 cli_commits=20 filter_reps=20 floor_n=300
     race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
     upsert_args=(--rows 2000000 --keys 10000 --interval 1000 --parallelism 2 --warmup 1000000)
+    rtt_commits=30 rtt_filter=20 rtt_cli=10 rtt_race=8x25
 fi
+rtt_race=${rtt_race_opt:-$rtt_race}
 
 since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
 t_start=$(date +%s.%N)
@@ -78,7 +99,7 @@ if [[ $commits_bench == 1 ]]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build "$build" --target bench_commit snapcommit_cli -j"$(nproc)" >&2
 else
-    paimon=0 s3=0 big=0 # only the upsert section
+    paimon=0 s3=0 big=0 rtt=0 # only the upsert section
 fi
 if [[ $upsert == 1 ]]; then
     # The Flink connector and the integration jar (UpsertBench) on Flink 1.20, as scripts/flink-demo.sh
@@ -113,6 +134,11 @@ if [[ $s3 == 1 ]]; then
         s3=0
     fi
 fi
+[[ $s3 == 1 ]] || rtt=0
+if [[ $rtt_only == 1 && $rtt == 0 ]]; then
+    echo "bench.sh: --rtt-only needs the S3 test servers (scripts/s3-servers.sh start)" >&2
+    exit 1
+fi
 
 # ---- run ----
 [[ -n $dir ]] || dir=$(mktemp -d /tmp/sc-bench.XXXXXX)
@@ -132,6 +158,8 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M big $big_live $big_delete"
     echo "M fast_seed $fast_seed"
     echo "M commits_bench $commits_bench"
+    [[ $rtt == 1 ]] && echo "M rtt $rtt_ms $rtt_race $rtt_commits $rtt_filter $rtt_cli"
+    echo "M rtt_only $rtt_only"
     [[ $upsert == 1 ]] && echo "M upsert ${upsert_args[*]} --order sc,paimon,paimon,sc (even runs: paimon,sc,sc,paimon)"
     echo "M disk $df_line"
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -149,6 +177,26 @@ step() { # LABEL RUN CMD...: run one line, tag its R lines with the run number; 
     printf 'T %s %.1f %s\n' "$r" "$dt" "$label" >>"$out"
     printf -- '-- run %s: %s took %.1f s\n' "$r" "$label" "$dt" >&2
 }
+
+# The latency proxy in front of gofakes3 (bench/latency_proxy.py): start_proxy DELAY_MS sets
+# proxy_pid, proxy_port and proxy_out (its stdout: the port, then its counts on SIGUSR1, which
+# bench_commit sends); stop_proxy ends it. A run that fails midway leaves no proxy behind.
+proxy_pid=""
+start_proxy() {
+    proxy_out=$dir/proxy-run$r-d$1.out
+    local upstream=${SC_GOFAKES3_ENDPOINT#http://}
+    python3 "$root/bench/latency_proxy.py" --upstream "${upstream%/}" --delay-ms "$1" >"$proxy_out" 2>>"$dir/proxy.log" &
+    proxy_pid=$!
+    for ((i = 0; i < 200; i++)); do [[ -s $proxy_out ]] && break; sleep 0.05; done
+    proxy_port=$(head -1 "$proxy_out")
+    [[ $proxy_port =~ ^[0-9]+$ ]] || { echo "bench.sh: the latency proxy did not start (see $dir/proxy.log)" >&2; exit 1; }
+}
+stop_proxy() {
+    kill -TERM "$proxy_pid" 2>/dev/null || true
+    wait "$proxy_pid" || true
+    proxy_pid=""
+}
+trap '[[ -z $proxy_pid ]] || kill -TERM "$proxy_pid" 2>/dev/null || true' EXIT
 
 for ((r = 1; r <= runs; r++)); do
     d=$dir/run$r
@@ -168,28 +216,30 @@ for ((r = 1; r <= runs; r++)); do
         [[ $keep == 1 ]] || rm -rf "$d"
         continue
     fi
-    step "durable floor" "$r" "$bc" floor "$d/floor" "$floor_n"
-    step "C API + CLI, single writer" "$r" "$bc" single "$d/sc" --ages "$ages" --commits "$commits" \
-        --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" \
-        --fast-seed "$fast_seed"
-    if [[ $paimon == 1 ]]; then
-        step "Paimon, single writer" "$r" "${jvm[@]}" -jar "$pjar" single "$d/paimon" "$ages" "$commits" \
-            "$compactions" "$filter_reps" "$warmup"
-    fi
-    for race in a b; do
-        spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
-        step "C API race $spec" "$r" "$bc" race "$d/race_$race" --writers "$w" --commits "$n" --prefix "sc.race_$race"
+    if [[ $rtt_only == 0 ]]; then # the local lines (--rtt-only: none of them)
+        step "durable floor" "$r" "$bc" floor "$d/floor" "$floor_n"
+        step "C API + CLI, single writer" "$r" "$bc" single "$d/sc" --ages "$ages" --commits "$commits" \
+            --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" \
+            --fast-seed "$fast_seed"
         if [[ $paimon == 1 ]]; then
-            step "Paimon race $spec (threads of one JVM)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_race_$race" \
-                "$w" "$n" "paimon.race_$race" "$((warmup / 4))"
+            step "Paimon, single writer" "$r" "${jvm[@]}" -jar "$pjar" single "$d/paimon" "$ages" "$commits" \
+                "$compactions" "$filter_reps" "$warmup"
         fi
-        if [[ $paimon == 1 && $paimon_jvms == 1 ]]; then
-            step "Paimon race $spec (one JVM per writer)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_jvms_race_$race" \
-                "$w" "$n" "paimon_jvms.race_$race" "$((warmup / 4))" --jvms
-        fi
-    done
-    if [[ $s3 == 1 ]]; then
-        loc=s3://$SC_S3_BUCKET/sc-bench-$(date +%s)-$$-$r
+        for race in a b; do
+            spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
+            step "C API race $spec" "$r" "$bc" race "$d/race_$race" --writers "$w" --commits "$n" --prefix "sc.race_$race"
+            if [[ $paimon == 1 ]]; then
+                step "Paimon race $spec (threads of one JVM)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_race_$race" \
+                    "$w" "$n" "paimon.race_$race" "$((warmup / 4))"
+            fi
+            if [[ $paimon == 1 && $paimon_jvms == 1 ]]; then
+                step "Paimon race $spec (one JVM per writer)" "$r" "${jvm[@]}" -jar "$pjar" race "$d/paimon_jvms_race_$race" \
+                    "$w" "$n" "paimon_jvms.race_$race" "$((warmup / 4))" --jvms
+            fi
+        done
+    fi
+    loc=s3://${SC_S3_BUCKET:-}/sc-bench-$(date +%s)-$$-$r
+    if [[ $s3 == 1 && $rtt_only == 0 ]]; then
         step "S3: C API + CLI, single writer at age 10" "$r" "$bc" single "$loc/sc" --ages 10 --commits "$commits" \
             --compactions "$compactions" --cli "$cli" --cli-commits "$cli_commits" --filter-reps "$filter_reps" --prefix s3
         if [[ $paimon == 1 && $paimon_s3 == 1 ]]; then
@@ -199,6 +249,25 @@ for ((r = 1; r <= runs; r++)); do
         for race in a b; do
             spec=race_$race; spec=${!spec}; w=${spec%x*}; n=${spec#*x}
             step "S3: C API race $spec" "$r" "$bc" race "$loc/race_$race" --writers "$w" --commits "$n" --prefix "s3.race_$race"
+        done
+    fi
+    if [[ $rtt == 1 ]]; then
+        # Issue 20: round trips on the critical path. At D = 0 the proxy adds nothing: the server's
+        # and the client's own time, to subtract; the race at 0 shows what latency does to contention
+        # (at 50 ms it takes about two minutes).
+        delays=(0); [[ $rtt_ms == 0 ]] || delays+=("$rtt_ms")
+        for delay in "${delays[@]}"; do
+            pfx=rtt; [[ $delay == 0 ]] && pfx=rtt0
+            start_proxy "$delay"
+            step "S3 round trips at D = $delay ms: C API append, replay check, CLI at age 10" "$r" \
+                env AWS_ENDPOINT_URL_S3="http://127.0.0.1:$proxy_port" "$bc" rtt "$loc/rtt$delay" --age 10 \
+                --commits "$rtt_commits" --filter-reps "$rtt_filter" --cli "$cli" --cli-commits "$rtt_cli" \
+                --prefix "$pfx" --proxy "$proxy_pid:$proxy_out"
+            w=${rtt_race%x*} n=${rtt_race#*x}
+            step "S3 round trips at D = $delay ms: CLI race $rtt_race" "$r" \
+                env AWS_ENDPOINT_URL_S3="http://127.0.0.1:$proxy_port" "$bc" race "$loc/rtt_race$delay" --writers "$w" \
+                --commits "$n" --cli "$cli" --prefix "$pfx.cli_race" --proxy "$proxy_pid:$proxy_out"
+            stop_proxy
         done
     fi
     if [[ $big == 1 ]]; then
