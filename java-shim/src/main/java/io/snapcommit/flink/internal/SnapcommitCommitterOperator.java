@@ -52,9 +52,11 @@ import io.snapcommit.jni.UnknownOutcomeException;
  *
  * <p>Protocol:
  * <ul>
- *   <li>Writers send Paimon's CommitMessages ({@link WriterCommittable}). In {@code snapshotState(c)}
- *       everything received since the previous snapshot becomes pending checkpoint {@code c}: a
- *       Paimon {@link ManifestCommittable} (identifier c, the current watermark), stored in operator
+ *   <li>Writers send Paimon's CommitMessages ({@link WriterCommittable}), tagged with the checkpoint
+ *       whose barrier they preceded. In {@code snapshotState(c)} the messages received since the
+ *       previous snapshot become pending checkpoints, grouped by that tag as Paimon's
+ *       CommitterOperator groups them (see {@link #pendingIdOf}): each a Paimon
+ *       {@link ManifestCommittable} (identifier = the tag, the current watermark), stored in operator
  *       state with Paimon's {@link ManifestCommittableSerializer}, with the commit user (union state
  *       "commit_user_state", shared with the writers). Messages a writer sent at end of input belong
  *       to the checkpoint that follows (Paimon would commit them as identifier Long.MAX_VALUE).</li>
@@ -107,7 +109,14 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     private transient ListState<byte[]> pendingState;
     private transient String commitUser;
     private transient TreeMap<Long, ManifestCommittable> pending;
-    private transient List<CommitMessage> received;
+    /** The writers' messages since the last snapshot, in arrival order, each with the writer's checkpoint tag. */
+    private transient List<WriterCommittable> received;
+    /**
+     * The highest checkpoint whose state this committer took (or restored from): a writer's message
+     * tagged with it or an earlier one was in flight when that state was taken (an unaligned
+     * checkpoint's channel state), so it belongs to the next snapshot.
+     */
+    private transient long lastSnapshotted;
     private transient long currentWatermark;
     private transient boolean restored;
     private transient long[] legacyIds;
@@ -150,6 +159,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
             new ListStateDescriptor<>(LEGACY_STATE_NAME, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
         pending = new TreeMap<>();
         received = new ArrayList<>();
+        lastSnapshotted = context.getRestoredCheckpointId().orElse(Long.MIN_VALUE);
         currentWatermark = Long.MIN_VALUE;
         if (context.isRestored()) {
             restored = true;
@@ -287,7 +297,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
 
     @Override
     public void processElement(StreamRecord<byte[]> element) throws Exception {
-        received.addAll(WriterCommittable.decode(element.getValue()).messages);
+        received.add(WriterCommittable.decode(element.getValue()));
     }
 
     @Override
@@ -295,6 +305,12 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
         super.processWatermark(mark);
         // As Paimon's CommitterOperator: the end-of-input watermark of a bounded input is no event time.
         if (mark.getTimestamp() != Long.MAX_VALUE) currentWatermark = mark.getTimestamp();
+    }
+
+    private static int messageCount(List<WriterCommittable> ws) {
+        int n = 0;
+        for (WriterCommittable w : ws) n += w.messages.size();
+        return n;
     }
 
     private Long watermark() {
@@ -305,16 +321,44 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
     public void snapshotState(StateSnapshotContext context) throws Exception {
         super.snapshotState(context);
         long checkpointId = context.getCheckpointId();
-        if (!received.isEmpty()) {
-            ManifestCommittable c = pending.computeIfAbsent(checkpointId,
+        for (WriterCommittable w : received) {
+            if (w.messages.isEmpty()) continue;
+            ManifestCommittable c = pending.computeIfAbsent(pendingIdOf(w.checkpointId, checkpointId, lastSnapshotted),
                                                             id -> new ManifestCommittable(id, watermark()));
-            for (CommitMessage m : received) c.addFileCommittable(m);
-            received = new ArrayList<>();
+            for (CommitMessage m : w.messages) c.addFileCommittable(m);
         }
+        received = new ArrayList<>();
+        lastSnapshotted = Math.max(lastSnapshotted, checkpointId);
         List<byte[]> encoded = new ArrayList<>(pending.size());
         for (ManifestCommittable c : pending.values()) encoded.add(encodeState(c));
         pendingState.update(encoded);
         metrics.pendingCheckpoints = pending.size();
+    }
+
+    /**
+     * The pending checkpoint (the commit identifier) of messages a writer sent before the barrier of
+     * {@code writerCheckpoint}, taken into the committer's snapshot of {@code checkpoint}: the
+     * writer's own checkpoint, as Paimon's CommitterOperator groups committables — not the
+     * snapshot that happens to take them. The two differ when the writer's checkpoint was aborted
+     * before its barrier reached the committer (expired, or declined by a task that is closing):
+     * its messages arrive with the next checkpoint's. Committing them under that later identifier
+     * would break what Paimon's writer relies on: (1) each checkpoint's compaction is committed on
+     * its own, so a compaction never deletes a file that another compaction in the same COMPACT part
+     * adds (the output of the aborted checkpoint's compaction, compacted again by the next one, would
+     * be a delete of a file that is not live, SC_ECONFLICT); (2) a writer whose last change has
+     * identifier {@code k} is closed once an identifier above {@code k} is committed
+     * (AbstractFileStoreWrite's writer clean-up), assuming every snapshot of {@code k} has landed;
+     * under the later identifier its COMPACT part may not have, and the bucket's next writer would
+     * restore files that part deletes and compact them again.
+     *
+     * <p>End of input, and a message tagged with a checkpoint this committer has already taken its
+     * state for (in flight during an unaligned checkpoint, restored from its channel state), go to
+     * {@code checkpoint}: that id is above every identifier committed or pending before.
+     */
+    static long pendingIdOf(long writerCheckpoint, long checkpoint, long lastSnapshotted) {
+        if (writerCheckpoint == WriterCommittable.END_OF_INPUT || writerCheckpoint <= lastSnapshotted
+            || writerCheckpoint > checkpoint) return checkpoint;
+        return writerCheckpoint;
     }
 
     @Override
@@ -336,7 +380,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                 // filters its end-of-input commit (identifier Long.MAX_VALUE) the same way.
                 metrics.filteredReplays.inc();
                 LOG.info("end-of-input commit of commit user {} landed before this task restarted (identifier {}): "
-                         + "replay filtered ({} messages)", commitUser, last.getAsLong(), received.size());
+                         + "replay filtered ({} messages)", commitUser, last.getAsLong(), messageCount(received));
                 received = new ArrayList<>();
                 return;
             }
@@ -344,7 +388,7 @@ public final class SnapcommitCommitterOperator extends AbstractStreamOperator<Vo
                 long id = Math.max(last.isPresent() ? last.getAsLong() + 1 : 1,
                                    pending.isEmpty() ? 1 : pending.lastKey() + 1);
                 ManifestCommittable c = new ManifestCommittable(id, watermark());
-                for (CommitMessage m : received) c.addFileCommittable(m);
+                for (WriterCommittable w : received) for (CommitMessage m : w.messages) c.addFileCommittable(m);
                 pending.put(id, c);
                 received = new ArrayList<>();
             }
