@@ -230,3 +230,35 @@ Test(requests, compact_delta_is_written_before_the_base_and_replaced_only_when_i
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
+
+/*
+ * A warm handle guesses its own last snapshot as the base; another writer committed since.
+ * A compaction deleting the other writer's file must not be refused against the stale
+ * guess ("not live" there, live at the latest), and a caller naming the newer base must
+ * not be told it is newer than the latest: both restart on the latest and land.
+ */
+Test(requests, a_stale_guess_gives_no_verdict_s3) {
+    tu_s3_use_server(TU_GOFAKES3);
+    char loc[256];
+    snprintf(loc, sizeof loc, "s3://%s/req-stale-guess-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
+    sc_table *a = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_commit_result r;
+    append(&r, a, "a", 1, "data/a1");
+    append(&r, a, "a", 2, "data/a2"); /* a's own snapshot 2: its next commit guesses it */
+    sc_table *b = tu_open(loc, (tu_table_opts){0});
+    append(&r, b, "b", 1, "data/x");
+    cr_assert_eq(r.snapshot_id, 3);
+    sc_file_entry x = tu_file("dt=1", 0, 1, 0, "data/x", 10, NULL, NULL);
+    sc_file_entry y = tu_file("dt=1", 0, 1, 1, "data/y", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, a, "a", 3, SC_KIND_COMPACT, 0, &y, 1, &x, 1), 0, "%s", sc_error_message());
+    cr_assert_eq(r.snapshot_id, 4);
+    append(&r, b, "b", 2, "data/z");
+    cr_assert_eq(r.snapshot_id, 5);
+    sc_file_entry w = tu_file("dt=1", 0, 1, 0, "data/w", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, a, "a", 4, SC_KIND_APPEND, 5, &w, 1, NULL, 0), 0, "%s", sc_error_message());
+    cr_assert_eq(r.snapshot_id, 6);
+    cr_assert_eq(tu_file_count(a), 5, "a1 a2 y z w");
+    cr_assert_eq(sc_table_fsck(a, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(b);
+    sc_table_free(a);
+}

@@ -344,6 +344,7 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     /* A warm handle's first attempt builds on its own last snapshot at once: the looks
      * that confirm it travel with the writes, one round trip for both. */
     uint64_t guess = a->number == 0 && !a->had_unknown && t->strategy->guess ? t->strategy->guess(t) : 0;
+    if (guess && cs->req->base_snapshot > guess) guess = 0; /* the caller has seen a newer one */
     a->guessed = guess != 0;
     int rc = 0;
     if (guess) a->latest_id = guess;
@@ -536,12 +537,18 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
         schema_at = n;
         extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = schema_key};
     }
+    /* Once per handle the history marker is looked at after a claim (sc_table_note_history):
+     * a read, it can go here instead, and the claim's answer need not wait for it. */
+    size_t history_at = n;
+    int look_history = !t->history_marked && a->latest_id > 0 && (sc_store_caps(t->store) & SC_CAP_CONCURRENT);
+    if (look_history) extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = SC_HISTORY_MARKER_KEY};
     if (t->strategy->owed_hints) t->strategy->owed_hints(t, &owed);
     size_t owed_at = n;
     for (size_t i = 0; i < owed.n && n < sizeof extra / sizeof extra[0]; i++) extra[n++] = owed.calls[i];
     int rc = sc_commit_manifests_flush(&cs->written, extra, n);
     for (size_t i = owed_at; i < n; i++) /* advisory: a failed write is only worth a line */
         if (extra[i].rc) sc_log(SC_LOG_WARN, "could not update hint %s: %s", extra[i].key, extra[i].message);
+    if (!rc && look_history && extra[history_at].rc == 0) t->history_marked = 1; /* absent: written after the claim */
     int moved = 0, confirmed = 1, present = 1;
     if (!rc && cs->schema_deferred) {
         cs->schema_deferred = 0;
@@ -568,6 +575,39 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     sc_manifest_key(key, sizeof key, a->base.name);
     sc_commit_manifests_discard(&cs->written, key);
     if (!present) a->validated_any = 0; /* checked against a base that is not there: check again */
+    a->lost_to = 0;
+    return STEP_STALE;
+}
+
+/*
+ * A check of a guessed base failed (a conflict, a bad request, a read error): the
+ * guess may be stale, and a failure against a snapshot that is not the latest is no
+ * verdict (a file deleted "twice" may be live at the latest). The looks alone confirm
+ * it (one round trip): confirmed, the failure stands; otherwise the attempt restarts
+ * on the latest. A replay found (SC_ECOMMITTED) stands as it is: watermarks only grow.
+ */
+static step_outcome confirm_failed_guess(commit_state *cs, attempt_state *a) {
+    sc_table *t = cs->t;
+    if (!a->guessed || a->rc == SC_ECOMMITTED || a->rc == RESTART_FOR_SCHEMA) return STEP_FAILED;
+    char message[1024];
+    snprintf(message, sizeof message, "%s", sc_error_message());
+    int failed_rc = a->rc;
+    sc_strategy_calls probe = {0};
+    t->strategy->guess_probes(t, a->latest_id, &probe);
+    int present = 0;
+    int rc = sc_store_batch(t->store, &t->env, probe.calls, probe.n);
+    int confirmed = rc ? rc : t->strategy->guess_confirmed(t, a->latest_id, &probe, &present);
+    for (size_t i = 0; i < probe.n; i++) sc_store_call_clear(&probe.calls[i]);
+    if (confirmed == 1) {
+        sc_error_set(failed_rc, "%s", message);
+        return STEP_FAILED;
+    }
+    if (confirmed < 0) return fail_with(a, confirmed);
+    sc_log(SC_LOG_DEBUG, "commit: snapshot %" PRIu64 " is no longer the latest; its check (%s) is no verdict", a->latest_id,
+           message);
+    sc_error_clear();
+    a->rc = 0;
+    a->validated_any = 0;
     a->lost_to = 0;
     return STEP_STALE;
 }
@@ -940,6 +980,7 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         if (o == STEP_NEXT) o = check_conflicts(cs, &a);
         if (o == STEP_NEXT) o = refresh_base(cs, &a);
         if (o == STEP_NEXT) o = write_manifests(cs, &a);
+        if (o == STEP_FAILED) o = confirm_failed_guess(cs, &a); /* a stale guess gives no verdict */
         if (o == STEP_FAILED) o = base_expired(cs, &a); /* read while an expiration removed the base */
         if (o == STEP_NEXT) o = claim(cs, &a, res);
         if (o == STEP_UNKNOWN) o = reconcile_claim(cs, &a, res);
