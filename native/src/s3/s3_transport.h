@@ -25,7 +25,7 @@
 #define SC_S3_MAX_HEADERS 4
 
 /* Idle easy handles kept (each keeps its connections): the widest batch a commit sends. */
-#define SC_S3_POOL 8
+#define SC_S3_POOL 16
 
 typedef struct sc_s3_store {
     /* Idle easy handles; a request takes one (or makes one) and gives it back. */
