@@ -202,6 +202,9 @@ static struct {
      * every commit by another user than the last moves watermarks to a new archive,
      * so the archive is rewritten and read under the same races and faults as the rest. */
     size_t inline_watermarks;
+    /* The store sends a commit's independent requests together (SC_CAP_CONCURRENT: S3) or
+     * one by one (posix): half the schedules each, from the seed. */
+    int concurrent;
     ack acks[MAX_RECORDS];
     int nacks;
     reader_obs obs[MAX_RECORDS];
@@ -625,10 +628,10 @@ static int wrap_store(sc_store **out, actor *a) {
         return rc;
     }
     b->owner = a;
-    /* A network store: commits send their independent requests in batches, which the
-     * fault hook (the yield point) makes run one call at a time, in orders drawn from
-     * the seed, with other actors running between them. */
-    sim_ops.caps = sc_store_caps(b->inner) | SC_CAP_CONCURRENT;
+    /* Half the schedules model a network store: commits send their independent requests
+     * in batches, which the fault hook (the yield point) makes run one call at a time, in
+     * orders drawn from the seed, with other actors running between them. */
+    sim_ops.caps = sc_store_caps(b->inner) | (W.concurrent ? SC_CAP_CONCURRENT : 0);
     if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) sb_close(b);
     return rc;
 }
@@ -1660,6 +1663,7 @@ static int run_schedule(const config *cfg, uint64_t seed, uint64_t *trace) {
     /* From the seed, outside the schedule's PRNG stream: the schedules of every seed stay as they were. */
     W.inline_watermarks = cfg->inline_watermarks >= 0 ? (size_t)cfg->inline_watermarks
                                                       : ((seed * 0x9E3779B97F4A7C15ull) >> 63) ? 1 : 0;
+    W.concurrent = ((seed * 0xC2B2AE3D27D4EB4Full) >> 62) & 1;
 
     sc_mem_store_reset(SIM_STORE);
     sc_store *st;

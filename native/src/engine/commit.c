@@ -312,6 +312,8 @@ typedef struct attempt_state {
     /* This attempt builds on the strategy's guess (the snapshot this handle claimed
      * last), confirmed by looks sent with the attempt's writes (write_manifests). */
     int guessed;
+    int guess_used;   /* a commit guesses once: a failed guess costs no attempt (commit_loop) */
+    int guess_failed; /* this attempt's guess was not confirmed: it restarts on the latest */
     /* This attempt only; attempt_end releases them. */
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
     sc_snapshot latest;
@@ -343,9 +345,10 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     a->base_looked = sc_env_monotonic_ms(&t->env);
     /* A warm handle's first attempt builds on its own last snapshot at once: the looks
      * that confirm it travel with the writes, one round trip for both. */
-    uint64_t guess = a->number == 0 && !a->had_unknown && t->strategy->guess ? t->strategy->guess(t) : 0;
+    uint64_t guess = a->number == 0 && !a->guess_used && !a->had_unknown && t->strategy->guess ? t->strategy->guess(t) : 0;
     if (guess && cs->req->base_snapshot > guess) guess = 0; /* the caller has seen a newer one */
     a->guessed = guess != 0;
+    if (guess) a->guess_used = 1;
     int rc = 0;
     if (guess) a->latest_id = guess;
     else if (a->lost_to && t->strategy->latest_after) rc = t->strategy->latest_after(t, a->lost_to, &a->latest_id);
@@ -515,7 +518,8 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
 /*
  * The attempt's one batch before its claim: every object written so far (the delta,
  * the base list, an index manifest), with the looks that confirm a guessed base, the
- * first attempt's look for a newer schema and the hints a previous commit left owed.
+ * first attempt's look for a newer schema and, once per handle, the look at the
+ * history marker.
  * All of them answer before the claim is sent, so everything N+1 names is durable by
  * then (docs/protocols.md §3). A guess not confirmed (another snapshot above it, or
  * it vanished) restarts the attempt on the latest, as a base passed by would; what
@@ -523,7 +527,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
  */
 static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
-    sc_strategy_calls probe = {0}, owed = {0};
+    sc_strategy_calls probe = {0};
     char schema_key[64];
     sc_store_call extra[SC_STRATEGY_CALLS_MAX * 2];
     size_t n = 0, schema_at = 0, probe_at = 0;
@@ -542,12 +546,7 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     size_t history_at = n;
     int look_history = !t->history_marked && a->latest_id > 0 && (sc_store_caps(t->store) & SC_CAP_CONCURRENT);
     if (look_history) extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = SC_HISTORY_MARKER_KEY};
-    if (t->strategy->owed_hints) t->strategy->owed_hints(t, &owed);
-    size_t owed_at = n;
-    for (size_t i = 0; i < owed.n && n < sizeof extra / sizeof extra[0]; i++) extra[n++] = owed.calls[i];
     int rc = sc_commit_manifests_flush(&cs->written, extra, n);
-    for (size_t i = owed_at; i < n; i++) /* advisory: a failed write is only worth a line */
-        if (extra[i].rc) sc_log(SC_LOG_WARN, "could not update hint %s: %s", extra[i].key, extra[i].message);
     if (!rc && look_history && extra[history_at].rc == 0) t->history_marked = 1; /* absent: written after the claim */
     int moved = 0, confirmed = 1, present = 1;
     if (!rc && cs->schema_deferred) {
@@ -576,6 +575,7 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     sc_commit_manifests_discard(&cs->written, key);
     if (!present) a->validated_any = 0; /* checked against a base that is not there: check again */
     a->lost_to = 0;
+    a->guess_failed = 1;
     return STEP_STALE;
 }
 
@@ -584,11 +584,12 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
  * guess may be stale, and a failure against a snapshot that is not the latest is no
  * verdict (a file deleted "twice" may be live at the latest). The looks alone confirm
  * it (one round trip): confirmed, the failure stands; otherwise the attempt restarts
- * on the latest. A replay found (SC_ECOMMITTED) stands as it is: watermarks only grow.
+ * on the latest. A replay found (SC_ECOMMITTED) too: the guess may be a leftover of this
+ * handle below EARLIEST (check_in_history), whose watermark names what never landed.
  */
 static step_outcome confirm_failed_guess(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
-    if (!a->guessed || a->rc == SC_ECOMMITTED || a->rc == RESTART_FOR_SCHEMA) return STEP_FAILED;
+    if (!a->guessed || a->rc == RESTART_FOR_SCHEMA) return STEP_FAILED;
     char message[1024];
     snprintf(message, sizeof message, "%s", sc_error_message());
     int failed_rc = a->rc;
@@ -609,6 +610,13 @@ static step_outcome confirm_failed_guess(commit_state *cs, attempt_state *a) {
     a->rc = 0;
     a->validated_any = 0;
     a->lost_to = 0;
+    a->guess_failed = 1;
+    /* Objects encoded for the guessed base and not yet sent are no one's. */
+    if (a->base.name) {
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        sc_manifest_key(key, sizeof key, a->base.name);
+        sc_commit_manifests_discard(&cs->written, key);
+    }
     return STEP_STALE;
 }
 
@@ -741,6 +749,7 @@ static step_outcome check_in_history(commit_state *cs, attempt_state *a, sc_comm
                                          req->commit_user, req->identifier, w.identifier, w.snapshot_id, a->landed,
                                          earliest));
     }
+    sc_strategy_forget_found(t); /* the leftover is no base to guess: its bytes are not history */
     sc_log(SC_LOG_WARN, "claimed snapshot %" PRIu64 " below EARLIEST %" PRIu64 ": it expired while this commit waited "
                         "%" PRId64 " ms; retrying on snapshot %" PRIu64 " (user %s, identifier %" PRId64 ")",
            a->landed, earliest, window, latest, req->commit_user, req->identifier);
@@ -991,6 +1000,12 @@ static int commit_loop(commit_state *cs, sc_commit_result *res) {
         }
         if (o == STEP_WON) o = check_in_history(cs, &a, res); /* after the claim: not in its window */
         if (o == STEP_LOST || o == STEP_UNKNOWN) o = backoff(cs, &a, o, res);
+        if (o == STEP_STALE && a.guess_failed) { /* not a base passed by: a guess that missed */
+            a.guess_failed = 0;
+            attempt_end(&a);
+            a.number--; /* the for loop counts it back: this was no attempt */
+            continue;
+        }
         if (o == STEP_STALE) o = restart_stale(cs, &a);
         attempt_end(&a);
         if (o == STEP_WON) return finish(cs, &a, res);

@@ -477,7 +477,6 @@ int sc_table_open_location_with_flags(sc_table **out, const char *location, cons
 
 void sc_table_free(sc_table *t) {
     if (!t) return;
-    if (t->strategy->flush) t->strategy->flush(t); /* hints still owed (best effort) */
     if (t->strategy->close) t->strategy->close(t->strategy_state);
     if (t->owns_store) sc_store_free(t->store);
     sc_schema_clear(&t->schema);

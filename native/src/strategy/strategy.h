@@ -114,13 +114,6 @@ struct sc_strategy {
     uint64_t (*guess)(sc_table *t);
     void (*guess_probes)(sc_table *t, uint64_t id, sc_strategy_calls *probe);
     int (*guess_confirmed)(sc_table *t, uint64_t id, const sc_strategy_calls *probe, int *out_present);
-    /*
-     * Optional (NULL: after_commit writes everything at once). On a concurrent store
-     * after_commit may leave its hint writes owed: owed_hints adds them to a caller's
-     * batch (and forgets them), flush writes them now (the handle is closing).
-     */
-    void (*owed_hints)(sc_table *t, sc_strategy_calls *out);
-    void (*flush)(sc_table *t);
     /* Earliest retained id (0 = none). */
     int (*earliest)(sc_table *t, uint64_t *out_id);
     /*

@@ -46,9 +46,6 @@ typedef struct file_state {
     uint64_t own_id;
     uint8_t *own_doc;
     size_t own_len;
-    /* The LATEST hint after_commit left for the next batch on a concurrent store
-     * (0 = none owed): written with the next commit's requests, or at close. */
-    uint64_t hint_owed;
 } file_state;
 
 static int file_open(sc_table *t, void **out_state) {
@@ -388,8 +385,8 @@ static int concurrent(const sc_table *t) { return (sc_store_caps(t->store) & SC_
 /*
  * The guess: the snapshot this handle claimed last, whose bytes it holds. Confirmed
  * by four looks sent together: it is still there, neither of the next two ids is
- * (the gap rule of probe_from_hint), and LATEST names it or the id below it (the
- * hint this handle owed may be written by the same batch). Anything else (a hint
+ * (the gap rule of probe_from_hint), and LATEST names it or the id below it (its
+ * own hint write may have failed). Anything else (a hint
  * above it, far below it, absent, unreadable or damaged) is left to the full
  * discovery, which explains it.
  */
@@ -424,53 +421,26 @@ static int file_guess_confirmed(sc_table *t, uint64_t id, const sc_strategy_call
     if (c[GUESS_NEXT].rc != SC_ENOTFOUND || c[GUESS_AFTER_NEXT].rc != SC_ENOTFOUND) return 0;
     uint64_t hint = 0;
     if (c[GUESS_HINT].rc || sc_hint_parse(&hint, c[GUESS_HINT].out_data, c[GUESS_HINT].out_len) != 0) return 0;
-    /* The hint this handle wrote, or the one before it while that write was in the same
-     * batch (owed hints): anything else, or none, is for the full discovery to explain. */
+    /* The hint this handle wrote, or the one before it when that write failed (hints are
+     * best effort): anything else, or none, is for the full discovery to explain. */
     return hint == id || hint + 1 == id;
-}
-
-static void file_owed_hints(sc_table *t, sc_strategy_calls *out) {
-    file_state *st = state_of(t);
-    if (!st || !st->hint_owed || out->n >= SC_STRATEGY_CALLS_MAX) return;
-    size_t i = out->n++;
-    snprintf(out->keys[i], sizeof out->keys[i], "%s", SC_LATEST_HINT_KEY);
-    int len = snprintf(out->bodies[i], sizeof out->bodies[i], "%" PRIu64, st->hint_owed); /* as Paimon: no newline */
-    out->calls[i] = (sc_store_call){.op = SC_OP_PUT, .hint = 1, .key = out->keys[i],
-                                    .data = (const uint8_t *)out->bodies[i], .len = (size_t)len};
-    st->hint_owed = 0;
-}
-
-static void file_flush(sc_table *t) {
-    file_state *st = state_of(t);
-    if (!st || !st->hint_owed) return;
-    sc_hint_write(t, SC_LATEST_HINT_KEY, st->hint_owed);
-    st->hint_owed = 0;
 }
 
 /*
  * On a concurrent store a handle that claimed last confirms its own snapshot
- * in one round trip (file_guess), paying an owed hint in the same batch.
+ * in one round trip (file_guess).
  * 1: *out_id is the latest; 0: discover as usual.
  */
 static int latest_by_guess(sc_table *t, uint64_t *out_id) {
     uint64_t g = file_guess(t);
     if (!g) return 0;
-    sc_strategy_calls probe = {0}, owed = {0};
+    sc_strategy_calls probe = {0};
     file_guess_probes(t, g, &probe);
     if (probe.n != GUESS_PROBES) return 0;
-    file_owed_hints(t, &owed);
-    sc_store_call calls[GUESS_PROBES + SC_STRATEGY_CALLS_MAX];
-    size_t n = 0;
-    for (size_t i = 0; i < probe.n; i++) calls[n++] = probe.calls[i];
-    for (size_t i = 0; i < owed.n; i++) calls[n++] = owed.calls[i];
-    int rc = sc_store_batch(t->store, &t->env, calls, n);
-    if (rc) return rc;
-    for (size_t i = 0; i < probe.n; i++) probe.calls[i] = calls[i];
-    for (size_t i = probe.n; i < n; i++) /* an advisory object: a failed write is only worth a line */
-        if (calls[i].rc) sc_log(SC_LOG_WARN, "could not update hint %s: %s", calls[i].key, calls[i].message);
+    int rc = sc_store_batch(t->store, &t->env, probe.calls, probe.n);
     int present = 0;
-    rc = file_guess_confirmed(t, g, &probe, &present);
-    for (size_t i = 0; i < n; i++) sc_store_call_clear(&calls[i]);
+    if (!rc) rc = file_guess_confirmed(t, g, &probe, &present);
+    for (size_t i = 0; i < probe.n; i++) sc_store_call_clear(&probe.calls[i]);
     if (rc == 1) *out_id = g;
     return rc;
 }
@@ -485,9 +455,6 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         uint64_t hint, first, last, gap, gap_next;
         int rc = read_hint(&hint, &t->latest_hint_damaged, t, SC_LATEST_HINT_KEY);
         if (rc) return rc;
-        /* A hint this handle owes is newer than the stored one it would replace. */
-        file_state *st = state_of(t);
-        if (st && st->hint_owed > hint && !t->latest_hint_damaged) hint = st->hint_owed;
         if (hint && !use_earliest) {
             probe_outcome po;
             if ((rc = probe_from_hint(&po, out_id, t, hint, attempt < GAP_RECHECKS)) != 0) return rc;
@@ -651,13 +618,6 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
 }
 
 static void file_after_commit(sc_table *t, uint64_t id) {
-    file_state *st = state_of(t);
-    if (id != 1 && st && concurrent(t)) {
-        /* Readers and writers find the latest from an older hint too (they probe
-         * forward): on a network store this write goes with the next batch. */
-        st->hint_owed = id;
-        return;
-    }
     sc_hint_write(t, SC_LATEST_HINT_KEY, id);
     if (id != 1) return;
     /* EARLIEST := 1 only where there is none: this put may land late (its answer lost, the
@@ -686,8 +646,6 @@ const sc_strategy sc_strategy_rename = {
     .guess = file_guess,
     .guess_probes = file_guess_probes,
     .guess_confirmed = file_guess_confirmed,
-    .owed_hints = file_owed_hints,
-    .flush = file_flush,
     .earliest = file_earliest,
     .open = file_open,
     .close = file_close,
@@ -706,8 +664,6 @@ const sc_strategy sc_strategy_conditional = {
     .guess = file_guess,
     .guess_probes = file_guess_probes,
     .guess_confirmed = file_guess_confirmed,
-    .owed_hints = file_owed_hints,
-    .flush = file_flush,
     .earliest = file_earliest,
     .open = file_open,
     .close = file_close,
