@@ -388,7 +388,7 @@ static double cli_run(const char *cli, const char *loc, const char *user, long i
     return dt;
 }
 
-/* The CLI's --json "stats" object: the sum of its operation counts (bytes left out), -1 if absent. */
+/* The CLI's --json "stats" object: the sum of its operation counts (bytes and round trips left out), -1 if absent. */
 static double cli_requests(const char *json) {
     const char *s = strstr(json, "\"stats\":{");
     if (!s) return -1;
@@ -396,7 +396,7 @@ static double cli_requests(const char *json) {
     for (s += 9; *s && *s != '}';) {
         const char *colon = strchr(s, ':');
         if (!colon) break;
-        if (strncmp(s, "\"bytes", 6) != 0) total += atof(colon + 1);
+        if (strncmp(s, "\"bytes", 6) != 0 && strncmp(s, "\"roundTrips", 11) != 0) total += atof(colon + 1);
         s = colon + 1;
         while (*s && *s != ',' && *s != '}') s++;
         if (*s == ',') s++;
