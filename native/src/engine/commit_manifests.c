@@ -167,6 +167,15 @@ static void ref_clear(sc_object_ref *r) {
     memset(r, 0, sizeof *r);
 }
 
+static void free_names(char ***names, size_t *count) {
+    for (size_t i = 0; i < *count; i++) free((*names)[i]);
+    free(*names);
+    *names = NULL;
+    *count = 0;
+}
+
+static int write_chunks(sc_commit_manifests *cm, sc_manifest_file_vec *list, const sc_entry_vec *entries);
+
 /* The delta manifest and its list (commit_manifests.h). */
 int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c, sc_commit_kind kind,
                                     const sc_entry_vec *deletes) {
@@ -200,21 +209,26 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     if (!rc && cm->delta_list.name && kind != SC_KIND_OVERWRITE) {
         /* Replaced before any snapshot could name it: deleted once the commit is through
          * (APPEND and COMPACT replace the delta at most once, after the first full check). */
-        const char *names[2] = {cm->delta_list.name, cm->delta_manifest};
-        for (int i = 0; i < 2; i++) {
+        free_names(&cm->stale, &cm->stale_count);
+        char **keys = calloc(cm->delta_manifest_count + 1, sizeof *keys);
+        for (size_t i = 0; keys && i <= cm->delta_manifest_count; i++) {
             char key[SC_MANIFEST_PATH_MAX + 16];
-            free(cm->stale[i]);
-            cm->stale[i] = NULL;
-            if (!names[i]) continue;
-            sc_manifest_key(key, sizeof key, names[i]);
-            cm->stale[i] = strdup(key); /* best effort: NULL leaves the object behind */
+            sc_manifest_key(key, sizeof key, i == 0 ? cm->delta_list.name : cm->delta_manifests[i - 1]);
+            if ((keys[cm->stale_count] = strdup(key)) != NULL) cm->stale_count++; /* best effort: NULL leaves it behind */
         }
+        cm->stale = keys;
     }
-    free(cm->delta_manifest);
-    cm->delta_manifest = NULL;
-    if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
-    if (!rc && all.count && !(cm->delta_manifest = strdup(list.items[0].name)))
+    free_names(&cm->delta_manifests, &cm->delta_manifest_count);
+    /* A big delta (a bulk load) is written in chunks as merged manifests are: each then
+     * carries a file index, so later commits find their files without reading it. */
+    if (!rc && all.count > SC_MANIFEST_MERGE_CHUNK) rc = write_chunks(cm, &list, &all);
+    else if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
+    if (!rc && list.count && !(cm->delta_manifests = calloc(list.count, sizeof *cm->delta_manifests)))
         rc = sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < list.count; i++) {
+        if (!(cm->delta_manifests[i] = strdup(list.items[i].name))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+        else cm->delta_manifest_count++;
+    }
     ref_clear(&cm->delta_list);
     if (!rc) rc = write_list(cm, &cm->delta_list, &list);
     if (!rc) {
@@ -391,8 +405,8 @@ void sc_commit_manifests_remove_written(sc_commit_manifests *cm) {
 }
 
 void sc_commit_manifests_remove_stale(sc_commit_manifests *cm) {
-    for (int i = 0; i < 2; i++) {
-        if (cm->stale[i] && sc_store_delete(cm->t->store, cm->stale[i]) != 0) {
+    for (size_t i = 0; i < cm->stale_count; i++) {
+        if (sc_store_delete(cm->t->store, cm->stale[i]) != 0) {
             sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cm->stale[i]);
             sc_error_clear();
         }
@@ -402,8 +416,8 @@ void sc_commit_manifests_remove_stale(sc_commit_manifests *cm) {
 void sc_commit_manifests_free(sc_commit_manifests *cm) {
     for (size_t i = 0; i < cm->written_count; i++) free(cm->written[i]);
     free(cm->written);
-    for (int i = 0; i < 2; i++) free(cm->stale[i]);
-    free(cm->delta_manifest);
+    free_names(&cm->stale, &cm->stale_count);
+    free_names(&cm->delta_manifests, &cm->delta_manifest_count);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);
     ref_clear(&cm->changelog_list);
