@@ -48,7 +48,7 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
     if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cm->t, out, body->data, body->len);
-    else if (strcmp(prefix, "manifest") == 0) sc_state_remember_manifest(cm->t, out, body->data, body->len);
+    else if (strcmp(prefix, "manifest") == 0 && !cm->unremembered) sc_state_remember_manifest(cm->t, out, body->data, body->len);
     return 0;
 }
 
@@ -185,13 +185,25 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     int rc = 0;
     cm->delta_rows = 0;
     cm->delta_files = 0;
-    for (size_t i = 0; !rc && i < deletes->count; i++) {
+    /* A delta of adds only is the change set's own vector (checked as a copy would be):
+     * a bulk load's entries are not held twice. */
+    int borrowed = deletes->count == 0;
+    for (size_t i = 0; borrowed && i < c->adds.count; i++) borrowed = c->adds.items[i].kind == SC_ENTRY_ADD;
+    for (size_t i = 0; borrowed && !rc && i < c->adds.count; i++) {
+        rc = sc_file_entry_validate(&c->adds.items[i].file);
+        if (!rc && __builtin_add_overflow(cm->delta_rows, c->adds.items[i].file.rows, &cm->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
+                              c->adds.items[i].file.file, c->adds.items[i].file.rows);
+        cm->delta_files++;
+    }
+    if (borrowed) all = c->adds; /* a view: never freed here */
+    for (size_t i = 0; !borrowed && !rc && i < deletes->count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_DELETE, &deletes->items[i].file);
         if (!rc && __builtin_sub_overflow(cm->delta_rows, deletes->items[i].file.rows, &cm->delta_rows))
             rc = sc_error_set(SC_EINVAL, "the row counts of the deleted files overflow a 64-bit count");
         cm->delta_files--;
     }
-    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+    for (size_t i = 0; !borrowed && !rc && i < c->adds.count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_ADD, &c->adds.items[i].file);
         if (!rc && __builtin_add_overflow(cm->delta_rows, c->adds.items[i].file.rows, &cm->delta_rows))
             rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
@@ -203,7 +215,7 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     if (!rc) sc_sha256(sha, body.data, body.len);
     if (!rc && cm->delta_list.name && cm->has_delta_sha && memcmp(sha, cm->delta_sha, sizeof sha) == 0) {
         sc_buf_free(&body); /* the delta already written holds exactly these records */
-        sc_entry_vec_free(&all);
+        if (!borrowed) sc_entry_vec_free(&all);
         return 0;
     }
     if (!rc && cm->delta_list.name && kind != SC_KIND_OVERWRITE) {
@@ -221,8 +233,11 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     free_names(&cm->delta_manifests, &cm->delta_manifest_count);
     /* A big delta (a bulk load) is written in chunks as merged manifests are: each then
      * carries a file index, so later commits find their files without reading it. */
-    if (!rc && all.count > SC_MANIFEST_MERGE_CHUNK) rc = write_chunks(cm, &list, &all);
-    else if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
+    if (!rc && all.count > SC_MANIFEST_MERGE_CHUNK) {
+        cm->unremembered = 1; /* too big to keep decoded: the next commit checks it unheld */
+        rc = write_chunks(cm, &list, &all);
+        cm->unremembered = 0;
+    } else if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
     if (!rc && list.count && !(cm->delta_manifests = calloc(list.count, sizeof *cm->delta_manifests)))
         rc = sc_error_set(SC_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < list.count; i++) {
@@ -237,7 +252,7 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     }
     sc_buf_free(&body);
     sc_manifest_file_vec_free(&list);
-    sc_entry_vec_free(&all);
+    if (!borrowed) sc_entry_vec_free(&all);
     return rc;
 }
 

@@ -42,6 +42,7 @@ typedef struct sc_commit_manifests {
      * or one per SC_MANIFEST_MERGE_CHUNK records of a big delta. */
     char **delta_manifests;
     size_t delta_manifest_count;
+    int unremembered; /* while set, manifests written are not put into the handle's cache */
     /* The bytes of the manifest list written last (an attempt's base list) and their
      * SHA-256: a winner that built on the same base wrote a base list with the same
      * bytes under another name, which the retry then need not read. */
