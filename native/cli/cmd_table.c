@@ -280,6 +280,92 @@ static int print_index_files(sc_table *t, uint64_t snapshot, int as_json) {
     return rc;
 }
 
+/*
+ * Printing data files as they come (files): the table header or the opening
+ * bracket with the first file, so that nothing is printed for a table whose
+ * check fails before it. The JSON is exactly what jansson prints for the
+ * whole array (JSON_INDENT(2)): each element dumped alone, its lines shifted
+ * by one level.
+ */
+typedef struct file_printer {
+    sc_table *t;
+    int as_json;
+    size_t printed;
+    int rc; /* the exit code once a file could not be printed */
+} file_printer;
+
+static void printer_open(file_printer *p) {
+    if (!p->as_json) printf("%-24s %6s %5s %-48s %10s %12s\n", "PARTITION", "BUCKET", "LEVEL", "FILE", "ROWS", "SIZE");
+}
+
+static int printer_close(file_printer *p) {
+    if (p->printed == 0) printer_open(p);
+    if (p->as_json) fputs(p->printed ? "\n]\n" : "[]\n", stdout);
+    return p->rc;
+}
+
+/* One element, indented as the array's: every line after the first one level deeper
+ * (a JSON string holds no raw newline, so every newline is between lines). */
+static void put_element(const char *text, int first) {
+    fputs(first ? "[\n  " : ",\n  ", stdout);
+    for (const char *nl; (nl = strchr(text, '\n')) != NULL; text = nl + 1) {
+        fwrite(text, 1, (size_t)(nl - text) + 1, stdout);
+        fputs("  ", stdout);
+    }
+    fputs(text, stdout);
+}
+
+static int print_file(void *ctx, const sc_file_entry *e) {
+    file_printer *p = ctx;
+    char *spec = NULL, *path = NULL;
+    int rc = sc_table_partition_spec(&spec, p->t, e->partition);
+    if (!rc) rc = sc_table_file_path(&path, p->t, e);
+    if (rc) {
+        free(spec);
+        p->rc = cli_fail("files", rc);
+        return 1;
+    }
+    if (p->printed == 0 && !p->as_json) printer_open(p);
+    if (p->as_json) {
+        json_t *obj = json_pack("{s:s, s:i, s:i, s:i, s:s, s:s, s:I, s:I}", "partition", spec, "bucket", e->bucket,
+                                "totalBuckets", e->total_buckets, "level", e->level, "file", e->file, "path", path,
+                                "rows", (json_int_t)e->rows, "size", (json_int_t)e->size);
+        json_t *min = obj ? key_json(p->t, e->min_key) : NULL, *max = min ? key_json(p->t, e->max_key) : NULL;
+        if (min && max) {
+            json_object_set_new(obj, "minKey", min);
+            json_object_set_new(obj, "maxKey", max);
+        } else {
+            json_decref(min);
+            json_decref(max);
+        }
+        /* A name that is not UTF-8 (a table written by another tool) cannot be a JSON string. */
+        if (!obj) obj = json_pack("{s:s%, s:i, s:s%}", "partition", spec, strlen(spec), "bucket", e->bucket, "file",
+                                  "(not UTF-8)", (size_t)11);
+        /* ASCII only (C1 controls escaped), unless a partition or key is not UTF-8:
+         * such bytes cannot be \u-escaped and are written through as documented. */
+        char *text = obj ? json_dumps(obj, JSON_INDENT(2) | JSON_ENSURE_ASCII) : NULL;
+        if (obj && !text) text = json_dumps(obj, JSON_INDENT(2));
+        json_decref(obj);
+        if (!text) {
+            fprintf(stderr, "snapcommit files: out of memory formatting the JSON output (SC_ENOMEM)\n");
+            p->rc = EXIT_ERROR;
+        } else {
+            put_element(text, p->printed == 0);
+            p->printed++;
+        }
+        free(text);
+    } else {
+        cli_put_str(stdout, spec, 24);
+        printf(" %6d %5d ", e->bucket, e->level);
+        cli_put_str(stdout, e->file, 48);
+        printf(" %10" PRId64 " %12" PRId64 "\n", e->rows, e->size);
+        p->printed++;
+    }
+    free(spec);
+    free(path);
+    return p->rc ? 1 : 0;
+}
+
 int cmd_files(int argc, char **argv) {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'}, {"snapshot", required_argument, NULL, 's'},
                                          {"changelog", no_argument, NULL, 'c'}, {"index", no_argument, NULL, 'x'},
@@ -305,63 +391,23 @@ int cmd_files(int argc, char **argv) {
         sc_table_free(t);
         return rc;
     }
-    sc_file_list *list;
-    rc = o.changelog ? sc_table_changelog_files(&list, t, o.snapshot) : sc_table_files(&list, t, o.snapshot);
-    if (rc) {
+    file_printer p = {t, o.as_json, 0, 0};
+    if (o.changelog) {
+        /* One snapshot's own changelog: small, listed whole. */
+        sc_file_list *list;
+        if ((rc = sc_table_changelog_files(&list, t, o.snapshot)) != 0) {
+            sc_table_free(t);
+            return cli_fail("files", rc);
+        }
+        for (size_t i = 0; !p.rc && i < list->count; i++) print_file(&p, &list->entries[i]);
+        sc_file_list_free(list);
+    } else if ((rc = sc_table_files_each(t, o.snapshot, print_file, &p)) < 0) {
+        /* Nothing printed unless files were (then the listing stops where it failed). */
+        if (p.printed) printer_close(&p);
         sc_table_free(t);
         return cli_fail("files", rc);
     }
-    json_t *arr = json_array();
-    if (!o.as_json) printf("%-24s %6s %5s %-48s %10s %12s\n", "PARTITION", "BUCKET", "LEVEL", "FILE", "ROWS", "SIZE");
-    for (size_t i = 0; !rc && i < list->count; i++) {
-        const sc_file_entry *e = &list->entries[i];
-        char *spec = NULL, *path = NULL;
-        rc = sc_table_partition_spec(&spec, t, e->partition);
-        if (!rc) rc = sc_table_file_path(&path, t, e);
-        if (rc) {
-            free(spec);
-            rc = cli_fail("files", rc);
-            break;
-        }
-        if (o.as_json) {
-            json_t *obj = json_pack("{s:s, s:i, s:i, s:i, s:s, s:s, s:I, s:I}", "partition", spec, "bucket", e->bucket,
-                                    "totalBuckets", e->total_buckets, "level", e->level, "file", e->file, "path", path,
-                                    "rows", (json_int_t)e->rows, "size", (json_int_t)e->size);
-            json_t *min = obj ? key_json(t, e->min_key) : NULL, *max = min ? key_json(t, e->max_key) : NULL;
-            if (min && max) {
-                json_object_set_new(obj, "minKey", min);
-                json_object_set_new(obj, "maxKey", max);
-            } else {
-                json_decref(min);
-                json_decref(max);
-            }
-            /* A name that is not UTF-8 (a table written by another tool) cannot be a JSON string. */
-            if (!obj) obj = json_pack("{s:s%, s:i, s:s%}", "partition", spec, strlen(spec), "bucket", e->bucket, "file",
-                                      "(not UTF-8)", (size_t)11);
-            json_array_append_new(arr, obj);
-        } else {
-            cli_put_str(stdout, spec, 24);
-            printf(" %6d %5d ", e->bucket, e->level);
-            cli_put_str(stdout, e->file, 48);
-            printf(" %10" PRId64 " %12" PRId64 "\n", e->rows, e->size);
-        }
-        free(spec);
-        free(path);
-    }
-    if (o.as_json) {
-        /* ASCII only (C1 controls escaped), unless a partition or key is not UTF-8:
-         * such bytes cannot be \u-escaped and are written through as documented. */
-        char *text = json_dumps(arr, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-        if (!text) text = json_dumps(arr, JSON_INDENT(2));
-        if (text) printf("%s\n", text);
-        else {
-            fprintf(stderr, "snapcommit files: out of memory formatting the JSON output (SC_ENOMEM)\n");
-            rc = EXIT_ERROR;
-        }
-        free(text);
-    }
-    json_decref(arr);
-    sc_file_list_free(list);
+    rc = printer_close(&p);
     sc_table_free(t);
     return rc;
 }

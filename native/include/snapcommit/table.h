@@ -436,6 +436,19 @@ SC_API int sc_table_key_json(char **out, sc_table *table, sc_bytes key);
  * for the latest, SC_ETRANSIENT when expirations removed it while it was read,
  * 3 times in a row (call again). */
 SC_API int sc_table_files(sc_file_list **out, sc_table *table, uint64_t id);
+/*
+ * The live files of snapshot `id` (0 = latest), as sc_table_files lists them
+ * and in its order, handed to `fn` one at a time (the entry is borrowed:
+ * valid only during the call) without holding them all: memory does not grow
+ * with the number of live files. The snapshot is checked first, so damage is
+ * reported (SC_ECORRUPT) before the first call. A non-zero return from `fn`
+ * stops the walk and is returned. Errors as sc_table_files, except that when
+ * an expiration removes the latest snapshot after files were handed over,
+ * the walk is not started again (that would hand them over twice):
+ * SC_ETRANSIENT, call again.
+ */
+typedef int (*sc_file_fn)(void *ctx, const sc_file_entry *entry);
+SC_API int sc_table_files_each(sc_table *table, uint64_t id, sc_file_fn fn, void *ctx);
 /* The changelog files snapshot `id` (0 = latest) added (its changelog manifest list; an empty
  * list when it has none), as sc_table_files. Free with sc_file_list_free(). */
 SC_API int sc_table_changelog_files(sc_file_list **out, sc_table *table, uint64_t id);

@@ -92,11 +92,9 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
                             INT64_MAX, latest ? latest->id : 0, latest ? latest->total_record_count : 0, cs->written.delta_rows);
     uint64_t base_files = latest ? latest->file_count : 0;
     if (latest && latest->foreign) {
-        /* Paimon records no file count: count the live files once (only after a Paimon commit). */
-        sc_entry_vec live = {0};
-        int rc = sc_state_live_files(&live, cs->t, latest, NULL);
-        base_files = live.count;
-        sc_entry_vec_free(&live);
+        /* Paimon records no file count: count the live files once (only after a Paimon commit),
+         * walking them rather than holding them. */
+        int rc = sc_state_live_each(&base_files, cs->t, latest, NULL, NULL, NULL);
         if (rc) return rc;
     }
     s.file_count = (uint64_t)((int64_t)base_files + cs->written.delta_files);

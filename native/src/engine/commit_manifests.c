@@ -20,6 +20,9 @@
 #include "format/index_manifest.h"
 #include "format/partition.h"
 
+/* Bytes of pending objects above which they are sent at once (a bulk load's chunks). */
+#define SC_PENDING_BYTES_MAX ((size_t)8 << 20)
+
 /* An encoded object waiting for the attempt's batch. */
 struct sc_pending_write {
     char *key;
@@ -56,6 +59,7 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
         return sc_error_set(SC_ENOMEM, "out of memory keeping %s for the batch", key);
     }
     cm->pending_count++;
+    cm->pending_bytes += body->len;
     if ((rc = remember(cm, key)) != 0) return rc;
     out->name = strdup(name);
     if (!out->name) return sc_error_set(SC_ENOMEM, "out of memory");
@@ -63,11 +67,15 @@ static int put_unique(sc_commit_manifests *cm, sc_object_ref *out, const char *p
     sc_sha256(out->sha256, body->data, body->len);
     out->length = body->len;
     if (strcmp(prefix, "manifest-list") == 0) sc_state_remember_list(cm->t, out, body->data, body->len);
-    else if (strcmp(prefix, "manifest") == 0) sc_state_remember_manifest(cm->t, out, body->data, body->len);
+    else if (strcmp(prefix, "manifest") == 0 && !cm->unremembered) sc_state_remember_manifest(cm->t, out, body->data, body->len);
+    /* A bulk load's chunks are not held until the claim: sent once they add up (as they
+     * were before batches: any time before the claim is early enough). */
+    if (cm->pending_bytes > SC_PENDING_BYTES_MAX) return sc_commit_manifests_flush(cm, NULL, 0);
     return 0;
 }
 
 static void pending_drop(sc_commit_manifests *cm, size_t i) {
+    cm->pending_bytes -= cm->pending[i].body.len;
     free(cm->pending[i].key);
     sc_buf_free(&cm->pending[i].body);
     cm->pending[i] = cm->pending[--cm->pending_count];
@@ -236,6 +244,15 @@ static void ref_clear(sc_object_ref *r) {
     memset(r, 0, sizeof *r);
 }
 
+static void free_names(char ***names, size_t *count) {
+    for (size_t i = 0; i < *count; i++) free((*names)[i]);
+    free(*names);
+    *names = NULL;
+    *count = 0;
+}
+
+static int write_chunks(sc_commit_manifests *cm, sc_manifest_file_vec *list, const sc_entry_vec *entries);
+
 /* The delta manifest and its list (commit_manifests.h). */
 int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c, sc_commit_kind kind,
                                     const sc_entry_vec *deletes) {
@@ -245,13 +262,25 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     int rc = 0;
     cm->delta_rows = 0;
     cm->delta_files = 0;
-    for (size_t i = 0; !rc && i < deletes->count; i++) {
+    /* A delta of adds only is the change set's own vector (checked as a copy would be):
+     * a bulk load's entries are not held twice. */
+    int borrowed = deletes->count == 0;
+    for (size_t i = 0; borrowed && i < c->adds.count; i++) borrowed = c->adds.items[i].kind == SC_ENTRY_ADD;
+    for (size_t i = 0; borrowed && !rc && i < c->adds.count; i++) {
+        rc = sc_file_entry_validate(&c->adds.items[i].file);
+        if (!rc && __builtin_add_overflow(cm->delta_rows, c->adds.items[i].file.rows, &cm->delta_rows))
+            rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
+                              c->adds.items[i].file.file, c->adds.items[i].file.rows);
+        cm->delta_files++;
+    }
+    if (borrowed) all = c->adds; /* a view: never freed here */
+    for (size_t i = 0; !borrowed && !rc && i < deletes->count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_DELETE, &deletes->items[i].file);
         if (!rc && __builtin_sub_overflow(cm->delta_rows, deletes->items[i].file.rows, &cm->delta_rows))
             rc = sc_error_set(SC_EINVAL, "the row counts of the deleted files overflow a 64-bit count");
         cm->delta_files--;
     }
-    for (size_t i = 0; !rc && i < c->adds.count; i++) {
+    for (size_t i = 0; !borrowed && !rc && i < c->adds.count; i++) {
         rc = sc_entry_vec_push(&all, SC_ENTRY_ADD, &c->adds.items[i].file);
         if (!rc && __builtin_add_overflow(cm->delta_rows, c->adds.items[i].file.rows, &cm->delta_rows))
             rc = sc_error_set(SC_EINVAL, "the row counts of the added files overflow a 64-bit count (%s declares %" PRId64 ")",
@@ -263,28 +292,36 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     if (!rc) sc_sha256(sha, body.data, body.len);
     if (!rc && cm->delta_list.name && cm->has_delta_sha && memcmp(sha, cm->delta_sha, sizeof sha) == 0) {
         sc_buf_free(&body); /* the delta already written holds exactly these records */
-        sc_entry_vec_free(&all);
+        if (!borrowed) sc_entry_vec_free(&all);
         return 0;
     }
     if (!rc && cm->delta_list.name && kind != SC_KIND_OVERWRITE) {
         /* Replaced before any snapshot could name it: deleted once the commit is through
          * (APPEND and COMPACT replace the delta at most once, after the first full check). */
-        const char *names[2] = {cm->delta_list.name, cm->delta_manifest};
-        for (int i = 0; i < 2; i++) {
+        free_names(&cm->stale, &cm->stale_count);
+        char **keys = calloc(cm->delta_manifest_count + 1, sizeof *keys);
+        for (size_t i = 0; keys && i <= cm->delta_manifest_count; i++) {
             char key[SC_MANIFEST_PATH_MAX + 16];
-            free(cm->stale[i]);
-            cm->stale[i] = NULL;
-            if (!names[i]) continue;
-            sc_manifest_key(key, sizeof key, names[i]);
+            sc_manifest_key(key, sizeof key, i == 0 ? cm->delta_list.name : cm->delta_manifests[i - 1]);
             if (pending_forget(cm, key)) continue; /* never sent: nothing to delete */
-            cm->stale[i] = strdup(key); /* best effort: NULL leaves the object behind */
+            if ((keys[cm->stale_count] = strdup(key)) != NULL) cm->stale_count++; /* best effort: NULL leaves it behind */
         }
+        cm->stale = keys;
     }
-    free(cm->delta_manifest);
-    cm->delta_manifest = NULL;
-    if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
-    if (!rc && all.count && !(cm->delta_manifest = strdup(list.items[0].name)))
+    free_names(&cm->delta_manifests, &cm->delta_manifest_count);
+    /* A big delta (a bulk load) is written in chunks as merged manifests are: each then
+     * carries a file index, so later commits find their files without reading it. */
+    if (!rc && all.count > SC_MANIFEST_MERGE_CHUNK) {
+        cm->unremembered = 1; /* too big to keep decoded: the next commit checks it unheld */
+        rc = write_chunks(cm, &list, &all);
+        cm->unremembered = 0;
+    } else if (!rc && all.count) rc = write_manifest_body(cm, &list, &all, 0, all.count, &body);
+    if (!rc && list.count && !(cm->delta_manifests = calloc(list.count, sizeof *cm->delta_manifests)))
         rc = sc_error_set(SC_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < list.count; i++) {
+        if (!(cm->delta_manifests[i] = strdup(list.items[i].name))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+        else cm->delta_manifest_count++;
+    }
     ref_clear(&cm->delta_list);
     if (!rc) rc = write_list(cm, &cm->delta_list, &list);
     if (!rc) {
@@ -293,7 +330,7 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     }
     sc_buf_free(&body);
     sc_manifest_file_vec_free(&list);
-    sc_entry_vec_free(&all);
+    if (!borrowed) sc_entry_vec_free(&all);
     return rc;
 }
 
@@ -461,8 +498,8 @@ void sc_commit_manifests_remove_written(sc_commit_manifests *cm) {
 }
 
 void sc_commit_manifests_remove_stale(sc_commit_manifests *cm) {
-    for (int i = 0; i < 2; i++) {
-        if (cm->stale[i] && sc_store_delete(cm->t->store, cm->stale[i]) != 0) {
+    for (size_t i = 0; i < cm->stale_count; i++) {
+        if (sc_store_delete(cm->t->store, cm->stale[i]) != 0) {
             sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cm->stale[i]);
             sc_error_clear();
         }
@@ -472,10 +509,10 @@ void sc_commit_manifests_remove_stale(sc_commit_manifests *cm) {
 void sc_commit_manifests_free(sc_commit_manifests *cm) {
     for (size_t i = 0; i < cm->written_count; i++) free(cm->written[i]);
     free(cm->written);
-    for (int i = 0; i < 2; i++) free(cm->stale[i]);
+    free_names(&cm->stale, &cm->stale_count);
+    free_names(&cm->delta_manifests, &cm->delta_manifest_count);
     while (cm->pending_count) pending_drop(cm, cm->pending_count - 1);
     free(cm->pending);
-    free(cm->delta_manifest);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);
     ref_clear(&cm->changelog_list);

@@ -36,8 +36,13 @@ typedef struct sc_commit_manifests {
     uint8_t delta_sha[SC_SHA256_LEN];
     /* Keys of a delta replaced after the full check (not referenced by the
      * snapshot that lands): deleted, best effort, once the commit succeeded. */
-    char *stale[2];
-    char *delta_manifest; /* name of the delta manifest written last, NULL when the delta is empty */
+    char **stale;
+    size_t stale_count;
+    /* Names of the delta manifests written last (none when the delta is empty): one,
+     * or one per SC_MANIFEST_MERGE_CHUNK records of a big delta. */
+    char **delta_manifests;
+    size_t delta_manifest_count;
+    int unremembered; /* while set, manifests written are not put into the handle's cache */
     /* The bytes of the manifest list written last (an attempt's base list) and their
      * SHA-256: a winner that built on the same base wrote a base list with the same
      * bytes under another name, which the retry then need not read. */
@@ -51,6 +56,7 @@ typedef struct sc_commit_manifests {
      * (sc_commit_manifests_flush), which sends them together before the claim. */
     struct sc_pending_write *pending;
     size_t pending_count, pending_cap;
+    size_t pending_bytes; /* their bodies: above 8 MiB they are sent at once */
 } sc_commit_manifests;
 
 /*

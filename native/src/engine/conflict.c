@@ -330,18 +330,59 @@ static const sc_file_entry *full_live_record(void *ctx, const sc_file_entry *f) 
     return sc_fileset_get(l->live_set, f, &at) == 0 ? &l->live->items[at].file : NULL;
 }
 
+/* The touched files' records replayed in order (check_touched): a record of one of them. */
+typedef struct touched_replay {
+    const sc_snapshot *latest;
+    const sc_partition_set *parts;
+    const sc_fileset *ids;
+    touched_file *files;
+    sc_entry_vec *stored;
+    int32_t buckets;     /* the count our adds declare (> 0), or 0 */
+    int buckets_differ;  /* a streamed manifest's ADD in our partitions declares another */
+} touched_replay;
+
+static int replay_touched(touched_replay *r, sc_entry_kind kind, const sc_file_entry *f) {
+    size_t j;
+    if (sc_fileset_get(r->ids, f, &j) != 0) return 0; /* a hash collision, not one of ours */
+    if (kind == SC_ENTRY_ADD) {
+        if (r->files[j].live)
+            return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice", r->latest->id, f->file);
+        int rc = sc_entry_vec_push_copy(r->stored, SC_ENTRY_ADD, f);
+        if (rc) return rc;
+        r->files[j].live = 1;
+        r->files[j].record = r->stored->count - 1;
+        return 0;
+    }
+    if (!r->files[j].live)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests delete %s, which is not live", r->latest->id, f->file);
+    r->files[j].live = 0;
+    return 0;
+}
+
+/* A record of a manifest without a file index, read one record at a time: ours are
+ * replayed; the others only tell whether the bucket rule needs the full check. */
+static int stream_touched(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
+    touched_replay *r = ctx;
+    if (kind == SC_ENTRY_ADD && r->buckets > 0 && f->total_buckets > 0 && f->total_buckets != r->buckets &&
+        sc_partition_set_has(r->parts, f->partition))
+        r->buckets_differ = 1;
+    return replay_touched(r, kind, f);
+}
+
 /*
  * The first check of an APPEND or COMPACT, in time and reads that follow the
- * change set, not the table: every manifest of `latest` that may hold a
- * touched partition must carry a file index (file_index.h) whose bucket
- * range agrees with the count our adds declare; then only the manifests
- * whose filter may hold one of our files are read, and of their records only
- * those of our files are replayed, in order — which decides liveness of our
- * files exactly as replaying everything would (a filter has no false "not").
- * *out_decided = 0 (nothing done) sends the caller to the full scan: an
- * OVERWRITE (it needs every live file), a primary-key compaction output at
- * level >= 1 (the LSM check needs the whole run), a manifest without an index
- * (Paimon wrote it) or a bucket count that differs somewhere in the partition.
+ * change set, not the table: of the manifests of `latest` that may hold a
+ * touched partition, one with a file index (file_index.h) whose bucket range
+ * agrees with the count our adds declare is read only when its filter may
+ * hold one of our files, and of its records only those of our files are
+ * replayed, in order — which decides liveness of our files exactly as
+ * replaying everything would (a filter has no false "not"). A manifest
+ * without an index (Paimon's, or a big one) is read one record at a time,
+ * keeping only our files' records: its cost is its reading, not memory for
+ * the table. *out_decided = 0 (nothing done) sends the caller to the full
+ * scan: an OVERWRITE (it needs every live file), a primary-key compaction
+ * output at level >= 1 (the LSM check needs the whole run), or a bucket count
+ * that differs somewhere in the partition.
  */
 static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *t, const sc_snapshot *latest,
                          const sc_changes *c, sc_commit_kind kind, const sc_partition_set *parts,
@@ -361,7 +402,7 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
     touched_file *files = calloc(n ? n : 1, sizeof *files);
     uint64_t *hashes = calloc(n ? n : 1, sizeof *hashes);
     sc_size_vec found = {0};
-    uint8_t *read = NULL;
+    uint8_t *read = NULL; /* per manifest: 0 skip, 1 look up our records, 2 read it whole (no index) */
     int rc = files && hashes ? sc_fileset_new(&ids) : sc_error_set(SC_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && i < n; i++) {
         const sc_file_entry *f = i < c->deletes.count ? &c->deletes.items[i].file
@@ -386,8 +427,8 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
         if (!sc_state_meta_may_hold(t, meta, parts)) continue;
         sc_file_index ix;
         if (!meta->file_index) {
-            usable = 0;
-            break;
+            read[m] = 2;
+            continue;
         }
         if ((rc = sc_file_index_decode(&ix, meta->file_index, meta->file_index_len, meta->name)) != 0) break;
         if (buckets > 0 && ix.has_bucket_range && (ix.min_total_buckets != buckets || ix.max_total_buckets != buckets)) {
@@ -396,29 +437,22 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
         }
         for (size_t j = 0; j < count && !read[m]; j++) read[m] = (uint8_t)sc_file_index_may_contain(&ix, files[j].hash);
     }
+    touched_replay r = {latest, parts, ids, files, &stored, buckets, 0};
     for (size_t m = 0; !rc && usable && m < metas.count; m++) {
+        const sc_manifest_file *meta = &metas.items[m];
+        if (read[m] == 2) {
+            rc = sc_state_each_record(t, meta, meta->added + meta->deleted <= SC_STATE_KEEP_RECORDS, stream_touched, &r);
+            if (!rc && r.buckets_differ) usable = 0;
+            continue;
+        }
         if (!read[m]) continue;
         const sc_entry_vec *records = NULL;
         sc_entry_vec holder;
-        rc = sc_state_find_records(&found, &records, &holder, t, &metas.items[m], hashes, count);
+        rc = sc_state_find_records(&found, &records, &holder, t, meta, hashes, count);
         /* Nothing below inserts into the cache, so the borrowed records stay valid. */
         for (size_t k = 0; !rc && k < found.count; k++) {
             const sc_manifest_entry *e = &records->items[found.items[k]];
-            size_t j;
-            if (sc_fileset_get(ids, &e->file, &j) != 0) continue; /* a hash collision, not one of ours */
-            if (e->kind == SC_ENTRY_ADD) {
-                if (files[j].live)
-                    rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice", latest->id, e->file.file);
-                else if ((rc = sc_entry_vec_push_copy(&stored, SC_ENTRY_ADD, &e->file)) == 0) {
-                    files[j].live = 1;
-                    files[j].record = stored.count - 1;
-                }
-            } else if (!files[j].live) {
-                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests delete %s, which is not live",
-                                  latest->id, e->file.file);
-            } else {
-                files[j].live = 0;
-            }
+            rc = replay_touched(&r, e->kind, &e->file);
         }
         sc_entry_vec_free(&holder);
     }

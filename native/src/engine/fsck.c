@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "base/error_internal.h"
+#include "base/fileset.h"
 #include "base/log.h"
+#include "base/vec.h"
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/index_state.h"
@@ -18,32 +20,83 @@
 #include "strategy/strategy.h"
 
 
+/*
+ * Manifests already checked, by name and pin (SHA-256 when pinned, else the
+ * recorded size): a snapshot carries most of its base forward from the one
+ * before, so each manifest is read once per fsck, not once per snapshot,
+ * without holding its records. The counts are kept for the delta checks.
+ */
+typedef struct checked_manifests {
+    sc_fileset *seen; /* identity: (pin bytes, bucket 0, name) -> index in counts */
+    uint64_t (*counts)[2];
+    size_t count, cap;
+} checked_manifests;
+
+static sc_file_entry checked_key(const sc_manifest_file *m, uint8_t pin[SC_SHA256_LEN + 8]) {
+    sc_file_entry k = {0};
+    size_t n = 0;
+    if (m->has_sha256) {
+        memcpy(pin, m->sha256, SC_SHA256_LEN);
+        n = SC_SHA256_LEN;
+    }
+    int64_t size = m->size;
+    memcpy(pin + n, &size, sizeof size);
+    k.partition = (sc_bytes){pin, n + sizeof size};
+    k.file = m->name;
+    return k;
+}
+
+/* What check_list counts of one manifest's records, one at a time. */
+typedef struct list_counts {
+    const sc_table *t;
+    const sc_manifest_file *m;
+    uint64_t index, adds, dels;
+} list_counts;
+
+static int count_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
+    list_counts *c = ctx;
+    if (kind == SC_ENTRY_ADD) c->adds++;
+    else c->dels++;
+    sc_bytes min = {c->m->partition_min, c->m->partition_min_len}, max = {c->m->partition_max, c->m->partition_max_len};
+    int may;
+    sc_partition_stats_may_hold(&may, &c->t->schema, min, max, f->partition);
+    if (!may)
+        return sc_error_set(SC_ECORRUPT, "manifest/%s: record %" PRIu64 " lies outside the partition statistics its list declares",
+                            c->m->name, c->index);
+    c->index++;
+    return 0;
+}
+
 /* Every manifest of a list must exist with the pinned size (and hash), hold only partitions
  * its statistics admit, and hold the counts its list declares. */
-static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds, uint64_t *out_deletes) {
+static int check_list(sc_table *t, checked_manifests *done, const sc_object_ref *ref, uint64_t *out_adds,
+                      uint64_t *out_deletes) {
     sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, ref);
     for (size_t i = 0; !rc && i < metas.count; i++) {
         const sc_manifest_file *m = &metas.items[i];
-        sc_entry_vec records = {0};
-        rc = sc_state_load_manifest(&records, t, m);
-        uint64_t adds = 0, dels = 0;
-        sc_bytes min = {m->partition_min, m->partition_min_len}, max = {m->partition_max, m->partition_max_len};
-        for (size_t j = 0; !rc && j < records.count; j++) {
-            if (records.items[j].kind == SC_ENTRY_ADD) adds++;
-            else dels++;
-            int may;
-            sc_partition_stats_may_hold(&may, &t->schema, min, max, records.items[j].file.partition);
-            if (!may)
-                rc = sc_error_set(SC_ECORRUPT, "manifest/%s: record %zu lies outside the partition statistics its list declares",
-                                  m->name, j);
+        uint8_t pin[SC_SHA256_LEN + 8];
+        sc_file_entry key = checked_key(m, pin);
+        size_t at;
+        list_counts c = {t, m, 0, 0, 0};
+        if (sc_fileset_get(done->seen, &key, &at) == 0) {
+            c.adds = done->counts[at][0];
+            c.dels = done->counts[at][1];
+        } else {
+            rc = sc_state_each_record(t, m, 0, count_record, &c);
+            if (!rc && ((int64_t)c.adds != m->added || (int64_t)c.dels != m->deleted))
+                rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
+                                  m->name, c.adds, c.dels, m->added, m->deleted);
+            if (!rc) SC_VEC_RESERVE(rc, done->counts, done->cap, done->count + 1, 64, "manifests checked");
+            if (!rc) rc = sc_fileset_put(done->seen, &key, done->count, NULL);
+            if (!rc) {
+                done->counts[done->count][0] = c.adds;
+                done->counts[done->count][1] = c.dels;
+                done->count++;
+            }
         }
-        if (!rc && ((int64_t)adds != m->added || (int64_t)dels != m->deleted))
-            rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
-                              m->name, adds, dels, m->added, m->deleted);
-        if (out_adds) *out_adds += adds;
-        if (out_deletes) *out_deletes += dels;
-        sc_entry_vec_free(&records);
+        if (out_adds) *out_adds += c.adds;
+        if (out_deletes) *out_deletes += c.dels;
     }
     sc_manifest_file_vec_free(&metas);
     return rc;
@@ -51,9 +104,9 @@ static int check_list(sc_table *t, const sc_object_ref *ref, uint64_t *out_adds,
 
 /* A snapshot's changelog list (every manifest, records only added, within its partition
  * statistics) and its index manifest (decoded, once per name). */
-static int check_paimon_objects(sc_table *t, const sc_snapshot *s, char **index_checked) {
+static int check_paimon_objects(sc_table *t, checked_manifests *done, const sc_snapshot *s, char **index_checked) {
     uint64_t adds = 0, dels = 0;
-    int rc = s->changelog_manifest_list.name ? check_list(t, &s->changelog_manifest_list, &adds, &dels) : 0;
+    int rc = s->changelog_manifest_list.name ? check_list(t, done, &s->changelog_manifest_list, &adds, &dels) : 0;
     if (!rc && dels)
         rc = sc_error_set(SC_ECORRUPT, "manifest/%s: the changelog list of snapshot %" PRIu64 " deletes %" PRIu64
                                        " files (changelog files are only added)",
@@ -299,6 +352,8 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
     int64_t prev_records = 0;
     int64_t schema_checked = -1;
     char *index_checked = NULL; /* carried unchanged from snapshot to snapshot: each decoded once */
+    checked_manifests done = {0};
+    rc = sc_fileset_new(&done.seen);
     for (uint64_t id = earliest; !rc && id && id <= latest; id++) {
         sc_snapshot s;
         uint8_t hash[SC_SHA256_LEN];
@@ -319,18 +374,13 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
             memcpy(archive_checked, s.watermark_archive.sha256, SC_SHA256_LEN);
             any_archive_checked = 1;
         }
-        if (!rc) rc = check_list(t, &s.base_manifest_list, NULL, NULL);
-        if (!rc) rc = check_list(t, &s.delta_manifest_list, &adds, &dels);
-        if (!rc) rc = check_paimon_objects(t, &s, &index_checked);
+        if (!rc) rc = check_list(t, &done, &s.base_manifest_list, NULL, NULL);
+        if (!rc) rc = check_list(t, &done, &s.delta_manifest_list, &adds, &dels);
+        if (!rc) rc = check_paimon_objects(t, &done, &s, &index_checked);
         /* Paimon records no count: derive it from the snapshot before, or count the live files of
          * the first one (after an expiration, history may start at a snapshot of Paimon's). */
         if (s.foreign && id > earliest) s.file_count = prev_files + adds - dels;
-        if (!rc && s.foreign && id == earliest) {
-            sc_entry_vec live = {0};
-            rc = sc_state_live_files(&live, t, &s, NULL);
-            s.file_count = live.count;
-            sc_entry_vec_free(&live);
-        }
+        if (!rc && s.foreign && id == earliest) rc = sc_state_live_each(&s.file_count, t, &s, NULL, NULL, NULL);
         if (!rc && id > earliest && s.file_count != prev_files + adds - dels)
             rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": fileCount %" PRIu64 " does not follow from snapshot %" PRIu64 " and its delta",
                               id, s.file_count, id - 1);
@@ -341,17 +391,18 @@ int sc_table_fsck(sc_table *t, sc_progress_fn progress, void *ctx) {
         prev_records = s.total_record_count;
         if (!rc && id == latest) {
             /* The live state must merge cleanly and match the declared count. */
-            sc_entry_vec live = {0};
-            rc = sc_state_live_files(&live, t, &s, NULL);
-            if (!rc && live.count != s.file_count)
-                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": %zu live files, fileCount says %" PRIu64, id, live.count, s.file_count);
-            sc_entry_vec_free(&live);
+            uint64_t live = 0;
+            rc = sc_state_live_each(&live, t, &s, NULL, NULL, NULL);
+            if (!rc && live != s.file_count)
+                rc = sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": %" PRIu64 " live files, fileCount says %" PRIu64, id, live, s.file_count);
         }
         sc_snapshot_clear(&s);
         if (rc && expired_meanwhile(&rc, &id, &earliest, &latest, t)) continue;
         if (progress) progress(ctx, id - earliest + 1, latest - earliest + 1);
     }
     free(index_checked);
+    sc_fileset_free(done.seen);
+    free(done.counts);
     if (!rc && latest && t->strategy->fsck) rc = t->strategy->fsck(t);
     /* head and tracker: the copies Paimon's readers see must be the authority's. */
     if (!rc && latest && !t->strategy->snapshot_files_are_history) rc = sc_publish_fsck(t, earliest, latest);

@@ -168,22 +168,26 @@ static void list_free(void *v) {
  * schemas, so the current schema judges every record; so do the trimmed
  * primary key's, which the conflict checks compare.
  */
-static int check_records(const sc_table *t, const sc_entry_vec *v, const char *name) {
+/* One record against the schema (check_records); `i` its index in manifest `name`. */
+static int check_record(const sc_table *t, const sc_file_entry *f, const char *name, uint64_t i) {
     const sc_table_schema *s = &t->schema;
-    for (size_t i = 0; i < v->count; i++) {
-        const sc_file_entry *f = &v->items[i].file;
-        int rc = sc_row_validate(f->partition.data, f->partition.len, s->partition_types, s->partition_key_count, "partition");
-        if (!rc && s->primary_key_count) {
-            rc = sc_row_validate(f->min_key.data, f->min_key.len, s->trimmed_key_types, s->trimmed_key_count, "min_key");
-            if (!rc) rc = sc_row_validate(f->max_key.data, f->max_key.len, s->trimmed_key_types, s->trimmed_key_count, "max_key");
-        }
-        if (rc) {
-            char file[128];
-            sc_bytes_describe(file, sizeof file, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
-            return sc_error_wrap(rc, "manifest/%s: record %zu (%s), read with schema/schema-%" PRId64, name, i, file, s->id);
-        }
+    int rc = sc_row_validate(f->partition.data, f->partition.len, s->partition_types, s->partition_key_count, "partition");
+    if (!rc && s->primary_key_count) {
+        rc = sc_row_validate(f->min_key.data, f->min_key.len, s->trimmed_key_types, s->trimmed_key_count, "min_key");
+        if (!rc) rc = sc_row_validate(f->max_key.data, f->max_key.len, s->trimmed_key_types, s->trimmed_key_count, "max_key");
+    }
+    if (rc) {
+        char file[128];
+        sc_bytes_describe(file, sizeof file, (sc_bytes){(const uint8_t *)f->file, strlen(f->file)});
+        return sc_error_wrap(rc, "manifest/%s: record %" PRIu64 " (%s), read with schema/schema-%" PRId64, name, i, file, s->id);
     }
     return 0;
+}
+
+static int check_records(const sc_table *t, const sc_entry_vec *v, const char *name) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < v->count; i++) rc = check_record(t, &v->items[i].file, name, i);
+    return rc;
 }
 
 static int manifest_decode(void *v, const uint8_t *d, size_t n, const sc_table *t, const char *name) {
@@ -358,6 +362,254 @@ int sc_state_meta_may_hold(const sc_table *t, const sc_manifest_file *m, const s
     return 0;
 }
 
+/* ---- one record at a time: memory that does not grow with the table ---- */
+
+typedef struct each_ctx {
+    const sc_table *t;
+    const char *name;
+    sc_state_record_fn fn;
+    void *ctx;
+} each_ctx;
+
+static int each_checked(void *c, sc_entry_kind kind, const sc_file_entry *f, uint64_t index) {
+    each_ctx *e = c;
+    int rc = check_record(e->t, f, e->name, index);
+    return rc ? rc : e->fn(e->ctx, kind, f);
+}
+
+int sc_state_each_record(sc_table *t, const sc_manifest_file *meta, int keep, sc_state_record_fn fn, void *ctx) {
+    if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    const uint8_t *cache_hash = meta->has_sha256 ? meta->sha256 : unpinned;
+    char kbuf[PINNED_KEY_CAP];
+    const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
+    cached_manifest *m = ckey ? sc_cache_get(t->cache, ckey, cache_hash) : NULL;
+    int rc = 0;
+    if (m) { /* nothing below inserts into the cache: the records stay valid */
+        for (size_t i = 0; !rc && i < m->records.count; i++) rc = fn(ctx, m->records.items[i].kind, &m->records.items[i].file);
+        return rc;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if ((rc = fetch_pinned(&data, &len, t, meta->name, meta->has_sha256 ? meta->sha256 : NULL, (uint64_t)meta->size)) != 0)
+        return rc;
+    if (keep && ckey && t->cache) {
+        /* Decoded whole, handed over, then cached for the next pass or commit. */
+        cached_manifest *fresh = calloc(1, sizeof *fresh);
+        rc = fresh ? manifest_decode(fresh, data, len, t, meta->name) : sc_error_set(SC_ENOMEM, "out of memory");
+        free(data);
+        for (size_t i = 0; !rc && i < fresh->records.count; i++)
+            rc = fn(ctx, fresh->records.items[i].kind, &fresh->records.items[i].file);
+        if (!rc) sc_cache_put(t->cache, ckey, cache_hash, fresh, fresh->records.count + 1, manifest_free);
+        else if (fresh) manifest_free(fresh);
+        return rc;
+    }
+    each_ctx e = {t, meta->name, fn, ctx};
+    rc = sc_paimon_manifest_each(data, len, &t->limits, meta->name, each_checked, &e);
+    free(data);
+    return rc;
+}
+
+/*
+ * The live-file walk (sc_state_live_each). A file's records alternate ADD,
+ * DELETE, ADD, ... in a sound table, and its ADD is live when no DELETE
+ * follows it. Passes over the manifests, each one record at a time:
+ *  1. every record: a map of the files ever deleted, with how many times (as
+ *     large as the deletes), and the identity hashes (8 bytes) of every ADD;
+ *     a hash met twice marks a file added twice, a file re-added after its
+ *     delete (a level change) or a collision;
+ *  2. only the manifests whose file index may hold a deleted file or a
+ *     repeated hash (all those without an index): the ADD/DELETE alternation
+ *     of every deleted file, exactly, and the files of a repeated hash that
+ *     were never deleted, which must be distinct;
+ *  3. with a callback: every ADD not followed by a DELETE of its file, in
+ *     record order, the order sc_state_live_files gives.
+ * Damage is found before the first callback: a caller printing the files
+ * prints nothing for a damaged table, as before.
+ */
+typedef struct deleted_file {
+    uint64_t hash;
+    uint32_t deletes; /* DELETE records of the file (pass 1) */
+    uint32_t seen;    /* DELETE records met so far (pass 3) */
+    uint8_t live;     /* pass 2: after the records so far */
+} deleted_file;
+
+typedef struct live_walk {
+    sc_table *t;
+    const sc_snapshot *snap;
+    const sc_partition_set *filter;
+    sc_fileset *deleted; /* identity -> index in `files` */
+    deleted_file *files;
+    size_t nfiles, files_cap;
+    uint64_t *hashes; /* pass 1: every ADD's */
+    size_t nhashes, hashes_cap;
+    uint64_t *targets; /* sorted, unique: the deleted files' and the repeated hashes */
+    size_t ntargets;
+    uint64_t *repeated; /* sorted, unique: the repeated hashes */
+    size_t nrepeated;
+    sc_fileset *distinct; /* pass 2: files of a repeated hash never deleted */
+    uint64_t adds, deleted_adds, deleted_live;
+    sc_state_live_fn emit;
+    void *ctx;
+} live_walk;
+
+static int walk_in(const live_walk *w, const sc_file_entry *f) {
+    return !w->filter || sc_partition_set_has(w->filter, f->partition);
+}
+
+static int walk_scan(void *c, sc_entry_kind kind, const sc_file_entry *f) {
+    live_walk *w = c;
+    if (!walk_in(w, f)) return 0;
+    int rc;
+    uint64_t h = sc_file_index_hash(f->partition, f->bucket, f->file);
+    if (kind == SC_ENTRY_ADD) {
+        SC_VEC_RESERVE(rc, w->hashes, w->hashes_cap, w->nhashes + 1, 1024, "live file hashes");
+        if (!rc) w->hashes[w->nhashes++] = h;
+        w->adds++;
+        return rc;
+    }
+    size_t at;
+    rc = sc_fileset_put(w->deleted, f, w->nfiles, &at);
+    if (rc == SC_EEXISTS) {
+        w->files[at].deletes++;
+        return 0;
+    }
+    if (!rc) SC_VEC_RESERVE(rc, w->files, w->files_cap, w->nfiles + 1, 64, "deleted files");
+    if (!rc) w->files[w->nfiles++] = (deleted_file){h, 1, 0, 0};
+    return rc;
+}
+
+static int has_hash(const uint64_t *v, size_t n, uint64_t h) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < h) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && v[lo] == h;
+}
+
+static int walk_check(void *c, sc_entry_kind kind, const sc_file_entry *f) {
+    live_walk *w = c;
+    if (!walk_in(w, f)) return 0;
+    size_t at;
+    if (sc_fileset_get(w->deleted, f, &at) != 0) {
+        /* Never deleted: it must be added once (pass 1 saw its hash repeated, or nothing to do). */
+        if (!has_hash(w->repeated, w->nrepeated, sc_file_index_hash(f->partition, f->bucket, f->file))) return 0;
+        int rc = sc_fileset_put(w->distinct, f, 0, NULL);
+        if (rc == SC_EEXISTS) return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice", w->snap->id, f->file);
+        return rc;
+    }
+    deleted_file *d = &w->files[at];
+    if (kind == SC_ENTRY_ADD) {
+        if (d->live) return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests add %s twice", w->snap->id, f->file);
+        d->live = 1;
+        w->deleted_adds++;
+        return 0;
+    }
+    if (!d->live)
+        return sc_error_set(SC_ECORRUPT, "snapshot %" PRIu64 ": manifests delete %s, which is not live", w->snap->id, f->file);
+    d->live = 0;
+    return 0;
+}
+
+static int walk_emit(void *c, sc_entry_kind kind, const sc_file_entry *f) {
+    live_walk *w = c;
+    if (!walk_in(w, f)) return 0;
+    size_t at;
+    if (sc_fileset_get(w->deleted, f, &at) != 0) return w->emit(w->ctx, f);
+    if (kind == SC_ENTRY_DELETE) {
+        w->files[at].seen++;
+        return 0;
+    }
+    /* Live when no DELETE of it is still to come. */
+    return w->files[at].seen == w->files[at].deletes ? w->emit(w->ctx, f) : 0;
+}
+
+static int u64_order(const void *pa, const void *pb) {
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Sort `v` and keep each value once (with `repeated_only`, only values met twice or more). */
+static size_t u64_unique(uint64_t *v, size_t n, int repeated_only) {
+    if (n == 0) return 0;
+    qsort(v, n, sizeof *v, u64_order);
+    size_t w = 0;
+    for (size_t r = 0; r < n;) {
+        size_t e = r + 1;
+        while (e < n && v[e] == v[r]) e++;
+        if (!repeated_only || e - r > 1) v[w++] = v[r];
+        r = e;
+    }
+    return w;
+}
+
+/* 1 when manifest `m` may hold a record whose hash is in w->targets: without a usable
+ * file index, always. */
+static int walk_may_hold_target(const live_walk *w, const sc_manifest_file *m) {
+    sc_file_index ix;
+    if (!m->file_index || sc_file_index_decode(&ix, m->file_index, m->file_index_len, m->name) != 0) {
+        sc_error_clear();
+        return 1;
+    }
+    for (size_t i = 0; i < w->ntargets; i++)
+        if (sc_file_index_may_contain(&ix, w->targets[i])) return 1;
+    return 0;
+}
+
+/* One pass of the walk over the manifests of `metas` that `filter` may hold (with
+ * `targeted`, only those that may hold a target). */
+static int walk_pass(live_walk *w, const sc_manifest_file_vec *metas, int keep, int targeted, sc_state_record_fn fn) {
+    int rc = 0;
+    for (size_t i = 0; !rc && i < metas->count; i++) {
+        const sc_manifest_file *m = &metas->items[i];
+        if (!sc_state_meta_may_hold(w->t, m, w->filter) || (targeted && !walk_may_hold_target(w, m))) continue;
+        rc = sc_state_each_record(w->t, m, keep, fn, w);
+    }
+    return rc;
+}
+
+int sc_state_live_each(uint64_t *out_count, sc_table *t, const sc_snapshot *snap, const sc_partition_set *filter,
+                       sc_state_live_fn emit, void *ctx) {
+    live_walk w = {.t = t, .snap = snap, .filter = filter, .emit = emit, .ctx = ctx};
+    sc_manifest_file_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, &snap->base_manifest_list);
+    if (!rc) rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
+    /* A small table is decoded once and kept for the passes after the first; a big one is
+     * read again on each pass, never held. */
+    uint64_t records = 0;
+    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)(metas.items[i].added + metas.items[i].deleted);
+    int keep = records <= SC_STATE_KEEP_RECORDS;
+    if (!rc) rc = sc_fileset_new(&w.deleted);
+    if (!rc) rc = sc_fileset_new(&w.distinct);
+    if (!rc) rc = walk_pass(&w, &metas, keep, 0, walk_scan);
+    if (!rc) {
+        w.nrepeated = u64_unique(w.hashes, w.nhashes, 1);
+        w.repeated = w.hashes; /* the array now holds the repeated hashes only */
+        uint64_t *shrunk = realloc(w.hashes, (w.nrepeated ? w.nrepeated : 1) * sizeof *w.hashes);
+        if (shrunk) w.hashes = w.repeated = shrunk;
+        w.ntargets = w.nrepeated + w.nfiles;
+        if (!(w.targets = malloc((w.ntargets ? w.ntargets : 1) * sizeof *w.targets))) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    }
+    if (!rc) {
+        memcpy(w.targets, w.repeated, w.nrepeated * sizeof *w.targets);
+        for (size_t i = 0; i < w.nfiles; i++) w.targets[w.nrepeated + i] = w.files[i].hash;
+        w.ntargets = u64_unique(w.targets, w.ntargets, 0);
+        if (w.ntargets) rc = walk_pass(&w, &metas, keep, 1, walk_check);
+    }
+    for (size_t i = 0; !rc && i < w.nfiles; i++) w.deleted_live += w.files[i].live;
+    if (!rc && emit) rc = walk_pass(&w, &metas, keep, 0, walk_emit);
+    if (!rc && out_count) *out_count = w.adds - w.deleted_adds + w.deleted_live;
+    sc_fileset_free(w.distinct);
+    sc_fileset_free(w.deleted);
+    free(w.files);
+    free(w.hashes);
+    free(w.targets);
+    sc_manifest_file_vec_free(&metas);
+    return rc;
+}
+
 /* Records of every manifest in the list `ref` that may hold `filter`'s partitions. */
 static int load_records(sc_entry_vec *out, sc_table *t, const sc_object_ref *ref,
                         const sc_partition_set *filter) {
@@ -383,19 +635,27 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
     return load_records(out, t, &snap->delta_manifest_list, filter);
 }
 
+static int ignore_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
+    (void)ctx, (void)kind, (void)f;
+    return 0;
+}
+
 int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
     static const uint8_t unpinned[SC_SHA256_LEN];
     sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
+    /* A delta of the usual size is kept for the conflict check and the merges that may
+     * read it next; a big one (a bulk load) is checked one record at a time, never held. */
+    uint64_t records = 0;
+    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)(metas.items[i].added + metas.items[i].deleted);
+    int keep = records <= SC_STATE_KEEP_RECORDS;
     for (size_t i = 0; !rc && i < metas.count; i++) {
         const sc_manifest_file *meta = &metas.items[i];
         char kbuf[PINNED_KEY_CAP];
         const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
         /* Cached (by name, and by hash when pinned): this handle wrote it, or read and checked it. */
         if (ckey && sc_cache_get(t->cache, ckey, meta->has_sha256 ? meta->sha256 : unpinned)) continue;
-        sc_entry_vec records = {0};
-        rc = sc_state_load_manifest(&records, t, meta);
-        sc_entry_vec_free(&records);
+        rc = sc_state_each_record(t, meta, keep, ignore_record, NULL);
         if (rc) rc = sc_error_wrap(rc, "the delta of snapshot %" PRIu64, snap->id); /* the message names the manifest */
     }
     sc_manifest_file_vec_free(&metas);

@@ -88,6 +88,40 @@ void sc_state_remember_manifest(sc_table *t, const sc_object_ref *ref, const uin
 int sc_state_live_files(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
                         const sc_partition_set *filter);
 
+/* A record handed over by a walk: borrowed, valid only during the call. Non-zero stops the walk. */
+typedef int (*sc_state_record_fn)(void *ctx, sc_entry_kind kind, const sc_file_entry *f);
+
+/* Below this many records a walk keeps the manifests it decodes in the handle's cache
+ * (about a megabyte per thousand records); above, it reads them one record at a time. */
+#define SC_STATE_KEEP_RECORDS 8192
+
+/*
+ * Hand every record of manifest `meta` to `fn`, in order, checked as
+ * sc_state_load_manifest checks them (pins, decoding, schema). From the
+ * handle's cache when it holds the manifest; otherwise read from the store
+ * and, with `keep`, decoded whole and cached afterwards, or without it
+ * decoded one record at a time and not kept: memory then stays that of one
+ * record (plus the manifest's bytes) however big the manifest. `fn` must not
+ * read other manifests. On a decoding error, records before it were handed over.
+ */
+int sc_state_each_record(sc_table *t, const sc_manifest_file *meta, int keep, sc_state_record_fn fn, void *ctx);
+
+/* A live file handed over by sc_state_live_each (borrowed, valid during the call). */
+typedef int (*sc_state_live_fn)(void *ctx, const sc_file_entry *f);
+
+/*
+ * The live files of `snap` in `filter` (NULL = all), as sc_state_live_files
+ * finds them, in its order, handed to `emit` (may be NULL: count only) one at
+ * a time; *out_count (may be NULL) their number. Memory: the files ever
+ * deleted in the manifests read, 8 bytes per other live file, and one
+ * manifest (decoded whole only when the snapshot's manifests hold at most
+ * SC_STATE_KEEP_RECORDS records) — not the records. Damage (a file added
+ * twice, a delete of a file not live, a manifest that does not decode) is
+ * SC_ECORRUPT before the first call to `emit`.
+ */
+int sc_state_live_each(uint64_t *out_count, sc_table *t, const sc_snapshot *snap, const sc_partition_set *filter,
+                       sc_state_live_fn emit, void *ctx);
+
 /* Append every record of the delta manifests of snapshot `snap` (in `filter`). */
 int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
                            const sc_partition_set *filter);

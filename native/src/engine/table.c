@@ -623,6 +623,54 @@ static int files_of(sc_file_list **out, sc_table *t, uint64_t id, const char *wh
 
 int sc_table_files(sc_file_list **out, sc_table *t, uint64_t id) { return files_of(out, t, id, "files", read_live); }
 
+/* ---- sc_table_files_each: the live files of a snapshot, one at a time ---- */
+
+typedef struct files_each {
+    uint64_t requested; /* 0: the latest */
+    sc_file_fn fn;
+    void *ctx;
+    int started; /* fn was called: the read cannot start again */
+    int stop_rc; /* fn's non-zero return */
+} files_each;
+
+static int files_each_emit(void *c, const sc_file_entry *f) {
+    files_each *fe = c;
+    fe->started = 1;
+    int rc = fe->fn(fe->ctx, f);
+    if (!rc) return 0;
+    fe->stop_rc = rc;
+    return SC_EINVAL; /* stops the walk; stop_rc is what counts */
+}
+
+static int files_each_read(void *c, sc_table *t, uint64_t id) {
+    files_each *fe = c;
+    if (id == 0) return 0;
+    sc_snapshot s;
+    int rc = sc_table_read_snapshot(&s, NULL, t, id);
+    if (rc) return rc;
+    rc = sc_state_live_each(NULL, t, &s, NULL, files_each_emit, fe);
+    sc_snapshot_clear(&s);
+    if (fe->stop_rc) {
+        sc_error_clear();
+        return 0; /* the caller stopped the walk: its code is returned */
+    }
+    uint64_t earliest = 0;
+    /* Files already handed over cannot be taken back: an expiration that removed the
+     * latest snapshot while it was walked ends the walk (run it again) instead of
+     * starting it over (sc_state_read_retained), which would hand them over twice. */
+    if (rc && fe->started && !fe->requested && sc_state_expired_under(&earliest, t, id, &rc))
+        rc = sc_error_set(SC_ETRANSIENT, "files: an expiration removed snapshot %" PRIu64 " (history now starts at %" PRIu64
+                                         ") while its files were listed; run it again", id, earliest);
+    return rc;
+}
+
+int sc_table_files_each(sc_table *t, uint64_t id, sc_file_fn fn, void *ctx) {
+    if (!t || !fn) return sc_error_set(SC_EINVAL, "sc_table_files_each: NULL table or callback");
+    files_each fe = {id, fn, ctx, 0, 0};
+    int rc = sc_state_read_retained(t, id, "files", files_each_read, &fe);
+    return rc ? rc : fe.stop_rc;
+}
+
 int sc_table_changelog_files(sc_file_list **out, sc_table *t, uint64_t id) {
     return files_of(out, t, id, "changelog files", read_changelog);
 }

@@ -152,6 +152,8 @@ static int get_stats(const sc_avro_ctx *d, avro_value_t *rec, const char *name, 
 typedef struct manifest_read {
     sc_avro_ctx d;
     sc_entry_vec *out;
+    sc_manifest_record_fn each; /* instead of `out`: each record handed over, borrowed */
+    void *each_ctx;
 } manifest_read;
 
 static int check_version(const sc_avro_ctx *d, avro_value_t *rec) {
@@ -227,7 +229,8 @@ static int manifest_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     if (!rc) rc = get_strings(d, &file, "_WRITE_COLS", "_FILE._WRITE_COLS", &wcols, &f.write_col_count,
                               &f.has_write_cols, 0);
     f.write_cols = wcols;
-    if (!rc) rc = sc_entry_vec_push_copy(m->out, kind == 0 ? SC_ENTRY_ADD : SC_ENTRY_DELETE, &f);
+    if (!rc && m->each) rc = m->each(m->each_ctx, kind == 0 ? SC_ENTRY_ADD : SC_ENTRY_DELETE, &f, index);
+    else if (!rc) rc = sc_entry_vec_push_copy(m->out, kind == 0 ? SC_ENTRY_ADD : SC_ENTRY_DELETE, &f);
     free(key_counts);
     free(value_counts);
     free(extra);
@@ -244,11 +247,23 @@ int sc_paimon_manifest_decode(sc_entry_vec *out, const uint8_t *data, size_t len
         sc_decode_limits_default(&defaults);
         limits = &defaults;
     }
-    manifest_read m = {{object ? object : "manifest", 0, limits}, out};
+    manifest_read m = {{object ? object : "manifest", 0, limits}, out, NULL, NULL};
     size_t before = out->count;
     int rc = sc_avro_read(data, len, limits, m.d.object, manifest_datum, &m);
     if (rc) sc_entry_vec_truncate(out, before);
     return rc;
+}
+
+int sc_paimon_manifest_each(const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *object,
+                            sc_manifest_record_fn fn, void *ctx) {
+    if (!fn) return sc_error_set(SC_EINVAL, "sc_paimon_manifest_each: missing callback");
+    sc_decode_limits defaults;
+    if (!limits) {
+        sc_decode_limits_default(&defaults);
+        limits = &defaults;
+    }
+    manifest_read m = {{object ? object : "manifest", 0, limits}, NULL, fn, ctx};
+    return sc_avro_read(data, len, limits, m.d.object, manifest_datum, &m);
 }
 
 /* ---- manifest lists ---- */

@@ -41,6 +41,17 @@ int sc_paimon_manifest_encode(sc_buf *out, const sc_entry_vec *entries);
 int sc_paimon_manifest_decode(sc_entry_vec *out, const uint8_t *data, size_t len,
                               const sc_decode_limits *limits, const char *object);
 
+/*
+ * The same decoding, one record at a time: `fn` gets each record (index from
+ * 0; the entry and its bytes are borrowed, valid only during the call) and
+ * nothing is kept, so memory does not grow with the manifest. A non-zero
+ * return from `fn` stops the walk and is returned. Records before a
+ * malformed one have been handed over already.
+ */
+typedef int (*sc_manifest_record_fn)(void *ctx, sc_entry_kind kind, const sc_file_entry *f, uint64_t index);
+int sc_paimon_manifest_each(const uint8_t *data, size_t len, const sc_decode_limits *limits, const char *object,
+                            sc_manifest_record_fn fn, void *ctx);
+
 /* One ManifestFileMeta. Owns its strings and bytes. */
 typedef struct sc_manifest_file {
     char *name;                 /* file name under manifest/ (no directory) */
