@@ -167,15 +167,15 @@ def main():
     # Issue 20 goal 2 ("M flink_rtt D ..."): checkpoint complete -> snapshot on the S3 server, FlinkRttBench.
     frtt_meta = meta.get("flink_rtt", "").split()
     FD = float(frtt_meta[0]) if frtt_meta else None
-    frtt = [(f"Flink checkpoint -> visible on S3 behind the proxy (D = {fmt_d(FD)} ms), primary-key table, bucket 2", None)]
+    frtt = [(f"Flink checkpoint -> visible on S3 behind the proxy (D = {fmt_d(FD)} ms); Paimon: TableCommitImpl on paimon-s3", None)]
     for pfx, at in (("flink_rtt", f"D = {fmt_d(FD)}"), ("flink_rtt0", "D = 0")):
         if pfx == "flink_rtt0" and FD == 0:
             continue
-        for who, k in (("snapcommit sink", "sc"), ("Paimon TableCommitImpl (paimon-s3)", "paimon")):
+        for who, k in (("snapcommit sink", "sc"), ("Paimon committer", "paimon")):
             frtt += [(f"  {who} p50 ms at {at}", val(f"{pfx}.{k}.visible_p50_ms")),
                      (f"  {who} p90 ms at {at}", val(f"{pfx}.{k}.visible_p90_ms")),
                      (f"  {who} max ms at {at}", val(f"{pfx}.{k}.visible_max_ms")),
-                     (f"  {who} committer returned, p50 ms after the notice, at {at}", val(f"{pfx}.{k}.return_p50_ms")),
+                     (f"  {who} commit returned, p50 ms, at {at}", val(f"{pfx}.{k}.return_p50_ms")),
                      (f"  {who} checkpoints measured at {at}", val(f"{pfx}.{k}.checkpoints")),
                      (f"  {who} ms between checkpoints at {at}", val(f"{pfx}.{k}.checkpoint_every_ms")),
                      (f"  {who} poll gap p50 ms (error bar) at {at}", val(f"{pfx}.{k}.poll_gap_p50_ms"))]
