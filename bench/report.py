@@ -164,6 +164,32 @@ def main():
     rtt_only = meta.get("rtt_only") == "1"
     if rtt_meta:
         rows += rtt
+    # Issue 20 goal 2 ("M flink_rtt D ..."): checkpoint complete -> snapshot on the S3 server, FlinkRttBench.
+    frtt_meta = meta.get("flink_rtt", "").split()
+    FD = float(frtt_meta[0]) if frtt_meta else None
+    frtt = [(f"Flink checkpoint -> visible on S3 behind the proxy (D = {fmt_d(FD)} ms); Paimon: TableCommitImpl on paimon-s3", None)]
+    for pfx, at in (("flink_rtt", f"D = {fmt_d(FD)}"), ("flink_rtt0", "D = 0")):
+        if pfx == "flink_rtt0" and FD == 0:
+            continue
+        for who, k in (("snapcommit sink", "sc"), ("Paimon committer", "paimon")):
+            frtt += [(f"  {who} p50 ms at {at}", val(f"{pfx}.{k}.visible_p50_ms")),
+                     (f"  {who} p90 ms at {at}", val(f"{pfx}.{k}.visible_p90_ms")),
+                     (f"  {who} max ms at {at}", val(f"{pfx}.{k}.visible_max_ms")),
+                     (f"  {who} commit returned, p50 ms, at {at}", val(f"{pfx}.{k}.return_p50_ms")),
+                     (f"  {who} checkpoints measured at {at}", val(f"{pfx}.{k}.checkpoints")),
+                     (f"  {who} ms between checkpoints at {at}", val(f"{pfx}.{k}.checkpoint_every_ms")),
+                     (f"  {who} poll gap p50 ms (error bar) at {at}", val(f"{pfx}.{k}.poll_gap_p50_ms"))]
+        frtt += [(f"  p50: snapcommit / Paimon at {at}", ratio(f"{pfx}.sc.visible_p50_ms", f"{pfx}.paimon.visible_p50_ms")),
+                 (f"  p90: snapcommit / Paimon at {at}", ratio(f"{pfx}.sc.visible_p90_ms", f"{pfx}.paimon.visible_p90_ms"))]
+    if FD:
+        frtt += [("  snapcommit p50 / D (round trips)", lambda r: r["flink_rtt.sc.visible_p50_ms"] / FD
+                  if "flink_rtt.sc.visible_p50_ms" in r else None),
+                 ("  Paimon p50 / D (round trips)", lambda r: r["flink_rtt.paimon.visible_p50_ms"] / FD
+                  if "flink_rtt.paimon.visible_p50_ms" in r else None)]
+    flink_rtt_only = bool(frtt_meta) and meta.get("commits_bench") == "0" and "upsert" not in meta
+    if frtt_meta:
+        rows += frtt
+        upsert += frtt if not flink_rtt_only else []
     rows.append(("Ratios", None))
     rows += [
         (f"  C API append p50 @{hi} / @{lo}", ratio(f"sc.append.age{hi}.p50_ms", f"sc.append.age{lo}.p50_ms")),
@@ -180,8 +206,10 @@ def main():
         (f"  lost claims {rb}: C API / Paimon", ratio(f"sc.race_b.lost_claims", f"paimon.race_b.lost_claims")),
     ]
 
-    if only_upsert:  # scripts/bench.sh --upsert-only
+    if only_upsert:  # scripts/bench.sh --upsert-only (with --flink-rtt: both sections)
         rows = upsert
+    if flink_rtt_only:  # scripts/bench.sh --flink-rtt-only
+        rows = frtt
     if rtt_only:  # scripts/bench.sh --rtt-only
         rows = rtt
 
@@ -200,7 +228,8 @@ def main():
             return f"{x:.1f}"
         return f"{x:.3g}" if abs(x) < 1 else f"{x:.2f}"
 
-    head = ("snapcommit Flink upsert benchmark" if only_upsert else
+    head = ("snapcommit Flink checkpoint-to-visible benchmark" if flink_rtt_only else
+            "snapcommit Flink upsert benchmark" if only_upsert else
             "snapcommit S3 round-trip benchmark" if rtt_only else "snapcommit commit benchmark") + (" (SMOKE RUN: --quick; not results)" if meta.get("quick") == "1" else "")
     print(head)
     if only_upsert or rtt_only:
@@ -232,6 +261,12 @@ def main():
 
     goals = []
     if only_upsert:  # no commit benchmark in this run: no goals of issue 11
+        if FD is not None:
+            f = ratio("flink_rtt.sc.visible_p50_ms", "flink_rtt.paimon.visible_p50_ms")
+            m = summary(f)
+            print(f"\nGoal 2 of issue 20 (median of the runs; D = {fmt_d(FD)} ms)")
+            print(f"{'2  Flink checkpoint -> visible p50: snapcommit / Paimon <= 1/3':{w}} {fmt(m and m[1]):>10}   "
+                  + ("not measured" if m is None else "holds" if m[1] <= 1 / 3 else "does not hold"))
         return 0
 
     def goal(text, measured, holds, shown=None):
@@ -274,12 +309,15 @@ def main():
              None if gu is None else gu[0], lambda x: x == 0 and gu[1] >= 10, None if gu is None else f"{gu[0]}/{gu[1]}")
         if gu is not None and gu[0] == 0 and gu[1] < 10:
             goals[-1] = (goals[-1][0], goals[-1][1], "0 so far, needs 10 runs (--runs 10)")
+    if FD:
+        goal("2  Flink checkpoint -> visible p50 on S3: snapcommit / Paimon <= 1/3",
+             med(ratio("flink_rtt.sc.visible_p50_ms", "flink_rtt.paimon.visible_p50_ms")), lambda x: x <= 1 / 3)
     if not rtt_only:
         print("\nGoals of issue 11 (median of the runs)")
         for text, shown, verdict in goals11:
             print(f"{text:{w}} {shown:>10}   {verdict}")
     if goals:
-        print(f"\nGoals of issue 20 (median of the runs; D = {fmt_d(D)} ms)")
+        print(f"\nGoals of issue 20 (median of the runs; D = {fmt_d(D if D is not None else FD)} ms)")
         for text, shown, verdict in goals:
             print(f"{text:{w}} {shown:>10}   {verdict}")
     if times:

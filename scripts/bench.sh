@@ -31,6 +31,14 @@
 #                                    client's own time), and the CLI race 8x25 at both (--rtt-race WxN
 #                                    for another size); --no-rtt skips the section
 #   scripts/bench.sh --rtt-only      only that section (--runs 3: about 8 minutes at 50 ms)
+#   scripts/bench.sh --flink-rtt     also the Flink checkpoint-to-visible section (issue 20; off by default):
+#                                    the upsert job of the Flink section, rate-limited, into a primary-key
+#                                    table on a fresh bucket of the S3 server behind the latency proxy
+#                                    (--rtt D, and D = 0), once through the snapcommit sink and once through
+#                                    Paimon's TableWriteImpl + TableCommitImpl on paimon-s3; from each
+#                                    checkpoint's completion to its snapshot on the server (builds the
+#                                    Flink connector; about 3 minutes per run and delay)
+#   scripts/bench.sh --flink-rtt-only  only that section
 #
 # S3: uses the running test servers (eval "$(scripts/s3-servers.sh env)"; gofakes3, the one with
 # atomic conditional writes); start them with scripts/s3-servers.sh start. Without them the S3 lines
@@ -42,7 +50,7 @@ cd "$root"
 { # read whole before running: editing this file during a long run must not change the run
 
 runs="" quick=0 dir="" paimon=1 s3=1 big=1 keep=0 out="" paimon_s3=0 paimon_jvms=0 fast_seed=1 upsert=0 commits_bench=1
-rtt=1 rtt_ms=50 rtt_only=0 rtt_race_opt=""
+rtt=1 rtt_ms=50 rtt_only=0 rtt_race_opt="" flink_rtt=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --runs) runs=$2; shift ;;
@@ -61,8 +69,10 @@ while [[ $# -gt 0 ]]; do
         --no-rtt) rtt=0 ;;
         --rtt-only) rtt_only=1 ;;
         --rtt-race) rtt_race_opt=$2; shift ;;
+        --flink-rtt) flink_rtt=1 ;;
+        --flink-rtt-only) flink_rtt=1 commits_bench=0 ;;
         --out) out=$2; shift ;;
-        -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
         *) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -79,12 +89,14 @@ if [[ $quick == 1 ]]; then
     ages=10,50,100 commits=10 compactions=5 cli_commits=5 filter_reps=5 floor_n=50
     race_a=2x5 race_b=4x5 warmup=20 big_live=20000 big_delete=1000
     upsert_args=(--rows 300000 --keys 1000 --interval 500 --parallelism 2 --warmup 100000)
+    flink_rtt_args=(--checkpoints 5 --warmup 3 --interval 1000 --rate 2000 --keys 1000 --parallelism 2)
     rtt_commits=10 rtt_filter=10 rtt_cli=5 rtt_race=8x25
 else
     runs=${runs:-3}
     ages=10,1000,5000 commits=100 compactions=50 cli_commits=20 filter_reps=20 floor_n=300
     race_a=2x30 race_b=8x25 warmup=200 big_live=1000000 big_delete=1000
     upsert_args=(--rows 2000000 --keys 10000 --interval 1000 --parallelism 2 --warmup 1000000)
+    flink_rtt_args=(--checkpoints 20 --warmup 5 --interval 1000 --rate 2000 --keys 1000 --parallelism 2)
     rtt_commits=30 rtt_filter=20 rtt_cli=10 rtt_race=8x25
 fi
 rtt_race=${rtt_race_opt:-$rtt_race}
@@ -99,15 +111,19 @@ if [[ $commits_bench == 1 ]]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
     cmake --build "$build" --target bench_commit snapcommit_cli -j"$(nproc)" >&2
 else
-    paimon=0 s3=0 big=0 rtt=0 # only the upsert section
+    paimon=0 big=0 rtt=0 # only the upsert and Flink checkpoint-to-visible sections
+    [[ $flink_rtt == 1 ]] || s3=0
 fi
-if [[ $upsert == 1 ]]; then
+if [[ $upsert == 1 || $flink_rtt == 1 ]]; then
     # The Flink connector and the integration jar (UpsertBench) on Flink 1.20, as scripts/flink-demo.sh
     # builds them: the native library through the JNI binding in build/ and build-jni/ (RelWithDebInfo).
-    echo "== building the Flink connector and io.snapcommit.bench.UpsertBench" >&2
+    echo "== building the Flink connector and io.snapcommit.bench.UpsertBench / FlinkRttBench" >&2
     scripts/flink-setup.sh >&2
     ( source scripts/flink-env.sh && flink_build_native && mvn "${MVN_FLAGS[@]}" -q -f pom.xml -Pflink-1.20 -DskipTests package ) >&2
     upsert_target=$root/integration/target/flink-1.20
+    # FlinkRttBench is a test class (it needs paimon-s3, a test dependency of the integration module).
+    flink_rtt_cp=$upsert_target/test-classes:$upsert_target/snapcommit-flink-integration-0.1.0-SNAPSHOT.jar:$(cat "$upsert_target/demo.classpath")
+    flink_rtt_cp+=:$HOME/.m2/repository/org/apache/paimon/paimon-s3/1.4.2/paimon-s3-1.4.2.jar
 fi
 
 jdk=/usr/lib/jvm/java-17-openjdk-amd64
@@ -135,6 +151,10 @@ if [[ $s3 == 1 ]]; then
     fi
 fi
 [[ $s3 == 1 ]] || rtt=0
+if [[ $flink_rtt == 1 && $s3 == 0 ]]; then
+    echo "bench.sh: --flink-rtt needs the S3 test servers (scripts/s3-servers.sh start): section skipped" >&2
+    flink_rtt=0
+fi
 if [[ $rtt_only == 1 && $rtt == 0 ]]; then
     echo "bench.sh: --rtt-only needs the S3 test servers (scripts/s3-servers.sh start)" >&2
     exit 1
@@ -160,6 +180,7 @@ df_line=$(df -hT "$dir" | tail -1 | awk '{print $1" ("$2")"}')
     echo "M commits_bench $commits_bench"
     [[ $rtt == 1 ]] && echo "M rtt $rtt_ms $rtt_race $rtt_commits $rtt_filter $rtt_cli"
     echo "M rtt_only $rtt_only"
+    [[ $flink_rtt == 1 ]] && echo "M flink_rtt $rtt_ms ${flink_rtt_args[*]}"
     [[ $upsert == 1 ]] && echo "M upsert ${upsert_args[*]} --order sc,paimon,paimon,sc (even runs: paimon,sc,sc,paimon)"
     echo "M disk $df_line"
     echo "M host $(uname -n) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -211,6 +232,28 @@ for ((r = 1; r <= runs; r++)); do
             upsert "$upsert_target/snapcommit-flink-integration-0.1.0-SNAPSHOT.jar:$(cat "$upsert_target/demo.classpath")" \
             "$dir/upsert-run$r.log" --dir "$d/upsert" "${upsert_args[@]}" --order "$order"
         grep '^upsert ' "$dir/upsert-run$r.log" >&2 || true # its summary lines; Flink's log is in that file
+    fi
+    if [[ $flink_rtt == 1 ]]; then
+        # Issue 20 goal 2: checkpoint to visible on S3, at D and at 0 (the proxy in the path, no delay).
+        # A bucket of its own per run and delay (gofakes3 lists in time proportional to the bucket).
+        # Paimon's S3A client as a user tuning it for latency would: no existence and parent-directory
+        # probes on create, delete and mkdir (fs.s3a.create.performance, fs.s3a.performance.flags);
+        # docs/performance.md. The order of the two jobs alternates between runs.
+        order=sc,paimon; (( r % 2 == 0 )) && order=paimon,sc
+        delays=("$rtt_ms"); [[ $rtt_ms == 0 ]] || delays+=(0)
+        for delay in "${delays[@]}"; do
+            pfx=flink_rtt; [[ $delay == 0 ]] && pfx=flink_rtt0
+            start_proxy "$delay"
+            step "Flink checkpoint to visible on S3 at D = $delay ms: snapcommit sink vs Paimon's TableCommitImpl" "$r" \
+                bash -c 'source scripts/flink-env.sh && exec java "${FLINK_JAVA_OPTS[@]}" -cp "$1" io.snapcommit.bench.FlinkRttBench "${@:3}" 2>"$2"' \
+                flink_rtt "$flink_rtt_cp" "$dir/flink-rtt-run$r-d$delay.log" --endpoint "http://127.0.0.1:$proxy_port" \
+                --server "${SC_GOFAKES3_ENDPOINT%/}" --bucket "sc-flink-rtt-$(date +%s)-$$-$r-$delay" --prefix t \
+                --access-key "$SC_GOFAKES3_ACCESS_KEY_ID" --secret-key "$SC_GOFAKES3_SECRET_ACCESS_KEY" --label "$pfx" \
+                --order "$order" "${flink_rtt_args[@]}" --paimon-option s3.create.performance=true \
+                --paimon-option 's3.performance.flags=*'
+            stop_proxy
+            grep '^flink-rtt ' "$dir/flink-rtt-run$r-d$delay.log" >&2 || true
+        done
     fi
     if [[ $commits_bench == 0 ]]; then
         [[ $keep == 1 ]] || rm -rf "$d"
