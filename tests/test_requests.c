@@ -312,3 +312,49 @@ Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
     cr_assert_eq(read_latest_hint(a), 6);
     sc_table_free(a);
 }
+
+/*
+ * An ALTER TABLE between two commits of a warm handle on S3: the look for a newer schema
+ * goes with the batch, finds schema-1, and the commit starts again on it (what the first
+ * pass sent is removed): the snapshot names schema 1, and nothing unreferenced is left.
+ */
+Test(requests, a_newer_schema_found_by_the_batch_restarts_the_commit_s3) {
+    tu_s3_use_server(TU_GOFAKES3);
+    char loc[256];
+    snprintf(loc, sizeof loc, "s3://%s/req-schema-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
+    sc_table *t = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_commit_result r;
+    append(&r, t, "job", 1, "data/s1");
+    append(&r, t, "job", 2, "data/s2");
+    sc_store *st = sc_table_store(t);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    cr_assert_eq(sc_store_get(st, &data, &len, NULL, "schema/schema-0"), 0, "%s", sc_error_message());
+    char *text = calloc(1, len + 1);
+    memcpy(text, data, len);
+    free(data);
+    char *id = strstr(text, "\"id\" : 0");
+    if (!id) id = strstr(text, "\"id\":0");
+    cr_assert_not_null(id, "schema-0 names its id: %s", text);
+    char *zero = strchr(id, '0');
+    *zero = '1'; /* the same fields as schema 1: an ALTER that changed an option */
+    cr_assert_eq(sc_store_put(st, NULL, "schema/schema-1", (const uint8_t *)text, len), 0, "%s", sc_error_message());
+    free(text);
+    sc_list_page before;
+    cr_assert_eq(sc_store_list_all(st, &before, "manifest/"), 0);
+    append(&r, t, "job", 3, "data/s3");
+    cr_assert_eq(r.snapshot_id, 3);
+    sc_snapshot_info *info;
+    cr_assert_eq(sc_table_snapshot_info(&info, t, 3), 0, "%s", sc_error_message());
+    cr_assert_eq(info->schema_id, 1, "the snapshot names the newer schema");
+    sc_snapshot_info_free(info);
+    sc_list_page after;
+    cr_assert_eq(sc_store_list_all(st, &after, "manifest/"), 0);
+    cr_assert_eq(after.count, before.count + 3, "the delta manifest and list and the base list of the pass that "
+                                                "landed; the first pass's objects removed (%zu before, %zu after)",
+                 before.count, after.count);
+    sc_list_page_free(&before);
+    sc_list_page_free(&after);
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}

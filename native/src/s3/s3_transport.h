@@ -24,7 +24,8 @@
 #define SC_S3_MAX_QUERY 6
 #define SC_S3_MAX_HEADERS 4
 
-/* Idle easy handles kept (each keeps its connections): the widest batch a commit sends. */
+/* Idle easy handles kept, each with its connection: a commit's batch before its claim usually
+ * holds about a dozen requests; a wider one makes (and closes) the handles beyond. */
 #define SC_S3_POOL 16
 
 typedef struct sc_s3_store {
