@@ -402,8 +402,11 @@ int cmd_files(int argc, char **argv) {
         for (size_t i = 0; !p.rc && i < list->count; i++) print_file(&p, &list->entries[i]);
         sc_file_list_free(list);
     } else if ((rc = sc_table_files_each(t, o.snapshot, print_file, &p)) < 0) {
-        /* Nothing printed unless files were (then the listing stops where it failed). */
-        if (p.printed) printer_close(&p);
+        /* Nothing printed unless files were: then the listing stops where it failed, and a
+         * JSON array is left open, so that a reader that ignores the exit code cannot take
+         * the part for the whole. */
+        if (p.printed && !p.as_json) printer_close(&p);
+        if (p.printed && p.as_json) fputc('\n', stdout);
         sc_table_free(t);
         return cli_fail("files", rc);
     }

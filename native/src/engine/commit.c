@@ -94,8 +94,16 @@ static int build_snapshot(commit_state *cs, sc_buf *out, const sc_snapshot *late
     if (latest && latest->foreign) {
         /* Paimon records no file count: count the live files once (only after a Paimon commit),
          * walking them rather than holding them. */
-        int rc = sc_state_live_each(&base_files, cs->t, latest, NULL, NULL, NULL);
-        if (rc) return rc;
+        sc_table *t = cs->t;
+        if (t->foreign_count_id == latest->id && memcmp(t->foreign_count_hash, latest_hash, SC_SHA256_LEN) == 0) {
+            base_files = t->foreign_count;
+        } else {
+            int rc = sc_state_live_each(&base_files, t, latest, NULL, NULL, NULL);
+            if (rc) return rc;
+            t->foreign_count_id = latest->id;
+            memcpy(t->foreign_count_hash, latest_hash, SC_SHA256_LEN);
+            t->foreign_count = base_files;
+        }
     }
     s.file_count = (uint64_t)((int64_t)base_files + cs->written.delta_files);
     if (latest) {

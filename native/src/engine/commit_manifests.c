@@ -312,6 +312,7 @@ int sc_commit_manifests_write_delta(sc_commit_manifests *cm, const sc_changes *c
     /* A big delta (a bulk load) is written in chunks as merged manifests are: each then
      * carries a file index, so later commits find their files without reading it. */
     if (!rc && all.count > SC_MANIFEST_MERGE_CHUNK) {
+        sc_buf_free(&body); /* encoded only for its hash: the chunks are encoded anew */
         cm->unremembered = 1; /* too big to keep decoded: the next commit checks it unheld */
         rc = write_chunks(cm, &list, &all);
         cm->unremembered = 0;
@@ -376,7 +377,7 @@ static int by_partition(const void *pa, const void *pb) {
     return a->file.bucket < b->file.bucket ? -1 : a->file.bucket > b->file.bucket;
 }
 
-static int is_small(const sc_manifest_file *m) { return m->added + m->deleted < SC_MANIFEST_MERGE_CHUNK; }
+static int is_small(const sc_manifest_file *m) { return (uint64_t)m->added + (uint64_t)m->deleted < SC_MANIFEST_MERGE_CHUNK; }
 
 /* Write `entries` as manifests of at most SC_MANIFEST_MERGE_CHUNK entries each, in order. */
 static int write_chunks(sc_commit_manifests *cm, sc_manifest_file_vec *list, const sc_entry_vec *entries) {

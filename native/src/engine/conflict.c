@@ -441,7 +441,8 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
     for (size_t m = 0; !rc && usable && m < metas.count; m++) {
         const sc_manifest_file *meta = &metas.items[m];
         if (read[m] == 2) {
-            rc = sc_state_each_record(t, meta, meta->added + meta->deleted <= SC_STATE_KEEP_RECORDS, stream_touched, &r);
+            rc = sc_state_each_record(t, meta, (uint64_t)meta->added + (uint64_t)meta->deleted <= SC_STATE_KEEP_RECORDS,
+                                      stream_touched, &r);
             if (!rc && r.buckets_differ) usable = 0;
             continue;
         }

@@ -32,7 +32,11 @@ typedef struct checked_manifests {
     size_t count, cap;
 } checked_manifests;
 
-static sc_file_entry checked_key(const sc_manifest_file *m, uint8_t pin[SC_SHA256_LEN + 8]) {
+/* A manifest as one list declares it: its pin (name, hash, size) and what the list says of
+ * it (counts and partition statistics, hashed). Another list declaring other counts or
+ * statistics for the same manifest is checked again: the conflict checks trust them. */
+#define CHECKED_KEY_LEN (SC_SHA256_LEN + 8 + SC_SHA256_LEN)
+static sc_file_entry checked_key(const sc_manifest_file *m, uint8_t pin[CHECKED_KEY_LEN]) {
     sc_file_entry k = {0};
     size_t n = 0;
     if (m->has_sha256) {
@@ -41,8 +45,20 @@ static sc_file_entry checked_key(const sc_manifest_file *m, uint8_t pin[SC_SHA25
     }
     int64_t size = m->size;
     memcpy(pin + n, &size, sizeof size);
-    k.partition = (sc_bytes){pin, n + sizeof size};
-    k.file = m->name;
+    n += sizeof size;
+    sc_buf said = SC_BUF_INIT;
+    int64_t counts[2] = {m->added, m->deleted};
+    int rc = sc_buf_append(&said, (const uint8_t *)counts, sizeof counts);
+    if (!rc && m->partition_min_len) rc = sc_buf_append(&said, m->partition_min, m->partition_min_len);
+    if (!rc) rc = sc_buf_append_byte(&said, 0xff); /* min and max kept apart */
+    if (!rc && m->partition_max_len) rc = sc_buf_append(&said, m->partition_max, m->partition_max_len);
+    if (!rc && m->has_partition_null_counts && m->partition_null_count_len)
+        rc = sc_buf_append(&said, (const uint8_t *)m->partition_null_counts,
+                           m->partition_null_count_len * sizeof *m->partition_null_counts);
+    if (!rc) sc_sha256(pin + n, said.data, said.len);
+    sc_buf_free(&said);
+    k.partition = (sc_bytes){pin, n + SC_SHA256_LEN};
+    k.file = rc ? NULL : m->name; /* out of memory: no key, the manifest is checked (again) */
     return k;
 }
 
@@ -75,11 +91,11 @@ static int check_list(sc_table *t, checked_manifests *done, const sc_object_ref 
     int rc = sc_state_load_list(&metas, t, ref);
     for (size_t i = 0; !rc && i < metas.count; i++) {
         const sc_manifest_file *m = &metas.items[i];
-        uint8_t pin[SC_SHA256_LEN + 8];
+        uint8_t pin[CHECKED_KEY_LEN];
         sc_file_entry key = checked_key(m, pin);
         size_t at;
         list_counts c = {t, m, 0, 0, 0};
-        if (sc_fileset_get(done->seen, &key, &at) == 0) {
+        if (key.file && sc_fileset_get(done->seen, &key, &at) == 0) {
             c.adds = done->counts[at][0];
             c.dels = done->counts[at][1];
         } else {
@@ -87,9 +103,9 @@ static int check_list(sc_table *t, checked_manifests *done, const sc_object_ref 
             if (!rc && ((int64_t)c.adds != m->added || (int64_t)c.dels != m->deleted))
                 rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
                                   m->name, c.adds, c.dels, m->added, m->deleted);
-            if (!rc) SC_VEC_RESERVE(rc, done->counts, done->cap, done->count + 1, 64, "manifests checked");
-            if (!rc) rc = sc_fileset_put(done->seen, &key, done->count, NULL);
-            if (!rc) {
+            if (!rc && key.file) SC_VEC_RESERVE(rc, done->counts, done->cap, done->count + 1, 64, "manifests checked");
+            if (!rc && key.file) rc = sc_fileset_put(done->seen, &key, done->count, NULL);
+            if (!rc && key.file) {
                 done->counts[done->count][0] = c.adds;
                 done->counts[done->count][1] = c.dels;
                 done->count++;

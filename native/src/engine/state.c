@@ -579,7 +579,7 @@ int sc_state_live_each(uint64_t *out_count, sc_table *t, const sc_snapshot *snap
     /* A small table is decoded once and kept for the passes after the first; a big one is
      * read again on each pass, never held. */
     uint64_t records = 0;
-    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)(metas.items[i].added + metas.items[i].deleted);
+    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)metas.items[i].added + (uint64_t)metas.items[i].deleted; /* each >= 0: decoded */
     int keep = records <= SC_STATE_KEEP_RECORDS;
     if (!rc) rc = sc_fileset_new(&w.deleted);
     if (!rc) rc = sc_fileset_new(&w.distinct);
@@ -647,7 +647,7 @@ int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
     /* A delta of the usual size is kept for the conflict check and the merges that may
      * read it next; a big one (a bulk load) is checked one record at a time, never held. */
     uint64_t records = 0;
-    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)(metas.items[i].added + metas.items[i].deleted);
+    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)metas.items[i].added + (uint64_t)metas.items[i].deleted; /* each >= 0: decoded */
     int keep = records <= SC_STATE_KEEP_RECORDS;
     for (size_t i = 0; !rc && i < metas.count; i++) {
         const sc_manifest_file *meta = &metas.items[i];

@@ -57,6 +57,12 @@ struct sc_table {
      * touching index files combines from it without reading it back (engine/commit.c). */
     char *index_cache_name;
     sc_index_vec index_cache;
+    /* The live files counted after a Paimon commit (engine/commit.c build_snapshot): the
+     * snapshot (id and hash) and its count, so that a retry on the same base does not walk
+     * the table again inside its claim window. */
+    uint64_t foreign_count_id;
+    uint8_t foreign_count_hash[SC_SHA256_LEN];
+    uint64_t foreign_count;
     uint64_t last_landed_id;
     int64_t last_landed_ms;
     int64_t yield_ms;
