@@ -37,8 +37,9 @@ static void append(sc_commit_result *r, sc_table *t, const char *user, int64_t i
  * On a concurrent store (S3) the handle builds on N at once, and one batch carries the
  * delta manifest and list, the base list, the looks that confirm N (HEAD N, N+1, N+2,
  * GET LATEST) and the look for a newer schema; then the claim; then GET EARLIEST (the
- * claim is in history), then the PUT of LATEST (only then: a hint must never name a
- * claim below EARLIEST): 11 requests in 4 round trips.
+ * claim is in history); then the PUT of LATEST (only then: a hint must never name a
+ * claim below EARLIEST) by a thread of its own, while the commit returns: 11 requests in
+ * 3 round trips on the critical path.
  */
 static void expect_uncontended(sc_table *t, const char *what) {
     sc_commit_result r;
@@ -63,7 +64,7 @@ static void expect_uncontended(sc_table *t, const char *what) {
     if (concurrent) {
         cr_assert_eq(s->ops[SC_OP_HEAD], 4, "%s: HEAD N, N+1, N+2 and of the next schema", what);
         cr_assert_eq(total_ops(s), 11, "%s", what);
-        cr_assert_eq(r.round_trips, 4, "%s: the batch, the claim, EARLIEST, LATEST", what);
+        cr_assert_eq(r.round_trips, 3, "%s: the batch, the claim, EARLIEST (LATEST off the critical path)", what);
         cr_assert_eq(w->ops[SC_OP_PUT_IF_ABSENT], 1, "%s: the window ends with the claim", what);
         cr_assert_eq(total_ops(w), 9, "%s: the window is the batch and the claim", what);
     } else {
@@ -99,7 +100,7 @@ Test(requests, uncontended_append_by_a_long_lived_handle_posix_rename) {
     cr_assert_eq(system(cmd), 0);
 }
 
-/* The same on S3 (gofakes3, conditional writes): 4 round trips (issue 20). */
+/* The same on S3 (gofakes3, conditional writes): 3 round trips (issue 20). */
 Test(requests, uncontended_append_by_a_long_lived_handle_s3_conditional) {
     tu_s3_use_server(TU_GOFAKES3);
     char loc[256];
@@ -276,8 +277,9 @@ static uint64_t read_latest_hint(sc_table *t) {
 }
 
 /*
- * On S3 the hint goes with the post-claim look at EARLIEST: it names the new snapshot when
- * the commit returns (Paimon's readers trust a current hint without listing). A warm
+ * On S3 the LATEST hint is written after the post-claim look at EARLIEST by a thread of its
+ * own: it names the new snapshot or the one before while the commit returns, and the last one
+ * once the handle is closed (Paimon's readers trust a current hint without listing). A warm
  * handle's replay check is one round trip; a guess that missed (another writer committed)
  * costs no attempt, so max_retries 0 still lands.
  */
@@ -291,7 +293,8 @@ Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
         char f[32];
         snprintf(f, sizeof f, "data/a%d", i);
         append(&r, a, "a", i, f);
-        cr_assert_eq(read_latest_hint(a), (uint64_t)i, "LATEST names snapshot %d when its commit returns", i);
+        uint64_t hint = read_latest_hint(a); /* written by a thread of its own: this one or the one before */
+        cr_assert(hint == (uint64_t)i || hint + 1 == (uint64_t)i, "LATEST %llu after commit %d", (unsigned long long)hint, i);
     }
     uint64_t before = sc_store_rounds(sc_table_store(a));
     int64_t ids[3] = {3, 4, 5}, out[3];
@@ -309,8 +312,10 @@ Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
     cr_assert_eq(r.snapshot_id, 6);
     cr_assert_eq(r.attempts, 1, "the missed guess was no attempt");
     cr_assert_eq(r.lost_claims, 0);
-    cr_assert_eq(read_latest_hint(a), 6);
-    sc_table_free(a);
+    sc_table_free(a); /* joins the hint's thread */
+    sc_table *c = tu_open(loc, (tu_table_opts){0});
+    cr_assert_eq(read_latest_hint(c), 6, "LATEST names the last snapshot once the handle is closed");
+    sc_table_free(c);
 }
 
 /*

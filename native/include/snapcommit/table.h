@@ -185,7 +185,9 @@ SC_API int sc_table_open_location_with_flags(sc_table **out, const char *locatio
  */
 SC_API int sc_table_parse_changes(sc_changes **out, sc_table *table, const char *json, size_t len);
 
-/* Close the handle (and its store when opened by location). Accepts NULL. */
+/* Close the handle (and its store when opened by location). Accepts NULL. On a concurrent
+ * store (S3) it first waits for the LATEST hint of the handle's last commit, which a thread
+ * of its own writes (one request): a store the table borrows must outlive this call. */
 SC_API void sc_table_free(sc_table *table);
 
 /*

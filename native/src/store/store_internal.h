@@ -41,6 +41,14 @@ const struct sc_env *sc_store_env(const sc_store *store);
 uint64_t sc_store_rounds(const sc_store *store);
 /* For sc_store_batch only: the batch's calls counted as one. */
 void sc_store_rounds_set(sc_store *store, uint64_t rounds);
+/*
+ * A call handed to a thread of its own, off the caller's critical path (the LATEST hint
+ * after a commit, strategy_file.c): counted now as one `op` of `bytes_written` (no round
+ * trip), so that the caller's counters do not depend on when the thread runs; that thread
+ * then calls sc_store_thread_counted_ahead(1) so that its calls are not counted again.
+ */
+void sc_store_count_ahead(sc_store *store, sc_store_op op, uint64_t bytes_written);
+void sc_store_thread_counted_ahead(int on);
 /* 1 while a fault hook is set (a batch then runs its calls one by one, in a drawn order). */
 int sc_store_has_fault_hook(const sc_store *store);
 
