@@ -513,7 +513,7 @@ Test(s3_config, conditional_writes_off) {
     tu_s3_clear_env();
     setenv("SNAPCOMMIT_S3_CONDITIONAL_WRITES", "0", 1);
     sc_store *s = open_s3("s3://bucket/x");
-    cr_assert_eq(sc_store_caps(s), SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE);
+    cr_assert_eq(sc_store_caps(s), SC_CAP_LIST_AFTER_WRITE | SC_CAP_DURABLE | SC_CAP_CONCURRENT);
     FAILS(SC_EUNSUPPORTED, sc_store_put_if_match(s, NULL, "k", TEXT("x"), "\"e\""));
     sc_store_free(s);
 }
