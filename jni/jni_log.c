@@ -1,9 +1,10 @@
 /*
  * Native log lines → io.snapcommit.jni.NativeLog.emit(level, utf8) → SLF4J.
  *
- * libsnapcommit logs on the thread that called it, which is a Java thread in
- * every use of this binding; a line from any other thread is attached as a
- * daemon for the call and detached again. A line is dropped, never allowed
+ * libsnapcommit logs on the thread that called it (a Java thread), and on S3
+ * also from the thread that writes a commit's LATEST hint after the commit
+ * returned: a line from such a thread is attached as a daemon for the call
+ * and detached again. A line is dropped, never allowed
  * to disturb the caller: when an exception is already pending on the thread,
  * and when the Java side throws (that exception is cleared).
  */

@@ -187,7 +187,8 @@ SC_API int sc_table_parse_changes(sc_changes **out, sc_table *table, const char 
 
 /* Close the handle (and its store when opened by location). Accepts NULL. On a concurrent
  * store (S3) it first waits for the LATEST hint of the handle's last commit, which a thread
- * of its own writes (one request): a store the table borrows must outlive this call. */
+ * of its own writes (one request, with the store's retries and timeouts: seconds at worst
+ * against an unreachable server): a store the table borrows must outlive this call. */
 SC_API void sc_table_free(sc_table *table);
 
 /*

@@ -404,7 +404,7 @@ static int concurrent(const sc_table *t) { return (sc_store_caps(t->store) & SC_
  * The guess: the snapshot this handle claimed last, whose bytes it holds. Confirmed
  * by four looks sent together: it is still there, neither of the next two ids is
  * (the gap rule of probe_from_hint), and LATEST names it or the id below it (its
- * own hint write may have failed). Anything else (a hint
+ * own hint write may be in flight or have failed). Anything else (a hint
  * above it, far below it, absent, unreadable or damaged) is left to the full
  * discovery, which explains it.
  */
@@ -439,8 +439,9 @@ static int file_guess_confirmed(sc_table *t, uint64_t id, const sc_strategy_call
     if (c[GUESS_NEXT].rc != SC_ENOTFOUND || c[GUESS_AFTER_NEXT].rc != SC_ENOTFOUND) return 0;
     uint64_t hint = 0;
     if (c[GUESS_HINT].rc || sc_hint_parse(&hint, c[GUESS_HINT].out_data, c[GUESS_HINT].out_len) != 0) return 0;
-    /* The hint this handle wrote, or the one before it when that write failed (hints are
-     * best effort): anything else, or none, is for the full discovery to explain. */
+    /* The hint this handle wrote, or the one before it while that write is in flight or
+     * when it failed (hints are best effort): anything else, or none, is for the full
+     * discovery to explain. */
     return hint == id || hint + 1 == id;
 }
 
@@ -644,13 +645,13 @@ static void *hint_main(void *arg) {
 
 static void file_after_commit(sc_table *t, uint64_t id) {
     file_state *st = state_of(t);
+    hint_join(st); /* a handle's hints land in order, whichever way this one goes */
     if (id != 1 && st && concurrent(t) && !sc_store_has_fault_hook(t->store)) {
         /* After the post-claim check, as always, but off the critical path: the commit
          * returns while the hint travels (a hint may lag: discovery probes forward). A
          * store with a fault hook (tests, the simulation) keeps it in line. */
         char text[32];
         int n = snprintf(text, sizeof text, "%" PRIu64, id);
-        hint_join(st);
         st->hint_table = t;
         st->hint_id = id;
         sc_store_count_ahead(t->store, SC_OP_PUT, (uint64_t)n);
@@ -676,8 +677,8 @@ static void file_after_commit(sc_table *t, uint64_t id) {
     else if (rc) sc_log(SC_LOG_WARN, "could not write hint %s: %s", SC_EARLIEST_HINT_KEY, sc_error_message());
 }
 
-/* Per handle only the one-shot bytes of the last discovery (open/close);
- * every answer comes from the store. */
+/* Per handle the one-shot bytes of the last discovery, the bytes of the last claim and
+ * its hint's thread (open/close); every answer comes from the store. */
 const sc_strategy sc_strategy_rename = {
     .kind = SC_STRATEGY_RENAME,
     .snapshot_files_are_history = 1,
