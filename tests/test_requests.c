@@ -4,7 +4,10 @@
  * window, and what a commit reads after losing a claim (only the winner's snapshot and
  * delta, no fresh discovery).
  */
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -362,4 +365,107 @@ Test(requests, a_newer_schema_found_by_the_batch_restarts_the_commit_s3) {
     sc_list_page_free(&after);
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
+}
+
+/* ---- the LATEST hint's thread: a mem store behind a wrapper that declares concurrency ---- */
+
+/* Holds the PUT of "LATEST = 2" until released, so that the hint of snapshot 2 is in flight
+ * while the handle goes on (no timing decides the outcome: only the order of the hints). */
+typedef struct held_store {
+    sc_store *inner;
+    sem_t entered, release;
+    int gate;
+} held_store;
+static held_store H;
+
+static int h_get(void *s, uint8_t **d, size_t *n, sc_object_info *i, const char *k) {
+    return sc_store_get(((held_store *)s)->inner, d, n, i, k);
+}
+static int h_getb(void *s, uint8_t **d, size_t *n, sc_object_info *i, const char *k, size_t m) {
+    return sc_store_get_bounded(((held_store *)s)->inner, d, n, i, k, m);
+}
+static int h_head(void *s, sc_object_info *i, const char *k) { return sc_store_head(((held_store *)s)->inner, i, k); }
+static int h_put(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    return sc_store_put(((held_store *)s)->inner, i, k, d, n);
+}
+static int h_pia(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    return sc_store_put_if_absent(((held_store *)s)->inner, i, k, d, n);
+}
+static int h_pim(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n, const char *e) {
+    return sc_store_put_if_match(((held_store *)s)->inner, i, k, d, n, e);
+}
+static int h_list(void *s, sc_list_page *o, const char *p, const char *a, size_t m) {
+    return sc_store_list(((held_store *)s)->inner, o, p, a, m);
+}
+static int h_del(void *s, const char *k) { return sc_store_delete(((held_store *)s)->inner, k); }
+static int h_hint(void *s, const char *k, const uint8_t *d, size_t n) {
+    held_store *w = s;
+    if (w->gate && strcmp(k, "snapshot/LATEST") == 0 && n == 1 && d[0] == '2') {
+        sem_post(&w->entered);
+        sem_wait(&w->release);
+    }
+    return sc_store_put_hint(w->inner, k, d, n);
+}
+static void h_close(void *s) { sc_store_free(((held_store *)s)->inner); }
+
+static int no_fault(void *ctx, sc_store_op op, const char *key, uint64_t call) {
+    (void)ctx, (void)op, (void)key, (void)call;
+    return 0;
+}
+
+static void *release_later(void *arg) {
+    (void)arg;
+    usleep(100 * 1000); /* commit 3 is likely past its claim by now; either way the order must hold */
+    sem_post(&H.release);
+    return NULL;
+}
+
+/*
+ * On a concurrent store the hint of snapshot 2 is written by a thread of its own and held in
+ * flight: the commit of 2 has returned, LATEST still says 1, and the handle's next commit
+ * guesses on 2 all the same (LATEST one behind is allowed); its own hint, written in line
+ * once a fault hook is set, waits for the one in flight, so after close LATEST names 3,
+ * never the older 2 written over it.
+ */
+Test(requests, a_handles_hints_land_in_order) {
+    sem_init(&H.entered, 0, 0);
+    sem_init(&H.release, 0, 0);
+    sc_mem_store_reset("req-hint-order");
+    cr_assert_eq(sc_store_open(&H.inner, "mem://req-hint-order"), 0);
+    static sc_store_ops ops;
+    ops = (sc_store_ops){.version = SC_STORE_OPS_VERSION, .name = "held", .get = h_get, .head = h_head, .put = h_put,
+                         .put_if_absent = h_pia, .put_if_match = h_pim, .list = h_list, .del = h_del,
+                         .close = h_close, .put_hint = h_hint, .get_bounded = h_getb};
+    ops.caps = sc_store_caps(H.inner) | SC_CAP_CONCURRENT;
+    sc_store *st;
+    cr_assert_eq(sc_store_wrap(&st, &ops, &H), 0);
+    cr_assert_eq(tu_create(st, SC_STRATEGY_CONDITIONAL), 0, "%s", sc_error_message());
+    sc_table *t;
+    cr_assert_eq(sc_table_open(&t, st), 0, "%s", sc_error_message());
+    sc_commit_result r;
+    append(&r, t, "u", 1, "data/1");
+    H.gate = 1;
+    append(&r, t, "u", 2, "data/2");
+    sem_wait(&H.entered); /* the hint of 2 is in its PUT */
+    uint8_t *d = NULL;
+    size_t n = 0;
+    cr_assert_eq(sc_store_get(H.inner, &d, &n, NULL, "snapshot/LATEST"), 0);
+    cr_assert(n == 1 && d[0] == '1', "LATEST is still 1 while the hint of 2 is in flight");
+    free(d);
+    pthread_t releaser;
+    cr_assert_eq(pthread_create(&releaser, NULL, release_later, NULL), 0);
+    /* A hook set between commits sends commit 3's hint in line: it must still wait for 2's. */
+    sc_store_set_fault_hook(st, no_fault, NULL);
+    append(&r, t, "u", 3, "data/3");
+    cr_assert_eq(r.snapshot_id, 3);
+    cr_assert_eq(r.attempts, 1, "the guess of 2 held with LATEST one behind");
+    pthread_join(releaser, NULL);
+    sc_table_free(t);
+    d = NULL;
+    cr_assert_eq(sc_store_get(H.inner, &d, &n, NULL, "snapshot/LATEST"), 0);
+    cr_assert(n == 1 && d[0] == '3', "LATEST names 3 after close, not the older 2 over it");
+    free(d);
+    sc_store_free(st);
+    sem_destroy(&H.entered);
+    sem_destroy(&H.release);
 }
