@@ -26,6 +26,13 @@ static void append(sc_commit_result *r, sc_table *t, const char *user, int64_t i
     cr_assert_eq(tu_commit(r, t, user, ident, SC_KIND_APPEND, 0, &f, 1, NULL, 0), 0, "%s", sc_error_message());
 }
 
+/* A new conditional table on the gofakes3 server under a fresh prefix (its location into loc). */
+static sc_table *s3_table(char *loc, size_t cap, const char *name) {
+    tu_s3_use_server(TU_GOFAKES3);
+    snprintf(loc, cap, "s3://%s/%s-%ld-%ld", getenv("SC_S3_BUCKET"), name, (long)getpid(), (long)time(NULL));
+    return tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+}
+
 /*
  * A long-lived handle appending one file on top of its own snapshot N.
  *
@@ -105,10 +112,8 @@ Test(requests, uncontended_append_by_a_long_lived_handle_posix_rename) {
 
 /* The same on S3 (gofakes3, conditional writes): 3 round trips (issue 20). */
 Test(requests, uncontended_append_by_a_long_lived_handle_s3_conditional) {
-    tu_s3_use_server(TU_GOFAKES3);
     char loc[256];
-    snprintf(loc, sizeof loc, "s3://%s/req-uncontended-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
-    sc_table *t = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_table *t = s3_table(loc, sizeof loc, "req-uncontended");
     expect_uncontended(t, "S3 conditional");
     sc_table_free(t);
 }
@@ -244,10 +249,8 @@ Test(requests, compact_delta_is_written_before_the_base_and_replaced_only_when_i
  * not be told it is newer than the latest: both restart on the latest and land.
  */
 Test(requests, a_stale_guess_gives_no_verdict_s3) {
-    tu_s3_use_server(TU_GOFAKES3);
     char loc[256];
-    snprintf(loc, sizeof loc, "s3://%s/req-stale-guess-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
-    sc_table *a = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_table *a = s3_table(loc, sizeof loc, "req-stale-guess");
     sc_commit_result r;
     append(&r, a, "a", 1, "data/a1");
     append(&r, a, "a", 2, "data/a2"); /* a's own snapshot 2: its next commit guesses it */
@@ -287,10 +290,8 @@ static uint64_t read_latest_hint(sc_table *t) {
  * costs no attempt, so max_retries 0 still lands.
  */
 Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
-    tu_s3_use_server(TU_GOFAKES3);
     char loc[256];
-    snprintf(loc, sizeof loc, "s3://%s/req-warm-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
-    sc_table *a = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_table *a = s3_table(loc, sizeof loc, "req-warm");
     sc_commit_result r;
     for (int i = 1; i <= 4; i++) {
         char f[32];
@@ -327,10 +328,8 @@ Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
  * pass sent is removed): the snapshot names schema 1, and nothing unreferenced is left.
  */
 Test(requests, a_newer_schema_found_by_the_batch_restarts_the_commit_s3) {
-    tu_s3_use_server(TU_GOFAKES3);
     char loc[256];
-    snprintf(loc, sizeof loc, "s3://%s/req-schema-%ld-%ld", getenv("SC_S3_BUCKET"), (long)getpid(), (long)time(NULL));
-    sc_table *t = tu_table_at(loc, (tu_table_opts){.strategy = SC_STRATEGY_CONDITIONAL});
+    sc_table *t = s3_table(loc, sizeof loc, "req-schema");
     sc_commit_result r;
     append(&r, t, "job", 1, "data/s1");
     append(&r, t, "job", 2, "data/s2");
