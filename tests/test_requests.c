@@ -14,6 +14,7 @@
 #include "sc_test_util.h"
 #include "sc_test_s3.h"
 #include "store/store_internal.h"
+#include "strategy/strategy.h"
 
 static uint64_t total_ops(const sc_store_stats *s) {
     uint64_t n = 0;
@@ -467,4 +468,76 @@ Test(requests, a_handles_hints_land_in_order) {
     sc_store_free(st);
     sem_destroy(&H.entered);
     sem_destroy(&H.release);
+}
+
+/*
+ * A fresh handle on S3 (the CLI's case): the open reads table.json, the schema listing and
+ * LATEST in one round trip, then the schema and the snapshot LATEST names in another; the
+ * first commit builds on that snapshot without discovering it again (the looks that confirm
+ * it travel with its writes) and reads nothing it already holds.
+ */
+Test(requests, a_fresh_handle_on_s3_opens_in_two_round_trips_and_builds_on_what_it_read) {
+    char loc[256];
+    sc_table *a = s3_table(loc, sizeof loc, "req-fresh");
+    sc_commit_result r;
+    append(&r, a, "a", 1, "data/a1");
+    append(&r, a, "a", 2, "data/a2");
+    sc_table_free(a); /* LATEST = 2 once its thread is joined */
+    sc_table *t = tu_open(loc, (tu_table_opts){0});
+    sc_store_stats s;
+    sc_store_stats_get(&s, sc_table_store(t));
+    cr_assert_eq(sc_store_rounds(sc_table_store(t)), 2, "the open: two round trips");
+    cr_assert_eq(s.ops[SC_OP_GET], 4, "table.json, LATEST, schema-0, snapshot-2");
+    cr_assert_eq(s.ops[SC_OP_LIST], 1, "schema/");
+    cr_assert_eq(total_ops(&s), 5);
+    append(&r, t, "b", 1, "data/b1");
+    cr_assert_eq(r.snapshot_id, 3);
+    cr_assert_eq(r.attempts, 1);
+    cr_assert_eq(r.stats.ops[SC_OP_LIST], 0, "no listing");
+    /* GETs: snapshot-2's lists and manifest, LATEST (a confirming look), EARLIEST; not snapshot-2. */
+    cr_assert_eq(r.stats.ops[SC_OP_HEAD], 4, "HEAD 2, 3, 4 (the guess's looks) and metadata/history");
+    cr_log_info("fresh S3 handle's first append: %llu requests in %llu round trips",
+                (unsigned long long)total_ops(&r.stats), (unsigned long long)r.round_trips);
+    sc_table_free(t);
+}
+
+/*
+ * Discovery on S3 from a hint one behind (under contention the winner's hint is often still
+ * in flight): GET hint and hint+1, HEAD hint+2 and hint+3 in one round trip find the latest
+ * with its bytes, where one by one it took five looks.
+ */
+Test(requests, discovery_on_s3_from_a_hint_one_behind_is_one_round_trip) {
+    char loc[256];
+    sc_table *a = s3_table(loc, sizeof loc, "req-lag");
+    sc_commit_result r;
+    append(&r, a, "a", 1, "data/a1");
+    append(&r, a, "a", 2, "data/a2");
+    append(&r, a, "a", 3, "data/a3");
+    sc_table_free(a);
+    sc_table *t = tu_open(loc, (tu_table_opts){0});
+    cr_assert_eq(sc_store_put(sc_table_store(t), NULL, "snapshot/LATEST", (const uint8_t *)"2", 1), 0, "%s",
+                 sc_error_message());
+    for (int lag = 0; lag < 2; lag++) {
+        if (lag == 0) /* in step: LATEST = 3 */
+            cr_assert_eq(sc_store_put(sc_table_store(t), NULL, "snapshot/LATEST", (const uint8_t *)"3", 1), 0);
+        else
+            cr_assert_eq(sc_store_put(sc_table_store(t), NULL, "snapshot/LATEST", (const uint8_t *)"2", 1), 0);
+        sc_strategy_forget_found(t); /* no guess: what a handle that never claimed does past the open */
+        uint64_t before = sc_store_rounds(sc_table_store(t)), id = 0;
+        sc_store_stats s0, s1;
+        sc_store_stats_get(&s0, sc_table_store(t));
+        cr_assert_eq(sc_table_latest_id(&id, t), 0, "%s", sc_error_message());
+        sc_store_stats_get(&s1, sc_table_store(t));
+        cr_assert_eq(id, 3, "lag %d", lag);
+        cr_assert_eq(sc_store_rounds(sc_table_store(t)) - before, 2, "lag %d: GET LATEST, then the four looks", lag);
+        cr_assert_eq(total_ops(&s1) - total_ops(&s0), 5, "lag %d", lag);
+        /* The read that follows takes the bytes the looks fetched. */
+        sc_snapshot_info *info = NULL;
+        before = total_ops(&s1);
+        cr_assert_eq(sc_table_snapshot_info(&info, t, id), 0, "%s", sc_error_message());
+        sc_snapshot_info_free(info);
+        sc_store_stats_get(&s1, sc_table_store(t));
+        cr_assert_eq(total_ops(&s1), before, "lag %d: snapshot 3 was fetched by the looks", lag);
+    }
+    sc_table_free(t);
 }

@@ -663,7 +663,8 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
  */
 static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
-    if (!t->strategy->taken || a->had_unknown) return STEP_NEXT;
+    /* A guessed base is confirmed by looks in the write batch (send_writes), N+1 among them. */
+    if (!t->strategy->taken || a->had_unknown || a->guessed) return STEP_NEXT;
     sc_store_stats now;
     sc_store_stats_get(&now, t->store);
     uint64_t reads = now.ops[SC_OP_GET] - a->window_start.ops[SC_OP_GET] + now.ops[SC_OP_HEAD] -

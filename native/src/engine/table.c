@@ -15,6 +15,9 @@
 #include "format/changes.h"
 #include "format/binary_row.h"
 #include "format/partition.h"
+#include "format/head_record.h"
+#include "format/snapshot.h"
+#include "store/store_batch.h"
 #include <jansson.h>
 #include "store/store_internal.h"
 #include "strategy/strategy.h"
@@ -243,30 +246,57 @@ int sc_table_schema_json(char **out, size_t *out_len, sc_table *t) {
     return 0;
 }
 
-/*
- * The table's current schema: the highest schema/schema-<id> (Paimon's ALTERs
- * add schema-1, ...). init writes schema-0 before metadata/table.json, so a table
- * without any lost it: refused, never read as the empty schema (a commit would then
- * add unpartitioned files to a partitioned table).
- */
-static int load_schema(sc_table *t) {
-    sc_list_page page = {0};
-    int rc = sc_store_list_all(t->store, &page, "schema/schema-");
-    if (rc) return sc_error_wrap(rc, "listing schema/");
+/* The highest id among listed schema/schema-<id> keys; -1 when there is none. */
+static int64_t schema_best(const sc_list_page *page) {
     int64_t best = -1;
-    for (size_t i = 0; i < page.count; i++) {
-        const char *digits = page.keys[i] + strlen("schema/schema-");
+    for (size_t i = 0; i < page->count; i++) {
+        const char *digits = page->keys[i] + strlen("schema/schema-");
         char *end;
         errno = 0;
         long long id = strtoll(digits, &end, 10);
         if (!*digits || *end || errno || id < 0 || (digits[0] == '0' && digits[1])) continue; /* not a schema file */
         if (id > best) best = id;
     }
+    return best;
+}
+
+/* init writes schema-0 before metadata/table.json, so a table without any lost it:
+ * refused, never read as the empty schema (a commit would then add unpartitioned
+ * files to a partitioned table). */
+static int schema_lost(void) {
+    return sc_error_set(SC_ECORRUPT, "schema/schema-0 is missing (the table's schema was lost; init writes it first)");
+}
+
+/* Decode schema-<id>'s bytes (rc: how reading them went), which must carry that id. */
+static int schema_from(sc_table_schema *out, int rc, const uint8_t *data, size_t len, int64_t id, int listed) {
+    char key[64];
+    sc_schema_key(key, id);
+    if (rc == SC_ENOTFOUND && listed) return sc_error_set(SC_ECORRUPT, "%s: listed but missing", key);
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "%s is missing", key);
+    if (rc) return sc_error_wrap(rc, "reading %s", key);
+    rc = sc_schema_decode(out, data, len, key);
+    if (!rc && out->id != id) {
+        sc_schema_clear(out);
+        rc = sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is not %" PRId64, key, id);
+    }
+    return rc;
+}
+
+/* The table's current schema: the highest schema/schema-<id> (Paimon's ALTERs add schema-1, ...). */
+static int load_schema(sc_table *t) {
+    sc_list_page page = {0};
+    int rc = sc_store_list_all(t->store, &page, "schema/schema-");
+    if (rc) return sc_error_wrap(rc, "listing schema/");
+    int64_t best = schema_best(&page);
     sc_list_page_free(&page);
-    if (best < 0)
-        return sc_error_set(SC_ECORRUPT, "schema/schema-0 is missing (the table's schema was lost; init writes it first)");
-    rc = sc_table_read_schema(&t->schema, t, best);
-    if (rc == SC_ENOTFOUND) rc = sc_error_set(SC_ECORRUPT, "schema/schema-%" PRId64 ": listed but missing", best);
+    if (best < 0) return schema_lost();
+    uint8_t *data = NULL;
+    size_t len = 0;
+    char key[64];
+    sc_schema_key(key, best);
+    rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES);
+    rc = schema_from(&t->schema, rc, data, len, best, 1);
+    free(data);
     return rc;
 }
 
@@ -310,14 +340,8 @@ int sc_table_read_schema(sc_table_schema *out, sc_table *t, int64_t id) {
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, SC_SCHEMA_MAX_BYTES);
-    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "%s is missing", key);
-    if (rc) return sc_error_wrap(rc, "reading %s", key);
-    rc = sc_schema_decode(out, data, len, key);
+    rc = schema_from(out, rc, data, len, id, 0);
     free(data);
-    if (!rc && out->id != id) {
-        sc_schema_clear(out);
-        rc = sc_error_set(SC_ECORRUPT, "%s: its field \"id\" is not %" PRId64, key, id);
-    }
     return rc;
 }
 
@@ -395,50 +419,122 @@ static int unadopted_meta(sc_table *t) {
     return 0;
 }
 
+/*
+ * What an open reads. One by one: table.json, then the schema listing, then the
+ * schema. On a concurrent store (S3) in two round trips instead: table.json, the
+ * listing and snapshot/LATEST together, then the schema and the snapshot LATEST
+ * names together. Those snapshot bytes go to the strategy (t->opened_*) as its first
+ * guess, which a commit or discovery confirms before relying on it (strategy_file.c);
+ * a strategy without guesses frees them (one GET of LATEST wasted per open).
+ */
+enum { OPEN_META, OPEN_SCHEMAS, OPEN_HINT, OPEN_FIRST };
+enum { OPEN_SCHEMA, OPEN_SNAPSHOT, OPEN_SECOND };
+
+static int concurrent_store(sc_store *store) { return (sc_store_caps(store) & SC_CAP_CONCURRENT) != 0; }
+
+/* The first batch: calls[OPEN_META]'s answer stands in for the single GET of table.json. */
+static int open_first(sc_store *store, sc_store_call calls[OPEN_FIRST]) {
+    calls[OPEN_META] = (sc_store_call){.op = SC_OP_GET, .key = SC_TABLE_META_KEY, .max_len = SC_TABLE_META_MAX_BYTES};
+    calls[OPEN_SCHEMAS] = (sc_store_call){.op = SC_OP_LIST, .key = "schema/schema-"};
+    calls[OPEN_HINT] = (sc_store_call){.op = SC_OP_GET, .key = SC_LATEST_HINT_KEY, .max_len = SC_HINT_MAX_BYTES};
+    return sc_store_batch(store, sc_store_env(store), calls, OPEN_FIRST);
+}
+
+/* The schema from the first batch's listing, with the snapshot LATEST named (a guess). */
+static int open_second(sc_table *t, sc_store_call first[OPEN_FIRST]) {
+    if (first[OPEN_SCHEMAS].rc) {
+        sc_store_call_error(&first[OPEN_SCHEMAS]);
+        return sc_error_wrap(first[OPEN_SCHEMAS].rc, "listing schema/");
+    }
+    int64_t best = schema_best(&first[OPEN_SCHEMAS].page);
+    if (best < 0) return schema_lost();
+    uint64_t hint = 0;
+    if (t->strategy->guess && !t->unadopted && first[OPEN_HINT].rc == 0 &&
+        sc_hint_parse(&hint, first[OPEN_HINT].out_data, first[OPEN_HINT].out_len) != 0)
+        hint = 0; /* damaged: discovery reports it */
+    char schema_key[64], snapshot_key[64];
+    sc_schema_key(schema_key, best);
+    sc_store_call calls[OPEN_SECOND];
+    calls[OPEN_SCHEMA] = (sc_store_call){.op = SC_OP_GET, .key = schema_key, .max_len = SC_SCHEMA_MAX_BYTES};
+    size_t n = 1;
+    if (hint) {
+        sc_snapshot_key(snapshot_key, hint);
+        calls[n++] = (sc_store_call){.op = SC_OP_GET, .key = snapshot_key, .max_len = SC_SNAPSHOT_MAX_BYTES};
+    }
+    int rc = sc_store_batch(t->store, &t->env, calls, n);
+    if (rc) return rc;
+    if (calls[OPEN_SCHEMA].rc) sc_store_call_error(&calls[OPEN_SCHEMA]);
+    rc = schema_from(&t->schema, calls[OPEN_SCHEMA].rc, calls[OPEN_SCHEMA].out_data, calls[OPEN_SCHEMA].out_len, best, 1);
+    if (!rc && n > OPEN_SNAPSHOT && calls[OPEN_SNAPSHOT].rc == 0) { /* anything else: discovery explains it */
+        t->opened_id = hint;
+        t->opened_doc = calls[OPEN_SNAPSHOT].out_data;
+        t->opened_len = calls[OPEN_SNAPSHOT].out_len;
+        calls[OPEN_SNAPSHOT].out_data = NULL;
+    }
+    for (size_t i = 0; i < n; i++) sc_store_call_clear(&calls[i]);
+    return rc;
+}
+
+static void table_discard(sc_table *t) {
+    sc_schema_clear(&t->schema);
+    free(t->opened_doc);
+    free(t);
+}
+
 static int table_open(sc_table **out, sc_store *store, unsigned flags, const char *location) {
     *out = NULL;
     if (!store) return sc_error_set(SC_EINVAL, "NULL store");
     if (flags & ~(unsigned)SC_OPEN_READ_UNADOPTED) return sc_error_set(SC_EINVAL, "unknown open flags %#x", flags);
+    sc_store_call first[OPEN_FIRST];
+    int batched = concurrent_store(store), rc;
+    if (batched && (rc = open_first(store, first)) != 0) return rc;
     uint8_t *data = NULL;
     size_t len = 0;
     int paimon = 0;
-    int rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
-    if (rc == SC_ENOTFOUND) {
-        if ((rc = no_table_json(&paimon, store)) != 0) return rc;
-        if (!(flags & SC_OPEN_READ_UNADOPTED)) return sc_table_adoption_error(location);
-    } else if (rc) {
-        return sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
-    }
-    sc_table *t = calloc(1, sizeof *t);
-    if (!t) {
-        free(data);
-        return sc_error_set(SC_ENOMEM, "out of memory");
-    }
-    if (paimon) {
-        rc = unadopted_meta(t);
+    if (batched) {
+        rc = sc_store_call_error(&first[OPEN_META]);
+        data = first[OPEN_META].out_data;
+        len = first[OPEN_META].out_len;
+        first[OPEN_META].out_data = NULL;
     } else {
+        rc = sc_store_get_bounded(store, &data, &len, NULL, SC_TABLE_META_KEY, SC_TABLE_META_MAX_BYTES);
+    }
+    if (rc == SC_ENOTFOUND) {
+        if ((rc = no_table_json(&paimon, store)) == 0 && !(flags & SC_OPEN_READ_UNADOPTED))
+            rc = sc_table_adoption_error(location);
+    } else if (rc) {
+        rc = sc_error_wrap(rc, "reading %s", SC_TABLE_META_KEY);
+    }
+    sc_table *t = rc ? NULL : calloc(1, sizeof *t);
+    if (!rc && !t) rc = sc_error_set(SC_ENOMEM, "out of memory");
+    if (!rc && paimon) {
+        rc = unadopted_meta(t);
+    } else if (!rc) {
         rc = sc_table_meta_decode(&t->meta, data, len);
-        free(data);
         if (!rc) rc = strategy_for(&t->strategy, t->meta.strategy, sc_store_caps(store));
     }
-    if (rc) {
-        free(t);
-        return rc;
+    free(data);
+    if (!rc) {
+        t->store = store;
+        t->env = *sc_store_env(store);
+        sc_retry_policy_default(&t->retry);
+        sc_decode_limits_default(&t->limits);
+        rc = batched ? open_second(t, first) : load_schema(t);
     }
-    t->store = store;
-    t->env = *sc_store_env(store);
-    sc_retry_policy_default(&t->retry);
-    sc_decode_limits_default(&t->limits);
-    if ((rc = load_schema(t)) != 0) {
-        free(t);
+    if (batched)
+        for (size_t i = 0; i < OPEN_FIRST; i++) sc_store_call_clear(&first[i]);
+    if (rc) {
+        if (t) table_discard(t);
         return rc;
     }
     t->schema_just_listed = 1;
     if (t->strategy->open && (rc = t->strategy->open(t, &t->strategy_state)) != 0) {
-        sc_schema_clear(&t->schema);
-        free(t);
+        table_discard(t);
         return rc;
     }
+    free(t->opened_doc); /* what the strategy did not take */
+    t->opened_doc = NULL;
+    t->opened_id = 0;
     /* Up to a million cached records; without memory for it, work uncached. */
     if (sc_cache_new(&t->cache, 1u << 20, 4096) != 0) t->cache = NULL;
     *out = t;

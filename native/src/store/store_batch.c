@@ -40,6 +40,9 @@ static void run_call(sc_store *store, sc_store_call *c) {
     case SC_OP_DELETE:
         c->rc = sc_store_delete(store, c->key);
         break;
+    case SC_OP_LIST:
+        c->rc = sc_store_list_all(store, &c->page, c->key);
+        break;
     default:
         c->rc = sc_error_set(SC_EINVAL, "a batch cannot send %s (\"%s\")", sc_store_op_name(c->op),
                              c->key ? c->key : "");
@@ -96,6 +99,7 @@ int sc_store_batch(sc_store *store, const sc_env *env, sc_store_call *calls, siz
         calls[i].out_data = NULL;
         calls[i].out_len = 0;
         memset(&calls[i].info, 0, sizeof calls[i].info);
+        memset(&calls[i].page, 0, sizeof calls[i].page);
         calls[i].message[0] = '\0';
     }
     uint64_t rounds = sc_store_rounds(store);
@@ -118,4 +122,5 @@ void sc_store_call_clear(sc_store_call *call) {
     free(call->out_data);
     call->out_data = NULL;
     call->out_len = 0;
+    sc_list_page_free(&call->page);
 }

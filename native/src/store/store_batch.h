@@ -19,7 +19,8 @@ struct sc_env;
 
 /* One request of a batch and its answer. */
 typedef struct sc_store_call {
-    sc_store_op op;      /* SC_OP_GET (bounded by max_len), SC_OP_HEAD, SC_OP_PUT, SC_OP_DELETE */
+    sc_store_op op;      /* SC_OP_GET (bounded by max_len), SC_OP_HEAD, SC_OP_PUT, SC_OP_DELETE, SC_OP_LIST */
+    /* SC_OP_LIST: `key` is the prefix; every key under it, all pages (sc_store_list_all) */
     int hint;            /* SC_OP_PUT of an advisory object (sc_store_put_hint) */
     const char *key;     /* borrowed for the call */
     const uint8_t *data; /* SC_OP_PUT: borrowed for the call */
@@ -31,6 +32,7 @@ typedef struct sc_store_call {
     uint8_t *out_data;
     size_t out_len;
     sc_object_info info;
+    sc_list_page page; /* SC_OP_LIST's keys (owned by the call) */
     char message[SC_STORE_CALL_MESSAGE]; /* sc_error_message() of a failed call */
 } sc_store_call;
 
@@ -47,7 +49,7 @@ int sc_store_batch(sc_store *store, const struct sc_env *env, sc_store_call *cal
 /* Record the failed call's message on this thread and return its rc (0 when it succeeded). */
 int sc_store_call_error(const sc_store_call *call);
 
-/* Free what the call's answer holds; the request fields are kept. */
+/* Free what the call's answer holds (bytes, listed keys); the request fields are kept. */
 void sc_store_call_clear(sc_store_call *call);
 
 #endif

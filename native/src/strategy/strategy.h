@@ -63,6 +63,12 @@ struct sc_table {
     uint64_t foreign_count_id;
     uint8_t foreign_count_hash[SC_SHA256_LEN];
     uint64_t foreign_count;
+    /* On a concurrent store the open reads snapshot/LATEST and the snapshot it names
+     * together with the schema (engine/table.c open_batched): those bytes, for the
+     * strategy's open to take (the first commit's guess, strategy_file.c), else freed. */
+    uint64_t opened_id;
+    uint8_t *opened_doc;
+    size_t opened_len;
     uint64_t last_landed_id;
     int64_t last_landed_ms;
     int64_t yield_ms;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/env_internal.h"
 #include "base/error_internal.h"
 #include "store/store_backends.h"
 #include "store/store_internal.h"
@@ -33,6 +34,9 @@
 /* Ids probed one HEAD each past a lagging hint before discovery lists every
  * snapshot instead (a listing costs O(history / 1000) requests). */
 #define PROBE_AHEAD 8
+/* How long after the open its snapshot is still guessed on: a handle used at once (the
+ * CLI) saves a round trip; a long-lived one would mostly guess wrong, which costs one. */
+#define OPENED_GUESS_MS 2000
 
 /* Per handle: the bytes of the snapshot the last discovery confirmed with a
  * GET, handed to the read of that id that follows (one-shot), and the bytes
@@ -48,6 +52,14 @@ typedef struct file_state {
     uint64_t own_id;
     uint8_t *own_doc;
     size_t own_len;
+    /* The snapshot LATEST named when the handle was opened on a concurrent store, read
+     * with the schema (engine/table.c): the guess of a handle that has claimed nothing
+     * yet, for OPENED_GUESS_MS after the open (a CLI commit or read right after it);
+     * confirmed like any guess before anything relies on it. */
+    uint64_t opened_id;
+    uint8_t *opened_doc;
+    size_t opened_len;
+    int64_t opened_ms;
     /* The LATEST hint of the last claim, written by a thread of its own on a concurrent
      * store (file_after_commit): joined before the next hint is written (hints of one
      * handle land in order), by fsck (which judges the stored hints) and at close. What
@@ -64,10 +76,27 @@ static void hint_join(file_state *st) {
     st->hint_running = 0;
 }
 
+static void opened_drop(file_state *st) {
+    if (!st) return;
+    free(st->opened_doc);
+    st->opened_doc = NULL;
+    st->opened_len = 0;
+    st->opened_id = 0;
+}
+
 static int file_open(sc_table *t, void **out_state) {
-    (void)t;
-    *out_state = calloc(1, sizeof(file_state));
-    return *out_state ? 0 : sc_error_set(SC_ENOMEM, "out of memory opening the snapshot-file strategy");
+    file_state *st = calloc(1, sizeof(file_state));
+    *out_state = st;
+    if (!st) return sc_error_set(SC_ENOMEM, "out of memory opening the snapshot-file strategy");
+    if (t->opened_doc) { /* what the open read on a concurrent store: taken */
+        st->opened_id = t->opened_id;
+        st->opened_doc = t->opened_doc;
+        st->opened_len = t->opened_len;
+        st->opened_ms = sc_env_monotonic_ms(&t->env);
+        t->opened_doc = NULL;
+        t->opened_id = 0;
+    }
+    return 0;
 }
 
 static void file_state_drop(file_state *st) {
@@ -82,6 +111,7 @@ static void file_close(void *p) {
     file_state *st = p;
     hint_join(st);
     file_state_drop(st);
+    opened_drop(st);
     if (st) free(st->own_doc);
     free(st);
 }
@@ -98,6 +128,7 @@ void sc_strategy_forget_found(sc_table *t) {
     hint_join(st);
     file_state_drop(st);
     if (!st) return;
+    opened_drop(st);
     free(st->own_doc); /* fsck must see the stored bytes, not ours */
     st->own_doc = NULL;
     st->own_id = 0;
@@ -315,12 +346,60 @@ static int fetch_found(int *out_present, sc_table *t, uint64_t id) {
  * and a+1 for the same reason. A missing id that exists on a second look is
  * a commit that landed between two probes (PROBE_RETRY), never damage.
  */
+static int concurrent(const sc_table *t);
+
+/*
+ * probe_from_hint's common answers in one round trip, on a concurrent store: GET hint
+ * and hint+1, HEAD hint+2 and hint+3, in any order. The hint's snapshot there with the
+ * next two ids absent, or the next one there (a hint one behind, as under contention)
+ * with the two after it absent, is the latest, its bytes in hand: the same rules as
+ * one by one. Anything else (a longer lag, a gap, an error) returns 1: the looks one
+ * by one decide and report it.
+ */
+static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint) {
+    enum { HINT_AT, NEXT, AFTER_NEXT, THIRD, LOOKS };
+    sc_strategy_calls p = {0};
+    for (size_t i = 0; i < LOOKS; i++) {
+        sc_snapshot_key(p.keys[i], hint + i);
+        p.calls[i] = i < AFTER_NEXT ? (sc_store_call){.op = SC_OP_GET, .key = p.keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES}
+                                    : (sc_store_call){.op = SC_OP_HEAD, .key = p.keys[i]};
+    }
+    int rc = sc_store_batch(t->store, &t->env, p.calls, LOOKS);
+    if (rc) return rc;
+    int seen[LOOKS], clean = 1;
+    for (size_t i = 0; i < LOOKS; i++) {
+        seen[i] = p.calls[i].rc == 0;
+        if (p.calls[i].rc && p.calls[i].rc != SC_ENOTFOUND) clean = 0;
+    }
+    size_t found = LOOKS;
+    if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
+    else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
+    rc = 1;
+    if (found != LOOKS) {
+        file_state *st = state_of(t);
+        if (st) { /* the read that follows a discovery takes these bytes */
+            file_state_drop(st);
+            st->id = hint + found;
+            st->doc = p.calls[found].out_data;
+            st->len = p.calls[found].out_len;
+            p.calls[found].out_data = NULL;
+        }
+        *out = PROBE_FOUND;
+        *out_id = hint + found;
+        rc = 0;
+    }
+    for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
+    sc_error_clear();
+    return rc;
+}
+
 static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left) {
     int present, rc;
     if (hint > UINT64_MAX - PROBE_AHEAD - 2) { /* ids past it would wrap: the listing decides */
         *out = PROBE_LIST;
         return 0;
     }
+    if (concurrent(t) && (rc = probe_batched(out, out_id, t, hint)) != 1) return rc;
     uint64_t a = hint + 1; /* the first id not seen */
     if ((rc = exists(t, a, &present)) != 0) return rc;
     file_state *st = state_of(t);
@@ -413,8 +492,10 @@ enum { GUESS_BASE, GUESS_NEXT, GUESS_AFTER_NEXT, GUESS_HINT, GUESS_PROBES };
 static uint64_t file_guess(sc_table *t) {
     file_state *st = state_of(t);
     /* One by one, the four looks cost more than the discovery they replace. */
-    if (!st || !st->own_id || !st->own_doc || t->latest_hint_damaged || !concurrent(t)) return 0;
-    return st->own_id;
+    if (!st || t->latest_hint_damaged || !concurrent(t)) return 0;
+    if (st->own_id && st->own_doc) return st->own_id;
+    if (st->opened_id && sc_env_monotonic_ms(&t->env) - st->opened_ms > OPENED_GUESS_MS) opened_drop(st);
+    return st->opened_id;
 }
 
 static void file_guess_probes(sc_table *t, uint64_t id, sc_strategy_calls *p) {
@@ -594,6 +675,14 @@ static int file_read(sc_table *t, uint8_t **out_data, size_t *out_len, uint64_t 
         *out_len = st->own_len;
         return 0;
     }
+    if (st && st->opened_id && st->opened_id == id) { /* read by the open: a copy */
+        uint8_t *copy = malloc(st->opened_len ? st->opened_len : 1);
+        if (!copy) return sc_error_set(SC_ENOMEM, "out of memory reading snapshot %" PRIu64, id);
+        memcpy(copy, st->opened_doc, st->opened_len);
+        *out_data = copy;
+        *out_len = st->opened_len;
+        return 0;
+    }
     if (st && st->id && st->id == id) { /* the bytes discovery just fetched */
         *out_data = st->doc;
         *out_len = st->len;
@@ -624,6 +713,7 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
                             SC_LATEST_HINT_KEY, id, SC_LATEST_HINT_KEY);
     int rc = sc_store_put_if_absent(t->store, NULL, key, data, len);
     file_state *st = state_of(t);
+    opened_drop(st); /* from here on the handle guesses on its own claims only */
     if (rc == 0 && st) {
         /* Keep what we claimed for the next commit of this handle (best effort). */
         uint8_t *copy = malloc(len ? len : 1);
