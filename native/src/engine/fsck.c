@@ -103,6 +103,8 @@ static int check_list(sc_table *t, checked_manifests *done, const sc_object_ref 
             if (!rc && ((int64_t)c.adds != m->added || (int64_t)c.dels != m->deleted))
                 rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
                                   m->name, c.adds, c.dels, m->added, m->deleted);
+            /* The manifest may be sound and another list's declaration of it too: name this list. */
+            if (rc) rc = sc_error_wrap(rc, "manifest list %s", ref->name);
             if (!rc && key.file) SC_VEC_RESERVE(rc, done->counts, done->cap, done->count + 1, 64, "manifests checked");
             if (!rc && key.file) rc = sc_fileset_put(done->seen, &key, done->count, NULL);
             if (!rc && key.file) {
