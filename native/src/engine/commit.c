@@ -309,6 +309,7 @@ typedef struct attempt_state {
     int below_history;   /* a claim of ours landed below EARLIEST (check_in_history): our leftover
                           * is among the snapshots since any base, so only the full check applies */
     sc_store_stats window_start; /* store counters once the base was known */
+    uint64_t window_rounds;      /* ... and its round trips (sc_store_rounds) */
     sc_store_stats claim_answered; /* ... and once the claim answered */
     int has_claim_answered;
     int64_t window_started;      /* monotonic ms then */
@@ -373,6 +374,7 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
         a->stalled = a->latest_id > a->prev_latest ? 0 : a->stalled + 1;
     }
     sc_store_stats_get(&a->window_start, t->store);
+    a->window_rounds = sc_store_rounds(t->store);
     a->window_started = sc_env_monotonic_ms(&t->env);
     return STEP_NEXT;
 }
@@ -555,6 +557,7 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     int rc = sc_commit_manifests_flush(&cs->written, extra, n);
     if (!rc && look_history && extra[history_at].rc == 0) t->history_marked = 1; /* absent: written after the claim */
     int moved = 0, confirmed = 1, present = 1;
+    uint64_t above = 0;
     if (!rc && cs->schema_deferred) {
         cs->schema_deferred = 0;
         const sc_store_call *c = &extra[schema_at];
@@ -564,7 +567,7 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     }
     if (!rc && a->guessed) {
         for (size_t i = 0; i < probe.n; i++) probe.calls[i] = extra[probe_at + i];
-        confirmed = t->strategy->guess_confirmed(t, a->latest_id, &probe, &present);
+        confirmed = t->strategy->guess_confirmed(t, a->latest_id, &probe, &present, &above);
         if (confirmed < 0) rc = confirmed;
     }
     for (size_t i = 0; i < n; i++) sc_store_call_clear(&extra[i]);
@@ -580,7 +583,7 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     sc_manifest_key(key, sizeof key, a->base.name);
     sc_commit_manifests_discard(&cs->written, key);
     if (!present) a->validated_any = 0; /* checked against a base that is not there: check again */
-    a->lost_to = 0;
+    a->lost_to = above; /* seen there: discovery starts at it */
     a->guess_failed = 1;
     return STEP_STALE;
 }
@@ -602,8 +605,9 @@ static step_outcome confirm_failed_guess(commit_state *cs, attempt_state *a) {
     sc_strategy_calls probe = {0};
     t->strategy->guess_probes(t, a->latest_id, &probe);
     int present = 0;
+    uint64_t above = 0;
     int rc = sc_store_batch(t->store, &t->env, probe.calls, probe.n);
-    int confirmed = rc ? rc : t->strategy->guess_confirmed(t, a->latest_id, &probe, &present);
+    int confirmed = rc ? rc : t->strategy->guess_confirmed(t, a->latest_id, &probe, &present, &above);
     for (size_t i = 0; i < probe.n; i++) sc_store_call_clear(&probe.calls[i]);
     if (confirmed == 1) {
         sc_error_set(failed_rc, "%s", message);
@@ -615,7 +619,7 @@ static step_outcome confirm_failed_guess(commit_state *cs, attempt_state *a) {
     sc_error_clear();
     a->rc = 0;
     a->validated_any = 0;
-    a->lost_to = 0;
+    a->lost_to = above;
     a->guess_failed = 1;
     /* Objects encoded for the guessed base and not yet sent are no one's. */
     if (a->base.name) {
@@ -650,7 +654,8 @@ static step_outcome write_manifests(commit_state *cs, attempt_state *a) {
     return rc ? fail_with(a, rc) : send_writes(cs, a);
 }
 
-/* Reads in the claim window above which the base is looked at again before writing. */
+/* Round trips of reads in the claim window above which the base is looked at again
+ * before writing (one by one, a read is a round trip; a batch of reads is one). */
 #define SC_WINDOW_REFRESH_READS 2
 
 /*
@@ -669,6 +674,9 @@ static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
     sc_store_stats_get(&now, t->store);
     uint64_t reads = now.ops[SC_OP_GET] - a->window_start.ops[SC_OP_GET] + now.ops[SC_OP_HEAD] -
                      a->window_start.ops[SC_OP_HEAD] + now.ops[SC_OP_LIST] - a->window_start.ops[SC_OP_LIST];
+    /* The window's length is its round trips: batched reads count once (nothing but reads
+     * has been sent since the base was known: the writes wait for the batch). */
+    if (sc_store_caps(t->store) & SC_CAP_CONCURRENT) reads = sc_store_rounds(t->store) - a->window_rounds;
     if (reads <= SC_WINDOW_REFRESH_READS) return STEP_NEXT;
     int taken = 0;
     int rc = t->strategy->taken(t, a->latest_id + 1, &taken);
@@ -678,6 +686,7 @@ static step_outcome refresh_base(commit_state *cs, attempt_state *a) {
         return STEP_STALE;
     }
     sc_store_stats_get(&a->window_start, t->store);
+    a->window_rounds = sc_store_rounds(t->store);
     a->window_started = sc_env_monotonic_ms(&t->env);
     return STEP_NEXT;
 }

@@ -2,6 +2,7 @@
 #include "engine/conflict.h"
 #include "engine/entries.h"
 #include "engine/state.h"
+#include "engine/table.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -593,11 +594,24 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     uint64_t *hashes = NULL;
     size_t nhashes = 0;
     if (!rc) rc = touched_hashes(&hashes, &nhashes, c);
+    /* The snapshots in between, read a batch at a time (one round trip each on S3). */
+    sc_snapshot between[SC_TABLE_SNAPSHOTS_BATCH];
+    uint64_t between_first = 0;
+    size_t between_count = 0;
     for (uint64_t id = validated + 1; !rc && id <= latest->id; id++) {
-        sc_snapshot s;
-        sc_snapshot *snap = &s;
-        if (id == latest->id) snap = (sc_snapshot *)latest;
-        else if ((rc = sc_table_read_snapshot(&s, NULL, t, id)) != 0) break;
+        sc_snapshot *snap = (sc_snapshot *)latest;
+        if (id != latest->id) {
+            if (id >= between_first + between_count) {
+                for (size_t k = 0; k < between_count; k++) sc_snapshot_clear(&between[k]);
+                between_count = 0;
+                uint64_t left = latest->id - id;
+                size_t n = left < SC_TABLE_SNAPSHOTS_BATCH ? (size_t)left : SC_TABLE_SNAPSHOTS_BATCH;
+                if ((rc = sc_table_read_snapshots(between, t, id, n)) != 0) break;
+                between_first = id;
+                between_count = n;
+            }
+            snap = &between[id - between_first];
+        }
         size_t first = records.count;
         rc = delta_records(&records, t, snap, parts, skip_unrelated, buckets, hashes, nhashes);
         if (!rc) SC_VEC_RESERVE(rc, record_snapshot, record_snapshot_cap, records.count, 64, "conflict check records");
@@ -609,8 +623,8 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
             sc_fileset_remove(their_added, f, NULL);
             rc = sc_fileset_put(records.items[i].kind == SC_ENTRY_ADD ? their_added : their_deleted, f, i, NULL);
         }
-        if (snap != latest) sc_snapshot_clear(&s);
     }
+    for (size_t k = 0; k < between_count; k++) sc_snapshot_clear(&between[k]);
     size_t by;
     for (size_t i = 0; !rc && kind != SC_KIND_OVERWRITE && i < c->deletes.count; i++) {
         const sc_file_entry *d = &c->deletes.items[i].file;

@@ -591,18 +591,14 @@ sc_strategy_kind sc_table_strategy(const sc_table *t) { return t->meta.strategy;
 const char *sc_table_uuid(const sc_table *t) { return t->meta.table_uuid; }
 sc_store *sc_table_store(sc_table *t) { return t->store; }
 
-int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
-                           uint64_t id) {
-    uint8_t *data = NULL;
-    size_t len = 0;
+
+/* Decode snapshot `id` from the bytes read for it (sc_table_read_snapshot's checks). */
+static int snapshot_from(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t, uint64_t id,
+                         const uint8_t *data, size_t len) {
     char key[64];
     sc_snapshot_key(key, id);
-    int rc = t->strategy->read(t, &data, &len, id);
-    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "snapshot %" PRIu64 " does not exist", id);
-    if (rc) return sc_error_wrap(rc, "reading snapshot %" PRIu64, id);
     if (out_hash) sc_sha256(out_hash, data, len);
-    rc = sc_snapshot_decode(out, data, len, key);
-    free(data);
+    int rc = sc_snapshot_decode(out, data, len, key);
     if (rc) return rc;
     if (out->id != id) {
         uint64_t recorded = out->id;
@@ -626,6 +622,44 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
                             t->meta.table_uuid, SC_TABLE_META_KEY);
     }
     return 0;
+}
+
+int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc_table *t,
+                           uint64_t id) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = t->strategy->read(t, &data, &len, id);
+    if (rc == SC_ENOTFOUND) return sc_error_set(SC_ENOTFOUND, "snapshot %" PRIu64 " does not exist", id);
+    if (rc) return sc_error_wrap(rc, "reading snapshot %" PRIu64, id);
+    rc = snapshot_from(out, out_hash, t, id, data, len);
+    free(data);
+    return rc;
+}
+
+int sc_table_read_snapshots(sc_snapshot *out, sc_table *t, uint64_t first, size_t n) {
+    if (n > SC_TABLE_SNAPSHOTS_BATCH) return sc_error_set(SC_EINVAL, "%zu snapshots in one batch (at most %d)", n,
+                                                          SC_TABLE_SNAPSHOTS_BATCH);
+    sc_store_call calls[SC_TABLE_SNAPSHOTS_BATCH];
+    char keys[SC_TABLE_SNAPSHOTS_BATCH][64];
+    int batched = n > 1 && t->strategy->snapshot_files_are_history && concurrent_store(t->store);
+    for (size_t i = 0; batched && i < n; i++) {
+        sc_snapshot_key(keys[i], first + i);
+        calls[i] = (sc_store_call){.op = SC_OP_GET, .key = keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES};
+    }
+    int rc = batched ? sc_store_batch(t->store, &t->env, calls, n) : 0;
+    size_t done = 0;
+    for (; !rc && done < n; done++) {
+        if (batched && calls[done].rc == 0) {
+            rc = snapshot_from(&out[done], NULL, t, first + done, calls[done].out_data, calls[done].out_len);
+            if (rc) break;
+            continue;
+        }
+        if ((rc = sc_table_read_snapshot(&out[done], NULL, t, first + done)) != 0) break; /* says why */
+    }
+    for (size_t i = 0; batched && i < n; i++) sc_store_call_clear(&calls[i]);
+    if (rc)
+        for (size_t i = 0; i < done; i++) sc_snapshot_clear(&out[i]);
+    return rc;
 }
 
 int sc_table_latest_id(uint64_t *out, sc_table *t) { return t->strategy->latest(t, out); }

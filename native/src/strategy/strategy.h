@@ -121,11 +121,14 @@ struct sc_strategy {
      * in one batch with requests of its own (engine/commit.c: the attempt's writes);
      * guess_confirmed then returns 1 (it is the latest: build on it), 0 (it may not
      * be: discover the latest) or an error; *out_present says whether the guessed
-     * snapshot itself was still there.
+     * snapshot itself was still there, *out_above an id above it seen there (0: none), where
+     * discovery may start. A guess that was not confirmed is not made again until the
+     * handle claims.
      */
     uint64_t (*guess)(sc_table *t);
     void (*guess_probes)(sc_table *t, uint64_t id, sc_strategy_calls *probe);
-    int (*guess_confirmed)(sc_table *t, uint64_t id, const sc_strategy_calls *probe, int *out_present);
+    int (*guess_confirmed)(sc_table *t, uint64_t id, const sc_strategy_calls *probe, int *out_present,
+                           uint64_t *out_above);
     /* Earliest retained id (0 = none). */
     int (*earliest)(sc_table *t, uint64_t *out_id);
     /*

@@ -60,6 +60,9 @@ typedef struct file_state {
     uint8_t *opened_doc;
     size_t opened_len;
     int64_t opened_ms;
+    /* The last guess was not confirmed: none is made until this handle claims again (its
+     * discovery then goes straight to the hint instead of asking the same looks twice). */
+    int guess_missed;
     /* The LATEST hint of the last claim, written by a thread of its own on a concurrent
      * store (file_after_commit): joined before the next hint is written (hints of one
      * handle land in order), by fsck (which judges the stored hints) and at close. What
@@ -349,48 +352,54 @@ static int fetch_found(int *out_present, sc_table *t, uint64_t id) {
 static int concurrent(const sc_table *t);
 
 /*
- * probe_from_hint's common answers in one round trip, on a concurrent store: GET hint
- * and hint+1, HEAD hint+2 and hint+3, in any order. The hint's snapshot there with the
- * next two ids absent, or the next one there (a hint one behind, as under contention)
- * with the two after it absent, is the latest, its bytes in hand: the same rules as
- * one by one. Anything else (a longer lag, a gap, an error) returns 1: the looks one
- * by one decide and report it.
+ * probe_from_hint's answers in round trips instead of looks, on a concurrent store: GET
+ * h and h+1, HEAD h+2 and h+3, in any order. h there with the next two ids absent, or
+ * h+1 there (a hint one behind, as under contention) with the two after it absent, is
+ * the latest, its bytes in hand: the rules of the looks one by one. h there with h+1
+ * and h+2 there too (a longer lag: a writer that backed off while others committed)
+ * moves the next batch up to the highest id seen, PROBE_AHEAD ids at most in all.
+ * Anything else (a gap, an error, a longer lag) returns 1: the looks one by one decide
+ * and report it.
  */
 static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint) {
     enum { HINT_AT, NEXT, AFTER_NEXT, THIRD, LOOKS };
-    sc_strategy_calls p = {0};
-    for (size_t i = 0; i < LOOKS; i++) {
-        sc_snapshot_key(p.keys[i], hint + i);
-        p.calls[i] = i < AFTER_NEXT ? (sc_store_call){.op = SC_OP_GET, .key = p.keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES}
-                                    : (sc_store_call){.op = SC_OP_HEAD, .key = p.keys[i]};
-    }
-    int rc = sc_store_batch(t->store, &t->env, p.calls, LOOKS);
-    if (rc) return rc;
-    int seen[LOOKS], clean = 1;
-    for (size_t i = 0; i < LOOKS; i++) {
-        seen[i] = p.calls[i].rc == 0;
-        if (p.calls[i].rc && p.calls[i].rc != SC_ENOTFOUND) clean = 0;
-    }
-    size_t found = LOOKS;
-    if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
-    else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
-    rc = 1;
-    if (found != LOOKS) {
-        file_state *st = state_of(t);
-        if (st) { /* the read that follows a discovery takes these bytes */
-            file_state_drop(st);
-            st->id = hint + found;
-            st->doc = p.calls[found].out_data;
-            st->len = p.calls[found].out_len;
-            p.calls[found].out_data = NULL;
+    for (uint64_t h = hint; h - hint < PROBE_AHEAD;) {
+        sc_strategy_calls p = {0};
+        for (size_t i = 0; i < LOOKS; i++) {
+            sc_snapshot_key(p.keys[i], h + i);
+            p.calls[i] = i < AFTER_NEXT
+                             ? (sc_store_call){.op = SC_OP_GET, .key = p.keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES}
+                             : (sc_store_call){.op = SC_OP_HEAD, .key = p.keys[i]};
         }
-        *out = PROBE_FOUND;
-        *out_id = hint + found;
-        rc = 0;
+        int rc = sc_store_batch(t->store, &t->env, p.calls, LOOKS);
+        if (rc) return rc;
+        int seen[LOOKS], clean = 1;
+        for (size_t i = 0; i < LOOKS; i++) {
+            seen[i] = p.calls[i].rc == 0;
+            if (p.calls[i].rc && p.calls[i].rc != SC_ENOTFOUND) clean = 0;
+        }
+        size_t found = LOOKS;
+        if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
+        else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
+        if (found != LOOKS) {
+            file_state *st = state_of(t);
+            if (st) { /* the read that follows a discovery takes these bytes */
+                file_state_drop(st);
+                st->id = h + found;
+                st->doc = p.calls[found].out_data;
+                st->len = p.calls[found].out_len;
+                p.calls[found].out_data = NULL;
+            }
+            *out = PROBE_FOUND;
+            *out_id = h + found;
+        }
+        for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
+        sc_error_clear();
+        if (found != LOOKS) return 0;
+        if (!(clean && seen[HINT_AT] && seen[NEXT] && seen[AFTER_NEXT])) return 1;
+        h += seen[THIRD] ? THIRD : AFTER_NEXT; /* still there: the next batch starts at it */
     }
-    for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
-    sc_error_clear();
-    return rc;
+    return 1;
 }
 
 static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left) {
@@ -492,7 +501,7 @@ enum { GUESS_BASE, GUESS_NEXT, GUESS_AFTER_NEXT, GUESS_HINT, GUESS_PROBES };
 static uint64_t file_guess(sc_table *t) {
     file_state *st = state_of(t);
     /* One by one, the four looks cost more than the discovery they replace. */
-    if (!st || t->latest_hint_damaged || !concurrent(t)) return 0;
+    if (!st || st->guess_missed || t->latest_hint_damaged || !concurrent(t)) return 0;
     if (st->own_id && st->own_doc) return st->own_id;
     if (st->opened_id && sc_env_monotonic_ms(&t->env) - st->opened_ms > OPENED_GUESS_MS) opened_drop(st);
     return st->opened_id;
@@ -511,12 +520,13 @@ static void file_guess_probes(sc_table *t, uint64_t id, sc_strategy_calls *p) {
     p->n = GUESS_PROBES;
 }
 
-static int file_guess_confirmed(sc_table *t, uint64_t id, const sc_strategy_calls *p, int *out_present) {
-    (void)t;
+static int guess_verdict(const sc_strategy_calls *p, uint64_t id, int *out_present, uint64_t *out_above) {
     const sc_store_call *c = p->calls;
     *out_present = 0;
+    *out_above = 0;
     if (p->n != GUESS_PROBES || c[GUESS_BASE].rc) return 0;
     *out_present = 1;
+    if (c[GUESS_NEXT].rc == 0) *out_above = id + 1 + (c[GUESS_AFTER_NEXT].rc == 0);
     if (c[GUESS_NEXT].rc != SC_ENOTFOUND || c[GUESS_AFTER_NEXT].rc != SC_ENOTFOUND) return 0;
     uint64_t hint = 0;
     if (c[GUESS_HINT].rc || sc_hint_parse(&hint, c[GUESS_HINT].out_data, c[GUESS_HINT].out_len) != 0) return 0;
@@ -524,6 +534,17 @@ static int file_guess_confirmed(sc_table *t, uint64_t id, const sc_strategy_call
      * when it failed (hints are best effort): anything else, or none, is for the full
      * discovery to explain. */
     return hint == id || hint + 1 == id;
+}
+
+static int file_guess_confirmed(sc_table *t, uint64_t id, const sc_strategy_calls *p, int *out_present,
+                                uint64_t *out_above) {
+    int confirmed = guess_verdict(p, id, out_present, out_above);
+    file_state *st = state_of(t);
+    if (!confirmed && st) {
+        st->guess_missed = 1;
+        opened_drop(st);
+    }
+    return confirmed;
 }
 
 /*
@@ -539,7 +560,8 @@ static int latest_by_guess(sc_table *t, uint64_t *out_id) {
     if (probe.n != GUESS_PROBES) return 0;
     int rc = sc_store_batch(t->store, &t->env, probe.calls, probe.n);
     int present = 0;
-    if (!rc) rc = file_guess_confirmed(t, g, &probe, &present);
+    uint64_t above = 0;
+    if (!rc) rc = file_guess_confirmed(t, g, &probe, &present, &above);
     for (size_t i = 0; i < probe.n; i++) sc_store_call_clear(&probe.calls[i]);
     if (rc == 1) *out_id = g;
     return rc;
@@ -715,6 +737,7 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
     file_state *st = state_of(t);
     opened_drop(st); /* from here on the handle guesses on its own claims only */
     if (rc == 0 && st) {
+        st->guess_missed = 0;
         /* Keep what we claimed for the next commit of this handle (best effort). */
         uint8_t *copy = malloc(len ? len : 1);
         free(st->own_doc);
