@@ -317,6 +317,9 @@ Test(requests, warm_handle_on_s3_hint_replay_check_and_missed_guess) {
     cr_assert_eq(r.snapshot_id, 6);
     cr_assert_eq(r.attempts, 1, "the missed guess was no attempt");
     cr_assert_eq(r.lost_claims, 0);
+    cr_log_info("a missed guess: %llu requests (GET %llu, HEAD %llu) in %llu round trips",
+                (unsigned long long)total_ops(&r.stats), (unsigned long long)r.stats.ops[SC_OP_GET],
+                (unsigned long long)r.stats.ops[SC_OP_HEAD], (unsigned long long)r.round_trips);
     sc_table_free(a); /* joins the hint's thread */
     sc_table *c = tu_open(loc, (tu_table_opts){0});
     cr_assert_eq(read_latest_hint(c), 6, "LATEST names the last snapshot once the handle is closed");

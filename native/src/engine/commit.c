@@ -709,7 +709,7 @@ static step_outcome claim(commit_state *cs, attempt_state *a, sc_commit_result *
         /* Certainly lost: no snapshot can name this attempt's base list. */
         char key[SC_MANIFEST_PATH_MAX + 16];
         sc_manifest_key(key, sizeof key, a->base.name);
-        if (!a->had_unknown && sc_store_delete(t->store, key) != 0) sc_error_clear();
+        if (!a->had_unknown) sc_commit_manifests_discard(&cs->written, key);
         return STEP_LOST;
     }
     if (rc == SC_EUNKNOWN) return STEP_UNKNOWN;
@@ -1085,6 +1085,12 @@ static int commit_pass(sc_commit_result *res, sc_table *t, const sc_commit_reque
     /* A delta replaced after the full check: no snapshot names it (deleted on
      * failure with the rest; left in place when the outcome is unknown). */
     if (!rc) sc_commit_manifests_remove_stale(&cs.written);
+    if (cs.written.doomed_count) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", rc ? sc_error_message() : "");
+        sc_commit_manifests_settle(&cs.written);
+        if (rc && rc != RESTART_FOR_SCHEMA) sc_error_set(rc, "%s", message); /* the settling must not hide why */
+    }
     sc_commit_manifests_free(&cs.written);
     sc_entry_vec_free(&cs.deletes);
     sc_partition_set_free(&cs.parts);

@@ -83,9 +83,24 @@ static void pending_drop(sc_commit_manifests *cm, size_t i) {
 
 /* Calls per batch of pending writes, beside the caller's: the rest go in further batches. */
 #define FLUSH_BATCH 32
+/* Deletes waiting for a batch: more are sent at once (one round trip each). */
+#define DOOMED_MAX 8
+
+/* The doomed deletes as calls appended to `calls` at *n. */
+static void doomed_calls(const sc_commit_manifests *cm, sc_store_call *calls, size_t *n) {
+    for (size_t i = 0; i < cm->doomed_count; i++) calls[(*n)++] = (sc_store_call){.op = SC_OP_DELETE, .key = cm->doomed[i]};
+}
+
+/* Sent: best effort (an object left behind is an orphan, as after a crash). */
+static void doomed_done(sc_commit_manifests *cm) {
+    for (size_t i = 0; i < cm->doomed_count; i++) free(cm->doomed[i]);
+    free(cm->doomed);
+    cm->doomed = NULL;
+    cm->doomed_count = 0;
+}
 
 int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, size_t extra_count) {
-    sc_store_call calls[FLUSH_BATCH + SC_STRATEGY_CALLS_MAX * 2];
+    sc_store_call calls[FLUSH_BATCH + SC_STRATEGY_CALLS_MAX * 2 + DOOMED_MAX];
     if (extra_count > SC_STRATEGY_CALLS_MAX * 2)
         return sc_error_set(SC_EINVAL, "%zu requests to send with a commit's writes (at most %d)", extra_count,
                             SC_STRATEGY_CALLS_MAX * 2);
@@ -102,9 +117,12 @@ int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, siz
         size_t own = n;
         if (last)
             for (size_t i = 0; i < extra_count; i++) calls[n++] = extra[i];
+        size_t doomed_at = n;
+        if (last) doomed_calls(cm, calls, &n);
         rc = sc_store_batch(cm->t->store, &cm->t->env, calls, n);
         if (last)
             for (size_t i = 0; i < extra_count; i++) extra[i] = calls[own + i];
+        if (last && !rc && n > doomed_at) doomed_done(cm);
         for (size_t i = 0; !rc && i < own; i++)
             if (calls[i].rc) rc = sc_error_wrap(sc_store_call_error(&calls[i]), "writing %s", calls[i].key);
         for (size_t i = 0; i < own; i++) sc_store_call_clear(&calls[i]);
@@ -126,7 +144,25 @@ static int pending_forget(sc_commit_manifests *cm, const char *key) {
 }
 
 void sc_commit_manifests_discard(sc_commit_manifests *cm, const char *key) {
-    if (!pending_forget(cm, key) && sc_store_delete(cm->t->store, key) != 0) sc_error_clear();
+    if (pending_forget(cm, key)) return;
+    if ((sc_store_caps(cm->t->store) & SC_CAP_CONCURRENT) && cm->doomed_count < DOOMED_MAX) {
+        char **grown = realloc(cm->doomed, (cm->doomed_count + 1) * sizeof *grown);
+        char *copy = grown ? strdup(key) : NULL;
+        if (grown) cm->doomed = grown;
+        if (copy) {
+            cm->doomed[cm->doomed_count++] = copy;
+            return;
+        }
+    }
+    if (sc_store_delete(cm->t->store, key) != 0) sc_error_clear();
+}
+
+void sc_commit_manifests_settle(sc_commit_manifests *cm) {
+    sc_store_call calls[DOOMED_MAX];
+    size_t n = 0;
+    doomed_calls(cm, calls, &n);
+    if (n && sc_store_batch(cm->t->store, &cm->t->env, calls, n) != 0) sc_error_clear();
+    doomed_done(cm);
 }
 
 /* Paimon's ManifestFileMeta of entries [from, to): counts, partition statistics, bucket and level ranges. */
@@ -492,6 +528,7 @@ int sc_commit_manifests_write_base(sc_commit_manifests *cm, sc_object_ref *out, 
 }
 
 void sc_commit_manifests_remove_written(sc_commit_manifests *cm) {
+    doomed_done(cm); /* written too: deleted below */
     for (size_t i = 0; i < cm->written_count; i++) {
         if (sc_store_delete(cm->t->store, cm->written[i]) != 0)
             sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cm->written[i]);
@@ -514,6 +551,7 @@ void sc_commit_manifests_free(sc_commit_manifests *cm) {
     free_names(&cm->delta_manifests, &cm->delta_manifest_count);
     while (cm->pending_count) pending_drop(cm, cm->pending_count - 1);
     free(cm->pending);
+    doomed_done(cm);
     sc_buf_free(&cm->last_list);
     ref_clear(&cm->delta_list);
     ref_clear(&cm->changelog_list);

@@ -34,6 +34,10 @@ typedef struct sc_commit_manifests {
      * only when its bytes differ from the one written before the base was read. */
     int has_delta_sha;
     uint8_t delta_sha[SC_SHA256_LEN];
+    /* Objects sent and no longer wanted (a lost attempt's base list): on a concurrent store
+     * deleted with the next batch, or when the commit ends (sc_commit_manifests_settle). */
+    char **doomed;
+    size_t doomed_count;
     /* Keys of a delta replaced after the full check (not referenced by the
      * snapshot that lands): deleted, best effort, once the commit succeeded. */
     char **stale;
@@ -67,8 +71,11 @@ typedef struct sc_commit_manifests {
  */
 int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, size_t extra_count);
 /* Forget the object `key` (one an earlier attempt wrote and no snapshot can name):
- * dropped when still pending, else deleted (best effort). */
+ * dropped when still pending, else deleted (best effort): on a concurrent store with the
+ * next batch, which then costs no round trip of its own. */
 void sc_commit_manifests_discard(sc_commit_manifests *cm, const char *key);
+/* The commit ends: delete what is still doomed (one batch; best effort). */
+void sc_commit_manifests_settle(sc_commit_manifests *cm);
 
 /*
  * The delta: `deletes` first, then the adds of `c`, so a file moved between
