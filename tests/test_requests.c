@@ -468,3 +468,57 @@ Test(requests, a_handles_hints_land_in_order) {
     sem_destroy(&H.entered);
     sem_destroy(&H.release);
 }
+
+/*
+ * A fresh handle (the CLI) committing on S3 reads its base's metadata: the delta and base
+ * lists, then the manifests its checks need (the base's delta, and the manifest holding
+ * the file a compaction deletes). On a concurrent store the lists come in one batch and
+ * the manifests in another: two round trips however many objects. Measured against the
+ * same commit by a fresh handle whose cache already holds them (sc_table_files read them),
+ * which differs only by those reads and by the look at N+1 a long read sends before
+ * writing (refresh_base): both handles discover the base the same way.
+ */
+static void compact_first(sc_commit_result *r, sc_table *t) {
+    sc_file_entry gone = tu_file("dt=1", 0, 1, 0, "data/pf-1", 10, NULL, NULL);
+    sc_file_entry merged = tu_file("dt=1", 0, 1, 1, "data/pf-c", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(r, t, "compactor", 1, SC_KIND_COMPACT, 0, &merged, 1, &gone, 1), 0, "%s", sc_error_message());
+}
+
+Test(requests, a_fresh_handle_reads_the_base_lists_in_one_round_trip_and_its_manifests_in_one_s3) {
+    char loc[2][256];
+    sc_commit_result r;
+    for (int k = 0; k < 2; k++) {
+        sc_table *w = s3_table(loc[k], sizeof loc[k], k ? "req-fresh-warm" : "req-fresh-cold");
+        for (int i = 1; i <= 4; i++) {
+            char f[32];
+            snprintf(f, sizeof f, "data/pf-%d", i);
+            append(&r, w, "job", i, f);
+        }
+        sc_table_free(w);
+    }
+    sc_table *cold = tu_open(loc[0], (tu_table_opts){0}), *warm = tu_open(loc[1], (tu_table_opts){0});
+    sc_file_list *live;
+    cr_assert_eq(sc_table_files(&live, warm, 4), 0, "%s", sc_error_message());
+    cr_assert_eq(live->count, 4);
+    sc_file_list_free(live);
+    sc_commit_result rc, rw;
+    compact_first(&rc, cold);
+    compact_first(&rw, warm);
+    cr_assert_eq(rc.snapshot_id, 5);
+    cr_assert_eq(rw.snapshot_id, 5);
+    cr_assert_eq(rc.attempts, 1);
+    cr_assert_eq(rw.attempts, 1);
+    uint64_t gets = rc.stats.ops[SC_OP_GET] - rw.stats.ops[SC_OP_GET];
+    uint64_t looks = rc.stats.ops[SC_OP_HEAD] - rw.stats.ops[SC_OP_HEAD];
+    cr_log_info("fresh handle on S3: %llu round trips (%llu GET), with its base's metadata cached %llu (%llu GET)",
+                (unsigned long long)rc.round_trips, (unsigned long long)rc.stats.ops[SC_OP_GET],
+                (unsigned long long)rw.round_trips, (unsigned long long)rw.stats.ops[SC_OP_GET]);
+    cr_assert_geq(gets, 4, "two lists and at least two manifests read (%llu)", (unsigned long long)gets);
+    cr_assert_leq(looks, 1, "at most the look at N+1 before writing (%llu)", (unsigned long long)looks);
+    cr_assert_eq(total_ops(&rc.stats) - total_ops(&rw.stats), gets + looks, "nothing else differs");
+    cr_assert_eq(rc.round_trips - rw.round_trips, 2 + looks, "the lists in one round trip, the manifests in one "
+                                                             "(%llu objects read)", (unsigned long long)gets);
+    cr_assert_eq(sc_table_fsck(cold, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(cold);
+    sc_table_free(warm);
+}
