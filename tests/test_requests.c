@@ -522,3 +522,71 @@ Test(requests, a_fresh_handle_reads_the_base_lists_in_one_round_trip_and_its_man
     sc_table_free(cold);
     sc_table_free(warm);
 }
+
+/* Damage every object under manifest/ whose name starts with `prefix` (not the lists when
+ * it is "manifest/manifest-"): give it the bytes of the next one when both have the same
+ * length (it decodes: only its SHA-256 tells), else flip its last byte; or with `remove`
+ * delete it. */
+static void damage_objects(sc_store *st, const char *prefix, int remove) {
+    sc_list_page page;
+    cr_assert_eq(sc_store_list_all(st, &page, prefix), 0, "%s", sc_error_message());
+    uint8_t *data[16] = {0};
+    size_t len[16] = {0}, n = 0;
+    const char *keys[16];
+    for (size_t i = 0; i < page.count && n < 16; i++) {
+        const char *k = page.keys[i];
+        if (strcmp(prefix, "manifest/manifest-") == 0 && strncmp(k, "manifest/manifest-list-", 23) == 0) continue;
+        keys[n] = k;
+        cr_assert_eq(sc_store_get(st, &data[n], &len[n], NULL, k), 0, "%s", sc_error_message());
+        n++;
+    }
+    cr_assert_gt(n, 1, "%s", prefix);
+    for (size_t i = 0; i < n; i++) {
+        if (remove) {
+            cr_assert_eq(sc_store_delete(st, keys[i]), 0, "%s", sc_error_message());
+            continue;
+        }
+        size_t j = (i + 1) % n;
+        uint8_t *bytes = malloc(len[i]);
+        memcpy(bytes, len[j] == len[i] ? data[j] : data[i], len[i]);
+        if (len[j] != len[i]) bytes[len[i] - 1] ^= 0x5a;
+        cr_assert_eq(sc_store_put(st, NULL, keys[i], bytes, len[i]), 0, "%s", sc_error_message());
+        free(bytes);
+    }
+    for (size_t i = 0; i < n; i++) free(data[i]);
+    sc_list_page_free(&page);
+}
+
+/* A fresh handle's commit on S3 fails with the error of the read, never of the prefetch. */
+static void expect_corrupt(const char *loc, const char *says) {
+    sc_table *t = tu_open(loc, (tu_table_opts){0});
+    sc_commit_result r;
+    sc_file_entry f = tu_file("dt=1", 0, 1, 0, "data/pf-new", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, t, "late", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_ECORRUPT, "%s", sc_error_message());
+    cr_assert_not_null(strstr(sc_error_message(), says), "\"%s\" in: %s", says, sc_error_message());
+    sc_table_free(t);
+}
+
+/*
+ * What a prefetch cannot fetch or check is left to the ordinary read, which reports it as
+ * before: a damaged manifest by its SHA-256, a missing one or a missing list as missing
+ * from storage (the table's history is retained: no expiration passed it).
+ */
+Test(requests, a_fresh_handle_on_s3_reports_damage_the_prefetch_met_as_the_read_does) {
+    char loc[256];
+    sc_table *w = s3_table(loc, sizeof loc, "req-fresh-damage");
+    sc_commit_result r;
+    for (int i = 1; i <= 3; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "data/pf-%d", i);
+        append(&r, w, "job", i, f);
+    }
+    sc_store *st = sc_table_store(w);
+    damage_objects(st, "manifest/manifest-", 0);
+    expect_corrupt(loc, "SHA-256 does not match");
+    damage_objects(st, "manifest/manifest-", 1);
+    expect_corrupt(loc, "missing from storage");
+    damage_objects(st, "manifest/manifest-list-", 1);
+    expect_corrupt(loc, "missing from storage");
+    sc_table_free(w);
+}
