@@ -519,7 +519,7 @@ static void prefetch_base(commit_state *cs, const attempt_state *a) {
             hashes[nhashes++] = sc_file_index_hash(f->partition, f->bucket, f->file);
         }
         const sc_partition_set *filter = cs->static_scope ? NULL : &cs->parts;
-        for (size_t i = 0; whole >= 0 && i < base.count + delta.count; i++) {
+        for (size_t i = 0; whole >= 0 && n < SC_STATE_PREFETCH_OBJECTS && i < base.count + delta.count; i++) {
             const sc_manifest_file *m = i < base.count ? &base.items[i] : &delta.items[i - base.count];
             if (sc_state_meta_may_hold(t, m, filter) && (whole || index_may_hold(m, hashes, nhashes)))
                 pick_manifest(pick, &n, m);
