@@ -544,3 +544,125 @@ Test(requests, discovery_on_s3_from_a_hint_one_behind_is_one_round_trip) {
     }
     sc_table_free(t);
 }
+
+/*
+ * A fresh handle (the CLI) committing on S3 reads its base's metadata: the delta and base
+ * lists, then the manifests its checks need (the base's delta, and the manifest holding
+ * the file a compaction deletes). On a concurrent store the lists come in one batch and
+ * the manifests in another: two round trips however many objects. Measured against the
+ * same commit by a fresh handle whose cache already holds them (sc_table_files read them),
+ * which differs only by those reads and by the look at N+1 a long read sends before
+ * writing (refresh_base): both handles discover the base the same way.
+ */
+static void compact_first(sc_commit_result *r, sc_table *t) {
+    sc_file_entry gone = tu_file("dt=1", 0, 1, 0, "data/pf-1", 10, NULL, NULL);
+    sc_file_entry merged = tu_file("dt=1", 0, 1, 1, "data/pf-c", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(r, t, "compactor", 1, SC_KIND_COMPACT, 0, &merged, 1, &gone, 1), 0, "%s", sc_error_message());
+}
+
+Test(requests, a_fresh_handle_reads_the_base_lists_in_one_round_trip_and_its_manifests_in_one_s3) {
+    char loc[2][256];
+    sc_commit_result r;
+    for (int k = 0; k < 2; k++) {
+        sc_table *w = s3_table(loc[k], sizeof loc[k], k ? "req-fresh-warm" : "req-fresh-cold");
+        for (int i = 1; i <= 4; i++) {
+            char f[32];
+            snprintf(f, sizeof f, "data/pf-%d", i);
+            append(&r, w, "job", i, f);
+        }
+        sc_table_free(w);
+    }
+    sc_table *cold = tu_open(loc[0], (tu_table_opts){0}), *warm = tu_open(loc[1], (tu_table_opts){0});
+    sc_file_list *live;
+    cr_assert_eq(sc_table_files(&live, warm, 4), 0, "%s", sc_error_message());
+    cr_assert_eq(live->count, 4);
+    sc_file_list_free(live);
+    sc_commit_result rc, rw;
+    compact_first(&rc, cold);
+    compact_first(&rw, warm);
+    cr_assert_eq(rc.snapshot_id, 5);
+    cr_assert_eq(rw.snapshot_id, 5);
+    cr_assert_eq(rc.attempts, 1);
+    cr_assert_eq(rw.attempts, 1);
+    uint64_t gets = rc.stats.ops[SC_OP_GET] - rw.stats.ops[SC_OP_GET];
+    uint64_t looks = rc.stats.ops[SC_OP_HEAD] - rw.stats.ops[SC_OP_HEAD];
+    cr_log_info("fresh handle on S3: %llu round trips (%llu GET), with its base's metadata cached %llu (%llu GET)",
+                (unsigned long long)rc.round_trips, (unsigned long long)rc.stats.ops[SC_OP_GET],
+                (unsigned long long)rw.round_trips, (unsigned long long)rw.stats.ops[SC_OP_GET]);
+    cr_assert_geq(gets, 4, "two lists and at least two manifests read (%llu)", (unsigned long long)gets);
+    cr_assert_leq(looks, 1, "at most the look at N+1 before writing (%llu)", (unsigned long long)looks);
+    cr_assert_eq(total_ops(&rc.stats) - total_ops(&rw.stats), gets + looks, "nothing else differs");
+    cr_assert_eq(rc.round_trips - rw.round_trips, 2 + looks, "the lists in one round trip, the manifests in one "
+                                                             "(%llu objects read)", (unsigned long long)gets);
+    cr_assert_eq(sc_table_fsck(cold, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(cold);
+    sc_table_free(warm);
+}
+
+/* Damage every object under manifest/ whose name starts with `prefix` (not the lists when
+ * it is "manifest/manifest-"): give it the bytes of the next one when both have the same
+ * length (it decodes: only its SHA-256 tells), else flip its last byte; or with `remove`
+ * delete it. */
+static void damage_objects(sc_store *st, const char *prefix, int remove) {
+    sc_list_page page;
+    cr_assert_eq(sc_store_list_all(st, &page, prefix), 0, "%s", sc_error_message());
+    uint8_t *data[16] = {0};
+    size_t len[16] = {0}, n = 0;
+    const char *keys[16];
+    for (size_t i = 0; i < page.count && n < 16; i++) {
+        const char *k = page.keys[i];
+        if (strcmp(prefix, "manifest/manifest-") == 0 && strncmp(k, "manifest/manifest-list-", 23) == 0) continue;
+        keys[n] = k;
+        cr_assert_eq(sc_store_get(st, &data[n], &len[n], NULL, k), 0, "%s", sc_error_message());
+        n++;
+    }
+    cr_assert_gt(n, 1, "%s", prefix);
+    for (size_t i = 0; i < n; i++) {
+        if (remove) {
+            cr_assert_eq(sc_store_delete(st, keys[i]), 0, "%s", sc_error_message());
+            continue;
+        }
+        size_t j = (i + 1) % n;
+        uint8_t *bytes = malloc(len[i]);
+        memcpy(bytes, len[j] == len[i] ? data[j] : data[i], len[i]);
+        if (len[j] != len[i]) bytes[len[i] - 1] ^= 0x5a;
+        cr_assert_eq(sc_store_put(st, NULL, keys[i], bytes, len[i]), 0, "%s", sc_error_message());
+        free(bytes);
+    }
+    for (size_t i = 0; i < n; i++) free(data[i]);
+    sc_list_page_free(&page);
+}
+
+/* A fresh handle's commit on S3 fails with the error of the read, never of the prefetch. */
+static void expect_corrupt(const char *loc, const char *says) {
+    sc_table *t = tu_open(loc, (tu_table_opts){0});
+    sc_commit_result r;
+    sc_file_entry f = tu_file("dt=1", 0, 1, 0, "data/pf-new", 10, NULL, NULL);
+    cr_assert_eq(tu_commit(&r, t, "late", 1, SC_KIND_APPEND, 0, &f, 1, NULL, 0), SC_ECORRUPT, "%s", sc_error_message());
+    cr_assert_not_null(strstr(sc_error_message(), says), "\"%s\" in: %s", says, sc_error_message());
+    sc_table_free(t);
+}
+
+/*
+ * What a prefetch cannot fetch or check is left to the ordinary read, which reports it as
+ * before: a damaged manifest by its SHA-256, a missing one or a missing list as missing
+ * from storage (the table's history is retained: no expiration passed it).
+ */
+Test(requests, a_fresh_handle_on_s3_reports_damage_the_prefetch_met_as_the_read_does) {
+    char loc[256];
+    sc_table *w = s3_table(loc, sizeof loc, "req-fresh-damage");
+    sc_commit_result r;
+    for (int i = 1; i <= 3; i++) {
+        char f[32];
+        snprintf(f, sizeof f, "data/pf-%d", i);
+        append(&r, w, "job", i, f);
+    }
+    sc_store *st = sc_table_store(w);
+    damage_objects(st, "manifest/manifest-", 0);
+    expect_corrupt(loc, "SHA-256 does not match");
+    damage_objects(st, "manifest/manifest-", 1);
+    expect_corrupt(loc, "missing from storage");
+    damage_objects(st, "manifest/manifest-list-", 1);
+    expect_corrupt(loc, "missing from storage");
+    sc_table_free(w);
+}

@@ -26,6 +26,7 @@
 #include "engine/state.h"
 #include "engine/table.h"
 #include "engine/upkeep.h"
+#include "format/file_index.h"
 #include "store/store_internal.h"
 #include "strategy/strategy.h"
 
@@ -460,6 +461,79 @@ static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int *rc, ui
     return sc_state_expired_under(out_earliest, t, since + 1, rc);
 }
 
+/* 1 when manifest `m` may hold one of `hashes` by its file index (always, without a usable one). */
+static int index_may_hold(const sc_manifest_file *m, const uint64_t *hashes, size_t n) {
+    sc_file_index ix;
+    if (!m->file_index || sc_file_index_decode(&ix, m->file_index, m->file_index_len, m->name) != 0) {
+        sc_error_clear();
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (sc_file_index_may_contain(&ix, hashes[i])) return 1;
+    return 0;
+}
+
+/* Put `m` among the manifests to prefetch unless it is there (names are unique). */
+static void pick_manifest(const sc_manifest_file **pick, size_t *n, const sc_manifest_file *m) {
+    if (*n == SC_STATE_PREFETCH_OBJECTS) return;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(pick[i]->name, m->name) == 0) return;
+    pick[(*n)++] = m;
+}
+
+/*
+ * On a concurrent store, N's two lists, then the manifests this attempt's checks
+ * are about to read, arrive in one batch each (sc_state_prefetch_*) instead of
+ * one round trip per object; the checks then find them in the handle's cache
+ * and read exactly as before. Which manifests: those of N's delta
+ * (sc_state_check_delta), when it keeps them; for the full check, those that may
+ * hold the touched partitions and, by their file index, one of the touched files
+ * (for an overwrite or a primary-key compaction above level 0, which read every
+ * live file of the partitions, all that may hold them). A guess, never a verdict:
+ * what it leaves out, or fails to fetch, the checks read and report as before.
+ */
+static void prefetch_base(commit_state *cs, const attempt_state *a) {
+    sc_table *t = cs->t;
+    if (!a->latest_id || !(sc_store_caps(t->store) & SC_CAP_CONCURRENT)) return;
+    const sc_snapshot *s = &a->latest;
+    const sc_object_ref *lists[2] = {&s->delta_manifest_list, &s->base_manifest_list};
+    sc_state_prefetch_lists(t, lists, 2);
+    sc_manifest_file_vec delta = {0}, base = {0};
+    const sc_manifest_file *pick[SC_STATE_PREFETCH_OBJECTS];
+    size_t n = 0;
+    uint64_t *hashes = NULL;
+    size_t nhashes = 0;
+    int have_delta = sc_state_cached_list(&delta, t, &s->delta_manifest_list) == 1;
+    if (have_delta) {
+        uint64_t records = 0;
+        for (size_t i = 0; i < delta.count; i++) records += (uint64_t)delta.items[i].added + (uint64_t)delta.items[i].deleted;
+        for (size_t i = 0; records <= SC_STATE_KEEP_RECORDS && i < delta.count; i++) pick_manifest(pick, &n, &delta.items[i]);
+    }
+    int full = cs->mode == SC_KIND_OVERWRITE || !a->validated_any;
+    if (full && have_delta && sc_state_cached_list(&base, t, &s->base_manifest_list) == 1) {
+        const sc_changes *c = cs->req->changes;
+        int whole = cs->mode == SC_KIND_OVERWRITE || cs->static_scope;
+        for (size_t i = 0; t->schema.trimmed_key_count > 0 && i < c->adds.count; i++) whole |= c->adds.items[i].file.level >= 1;
+        size_t nfiles = c->adds.count + c->deletes.count;
+        if (!whole && (hashes = malloc((nfiles ? nfiles : 1) * sizeof *hashes)) == NULL) whole = -1; /* no memory: skip */
+        for (size_t i = 0; hashes && i < nfiles; i++) {
+            const sc_file_entry *f = i < c->deletes.count ? &c->deletes.items[i].file : &c->adds.items[i - c->deletes.count].file;
+            hashes[nhashes++] = sc_file_index_hash(f->partition, f->bucket, f->file);
+        }
+        const sc_partition_set *filter = cs->static_scope ? NULL : &cs->parts;
+        for (size_t i = 0; whole >= 0 && n < SC_STATE_PREFETCH_OBJECTS && i < base.count + delta.count; i++) {
+            const sc_manifest_file *m = i < base.count ? &base.items[i] : &delta.items[i - base.count];
+            if (sc_state_meta_may_hold(t, m, filter) && (whole || index_may_hold(m, hashes, nhashes)))
+                pick_manifest(pick, &n, m);
+        }
+    }
+    sc_state_prefetch_manifests(t, pick, n);
+    free(hashes);
+    sc_manifest_file_vec_free(&base);
+    sc_manifest_file_vec_free(&delta);
+    sc_error_clear();
+}
+
 /*
  * Conflicts (docs/protocols.md §4; a real conflict fails the commit, never retried:
  * retrying cannot bring a deleted file back). The first attempt checks the
@@ -478,6 +552,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     if (req->base_snapshot > a->latest_id)
         return fail_with(a, sc_error_set(SC_EINVAL, "base snapshot %" PRIu64 " is newer than the latest snapshot %" PRIu64,
                                          req->base_snapshot, a->latest_id));
+    prefetch_base(cs, a);
     /* N+1 carries N's manifests forward, mostly unread: the ones N added are read and
      * checked first (docs/protocols.md §3, "What a commit checks of its base"). */
     int rc = a->latest_id ? sc_state_check_delta(t, &a->latest) : 0;

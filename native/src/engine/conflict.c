@@ -609,6 +609,12 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
                 if ((rc = sc_table_read_snapshots(between, t, id, n)) != 0) break;
                 between_first = id;
                 between_count = n;
+                /* ... and their delta lists, with the latest's, in one more (a hint: the reads report). */
+                const sc_object_ref *lists[SC_TABLE_SNAPSHOTS_BATCH + 1];
+                size_t nlists = 0;
+                for (size_t k = 0; k < n; k++) lists[nlists++] = &between[k].delta_manifest_list;
+                if (id + n == latest->id) lists[nlists++] = &latest->delta_manifest_list;
+                sc_state_prefetch_lists(t, lists, nlists);
             }
             snap = &between[id - between_first];
         }

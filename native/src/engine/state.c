@@ -13,6 +13,7 @@
 #include "format/binary_row.h"
 #include "format/file_index.h"
 #include "format/partition.h"
+#include "store/store_batch.h"
 
 static int bytes_cmp_qsort(const void *a, const void *b) {
     return sc_bytes_compare(*(const sc_bytes *)a, *(const sc_bytes *)b);
@@ -349,6 +350,109 @@ int sc_state_load_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_r
 int sc_state_load_manifest(sc_entry_vec *out, sc_table *t, const sc_manifest_file *meta) {
     if (meta->size < 0) return sc_error_set(SC_ECORRUPT, "manifest/%s: negative size in its manifest list", meta->name);
     return load_pinned(out, t, &manifest_kind, meta->name, meta->has_sha256 ? meta->sha256 : NULL, (uint64_t)meta->size);
+}
+
+/* ---- prefetch: pinned objects fetched together on a concurrent store ---- */
+
+/* One object to fetch: its name and its pins, as the sequential read would check them. */
+typedef struct prefetch_item {
+    const char *name;
+    const uint8_t *sha256; /* NULL: not pinned by hash */
+    uint64_t length;
+} prefetch_item;
+
+/*
+ * GET `items` that the cache lacks in one batch, check each exactly as
+ * fetch_pinned does (length, SHA-256), decode it as `kind` and cache it. A
+ * hint only: an object that fails any of this is left out, and the ordinary
+ * read that follows fetches it again and reports what is wrong, as it would
+ * have without the prefetch (an expiration under the read included). Objects
+ * of unknown length, and those beyond the batch's bounds, are left to it too.
+ */
+static void prefetch(sc_table *t, const pinned_kind *kind, const prefetch_item *items, size_t n) {
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    if (!t->cache || !(sc_store_caps(t->store) & SC_CAP_CONCURRENT)) return;
+    /* About 50 KB of calls and keys: on the heap, not on a caller's (JNI) stack. */
+    typedef char call_key[SC_MANIFEST_PATH_MAX + 16];
+    sc_store_call *calls = NULL;
+    call_key *keys = NULL;
+    const prefetch_item *picked[SC_STATE_PREFETCH_OBJECTS];
+    size_t k = 0;
+    uint64_t bytes = 0;
+    for (size_t i = 0; i < n && k < SC_STATE_PREFETCH_OBJECTS; i++) {
+        const prefetch_item *it = &items[i];
+        char kbuf[PINNED_KEY_CAP];
+        const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, it->name);
+        if (!ckey || it->length == 0 || it->length > SC_STATE_PREFETCH_BYTES - bytes) continue;
+        if (sc_cache_get(t->cache, ckey, it->sha256 ? it->sha256 : unpinned)) continue;
+        int dup = 0;
+        for (size_t j = 0; j < k && !dup; j++) dup = strcmp(picked[j]->name, it->name) == 0;
+        if (dup) continue;
+        if (!calls) {
+            calls = malloc(SC_STATE_PREFETCH_OBJECTS * sizeof *calls);
+            keys = malloc(SC_STATE_PREFETCH_OBJECTS * sizeof *keys);
+            if (!calls || !keys) break;
+        }
+        sc_manifest_key(keys[k], sizeof keys[k], it->name);
+        calls[k] = (sc_store_call){.op = SC_OP_GET, .key = keys[k], .max_len = (size_t)it->length};
+        picked[k++] = it;
+        bytes += it->length;
+    }
+    if (!calls || !keys || sc_store_batch(t->store, &t->env, calls, k) != 0) k = 0; /* nothing was sent */
+    for (size_t i = 0; i < k; i++) {
+        const prefetch_item *it = picked[i];
+        sc_store_call *c = &calls[i];
+        uint8_t got[SC_SHA256_LEN];
+        if (c->rc == 0) sc_sha256(got, c->out_data, c->out_len);
+        if (c->rc == 0 && c->out_len == it->length && (!it->sha256 || memcmp(got, it->sha256, SC_SHA256_LEN) == 0)) {
+            char kbuf[PINNED_KEY_CAP];
+            const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, it->name);
+            void *fresh = calloc(1, kind->size);
+            if (fresh && kind->decode(fresh, c->out_data, c->out_len, t, it->name) == 0)
+                sc_cache_put(t->cache, ckey, it->sha256 ? it->sha256 : unpinned, fresh, kind->count(fresh) + 1, kind->free);
+            else if (fresh)
+                kind->free(fresh);
+        }
+        sc_store_call_clear(c);
+    }
+    free(calls);
+    free(keys);
+    sc_error_clear(); /* nothing of this is anyone's error: the reads that follow report */
+}
+
+void sc_state_prefetch_lists(sc_table *t, const sc_object_ref *const *refs, size_t n) {
+    prefetch_item items[SC_STATE_PREFETCH_OBJECTS];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < SC_STATE_PREFETCH_OBJECTS; i++)
+        if (refs[i] && refs[i]->name)
+            items[k++] = (prefetch_item){refs[i]->name, refs[i]->has_sha256 ? refs[i]->sha256 : NULL, refs[i]->length};
+    prefetch(t, &list_kind, items, k);
+}
+
+void sc_state_prefetch_manifests(sc_table *t, const sc_manifest_file *const *metas, size_t n) {
+    prefetch_item items[SC_STATE_PREFETCH_OBJECTS];
+    size_t k = 0;
+    uint64_t records = 0;
+    for (size_t i = 0; i < n && k < SC_STATE_PREFETCH_OBJECTS; i++) {
+        const sc_manifest_file *m = metas[i];
+        if (m->size <= 0 || m->added < 0 || m->deleted < 0) continue;
+        /* What the walks would stream unkept stays unkept: a big manifest is read as before. */
+        uint64_t r = (uint64_t)m->added + (uint64_t)m->deleted;
+        if (r > SC_STATE_KEEP_RECORDS || r > SC_STATE_PREFETCH_RECORDS - records) continue;
+        records += r;
+        items[k++] = (prefetch_item){m->name, m->has_sha256 ? m->sha256 : NULL, (uint64_t)m->size};
+    }
+    prefetch(t, &manifest_kind, items, k);
+}
+
+int sc_state_cached_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref) {
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    char kbuf[PINNED_KEY_CAP];
+    const char *ckey = ref->name ? pinned_key(kbuf, sizeof kbuf, list_kind.tag, ref->name) : NULL;
+    void *cached = ckey && t->cache ? sc_cache_get(t->cache, ckey, ref->has_sha256 ? ref->sha256 : unpinned) : NULL;
+    if (!cached) return 0;
+    int rc = list_append(out, cached);
+    return rc ? rc : 1;
 }
 
 int sc_state_meta_may_hold(const sc_table *t, const sc_manifest_file *m, const sc_partition_set *filter) {

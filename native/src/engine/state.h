@@ -127,6 +127,27 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
                            const sc_partition_set *filter);
 
 /*
+ * Prefetch: on a store with SC_CAP_CONCURRENT, the pinned lists / manifests
+ * named (those the cache lacks) are fetched in one batch, one round trip,
+ * checked and decoded as the ordinary reads check them, and cached, so that
+ * the reads that follow find them there. A hint, never an error: on any other
+ * store, or for an object that fails (missing, damaged, not decodable), nothing
+ * changes and the ordinary read fetches it and reports. Bounded: at most
+ * SC_STATE_PREFETCH_OBJECTS objects and SC_STATE_PREFETCH_BYTES of their pinned
+ * lengths; objects of unknown length are skipped, and so are manifests the walks
+ * stream without keeping (more than SC_STATE_KEEP_RECORDS records), beyond
+ * SC_STATE_PREFETCH_RECORDS records in all.
+ */
+#define SC_STATE_PREFETCH_OBJECTS 32
+#define SC_STATE_PREFETCH_BYTES ((uint64_t)8 << 20)
+#define SC_STATE_PREFETCH_RECORDS (4 * (uint64_t)SC_STATE_KEEP_RECORDS)
+void sc_state_prefetch_lists(sc_table *t, const sc_object_ref *const *refs, size_t n);
+void sc_state_prefetch_manifests(sc_table *t, const sc_manifest_file *const *metas, size_t n);
+/* Append list `ref` to `out` when the handle's cache holds it: 1; 0 when it does not
+ * (nothing read); SC_ENOMEM. */
+int sc_state_cached_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
+
+/*
  * Expiration between a reader's reads (docs/protocols.md §13). A read of an
  * object named by snapshot `id` failed with `rc`: a missing snapshot, list or
  * manifest (SC_ENOTFOUND, SC_ECORRUPT) is damage only while `id` is retained.
