@@ -501,6 +501,9 @@ Test(requests, a_fresh_handle_on_s3_opens_in_two_round_trips_and_builds_on_what_
     cr_assert_eq(r.stats.ops[SC_OP_HEAD], 4, "HEAD 2, 3, 4 (the guess's looks) and metadata/history");
     cr_log_info("fresh S3 handle's first append: %llu requests in %llu round trips",
                 (unsigned long long)total_ops(&r.stats), (unsigned long long)r.round_trips);
+    cr_assert_eq(r.stats.ops[SC_OP_GET], 5, "snapshot-2's two lists, its delta manifest, LATEST, EARLIEST");
+    cr_assert_eq(total_ops(&r.stats), 14);
+    cr_assert_eq(r.round_trips, 5, "the lists, the manifest, the batch, the claim, EARLIEST");
     sc_table_free(t);
 }
 
