@@ -323,6 +323,9 @@ typedef struct attempt_state {
     int guess_used;   /* a commit guesses once: a failed guess costs no attempt (commit_loop) */
     int guess_failed; /* this attempt's guess was not confirmed: it restarts on the latest */
     /* This attempt only; attempt_end releases them. */
+    /* N's delta manifests, checked (sc_state_check_delta) after the batch that fetched them
+     * with the writes instead of in a round trip before it (prefetch_base). */
+    int delta_deferred;
     uint64_t latest_id; /* the base N this attempt builds N+1 on (0 = empty table) */
     sc_snapshot latest;
     uint8_t latest_hash[SC_SHA256_LEN];
@@ -461,6 +464,10 @@ static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int *rc, ui
     return sc_state_expired_under(out_earliest, t, since + 1, rc);
 }
 
+/* The most manifests of N's delta sent with the attempt's writes (send_writes): what the
+ * batch holds beside the looks it carries. */
+#define DEFERRED_DELTA_MAX SC_STRATEGY_CALLS_MAX
+
 /* 1 when manifest `m` may hold one of `hashes` by its file index (always, without a usable one). */
 static int index_may_hold(const sc_manifest_file *m, const uint64_t *hashes, size_t n) {
     sc_file_index ix;
@@ -492,7 +499,7 @@ static void pick_manifest(const sc_manifest_file **pick, size_t *n, const sc_man
  * live file of the partitions, all that may hold them). A guess, never a verdict:
  * what it leaves out, or fails to fetch, the checks read and report as before.
  */
-static void prefetch_base(commit_state *cs, const attempt_state *a) {
+static void prefetch_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
     if (!a->latest_id || !(sc_store_caps(t->store) & SC_CAP_CONCURRENT)) return;
     const sc_snapshot *s = &a->latest;
@@ -509,6 +516,7 @@ static void prefetch_base(commit_state *cs, const attempt_state *a) {
         for (size_t i = 0; i < delta.count; i++) records += (uint64_t)delta.items[i].added + (uint64_t)delta.items[i].deleted;
         for (size_t i = 0; records <= SC_STATE_KEEP_RECORDS && i < delta.count; i++) pick_manifest(pick, &n, &delta.items[i]);
     }
+    size_t delta_picked = n;
     int full = cs->mode == SC_KIND_OVERWRITE || !a->validated_any;
     if (full && have_delta && sc_state_cached_list(&base, t, &s->base_manifest_list) == 1) {
         const sc_changes *c = cs->req->changes;
@@ -527,7 +535,12 @@ static void prefetch_base(commit_state *cs, const attempt_state *a) {
                 pick_manifest(pick, &n, m);
         }
     }
-    sc_state_prefetch_manifests(t, pick, n);
+    /* Only N's delta to read, and no more of it than a batch carries beside the writes: it
+     * travels with them and is checked after (send_writes), one round trip less. */
+    if (n == delta_picked && n > 0 && n <= DEFERRED_DELTA_MAX && cs->mode != SC_KIND_OVERWRITE && !cs->static_scope)
+        a->delta_deferred = 1;
+    else
+        sc_state_prefetch_manifests(t, pick, n);
     free(hashes);
     sc_manifest_file_vec_free(&base);
     sc_manifest_file_vec_free(&delta);
@@ -555,7 +568,7 @@ static step_outcome check_conflicts(commit_state *cs, attempt_state *a) {
     prefetch_base(cs, a);
     /* N+1 carries N's manifests forward, mostly unread: the ones N added are read and
      * checked first (docs/protocols.md §3, "What a commit checks of its base"). */
-    int rc = a->latest_id ? sc_state_check_delta(t, &a->latest) : 0;
+    int rc = a->latest_id && !a->delta_deferred ? sc_state_check_delta(t, &a->latest) : 0;
     if (!rc && !a->validated_any && !a->below_history && req->base_snapshot && req->base_snapshot < a->latest_id &&
         cs->mode != SC_KIND_OVERWRITE) {
         rc = sc_conflict_check_since(t, req->base_snapshot, &a->latest, req->changes, cs->mode, &cs->parts);
@@ -614,6 +627,22 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     char schema_key[64];
     sc_store_call extra[SC_STRATEGY_CALLS_MAX * 2];
     size_t n = 0, schema_at = 0, probe_at = 0;
+    /* N's delta manifests, when prefetch_base left them for this batch. */
+    sc_state_prefetch *deferred = NULL;
+    size_t deferred_at = 0, deferred_n = 0;
+    sc_store_call *deferred_calls = NULL;
+    if (a->delta_deferred) {
+        sc_manifest_file_vec delta = {0};
+        const sc_manifest_file *metas[DEFERRED_DELTA_MAX];
+        size_t m = 0;
+        if (sc_state_cached_list(&delta, t, &a->latest.delta_manifest_list) == 1)
+            for (size_t i = 0; i < delta.count && m < DEFERRED_DELTA_MAX; i++) metas[m++] = &delta.items[i];
+        deferred = sc_state_prefetch_manifests_begin(t, metas, m); /* copies what it keeps */
+        sc_manifest_file_vec_free(&delta);
+        deferred_calls = sc_state_prefetch_calls(deferred, &deferred_n);
+        deferred_at = n;
+        for (size_t i = 0; i < deferred_n; i++) extra[n++] = deferred_calls[i];
+    }
     if (a->guessed) {
         t->strategy->guess_probes(t, a->latest_id, &probe);
         probe_at = n;
@@ -630,6 +659,11 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     int look_history = !t->history_marked && a->latest_id > 0 && (sc_store_caps(t->store) & SC_CAP_CONCURRENT);
     if (look_history) extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = SC_HISTORY_MARKER_KEY};
     int rc = sc_commit_manifests_flush(&cs->written, extra, n);
+    for (size_t i = 0; i < deferred_n; i++) { /* the answers go back to the prefetch, which owns them */
+        deferred_calls[i] = extra[deferred_at + i];
+        extra[deferred_at + i].out_data = NULL;
+    }
+    sc_state_prefetch_end(deferred, t);
     if (!rc && look_history && extra[history_at].rc == 0) t->history_marked = 1; /* absent: written after the claim */
     int moved = 0, confirmed = 1, present = 1;
     uint64_t above = 0;
@@ -650,6 +684,12 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     if (moved) {
         cs->schema_moved = 1;
         return fail_with(a, RESTART_FOR_SCHEMA);
+    }
+    if (confirmed && a->delta_deferred) {
+        /* N's delta, checked now that it is here (sc_state_check_delta reads what the batch
+         * did not bring): all of this before the claim, as when it was checked first. */
+        a->delta_deferred = 0;
+        if ((rc = sc_state_check_delta(t, &a->latest)) != 0) return fail_with(a, rc);
     }
     if (confirmed) return STEP_NEXT;
     sc_log(SC_LOG_DEBUG, "commit: snapshot %" PRIu64 " is no longer the latest%s: discovering it",
@@ -949,6 +989,11 @@ static step_outcome base_expired(commit_state *cs, attempt_state *a) {
     sc_error_clear();
     a->rc = 0;
     a->lost_to = 0; /* nothing known to exist above the base */
+    if (a->base.name) { /* written for N (its delta is checked after the batch): no one's now */
+        char key[SC_MANIFEST_PATH_MAX + 16];
+        sc_manifest_key(key, sizeof key, a->base.name);
+        sc_commit_manifests_discard(&cs->written, key);
+    }
     return STEP_STALE;
 }
 
@@ -981,6 +1026,7 @@ static step_outcome restart_stale(commit_state *cs, attempt_state *a) {
 static void attempt_end(attempt_state *a) {
     a->prev_latest = a->latest_id;
     a->has_claim_answered = 0;
+    a->delta_deferred = 0;
     ref_clear(&a->base);
     sc_buf_free(&a->doc);
     sc_snapshot_clear(&a->latest);

@@ -361,63 +361,99 @@ typedef struct prefetch_item {
     uint64_t length;
 } prefetch_item;
 
+/* A prefetch under way: the calls picked and what each must match. */
+typedef char prefetch_key[SC_MANIFEST_PATH_MAX + 16];
+struct sc_state_prefetch {
+    const pinned_kind *kind;
+    size_t count;
+    sc_store_call calls[SC_STATE_PREFETCH_OBJECTS];
+    prefetch_key keys[SC_STATE_PREFETCH_OBJECTS];
+    char *names[SC_STATE_PREFETCH_OBJECTS];
+    uint8_t sha256[SC_STATE_PREFETCH_OBJECTS][SC_SHA256_LEN];
+    int pinned[SC_STATE_PREFETCH_OBJECTS];
+    uint64_t length[SC_STATE_PREFETCH_OBJECTS];
+};
+
 /*
- * GET `items` that the cache lacks in one batch, check each exactly as
- * fetch_pinned does (length, SHA-256), decode it as `kind` and cache it. A
- * hint only: an object that fails any of this is left out, and the ordinary
- * read that follows fetches it again and reports what is wrong, as it would
- * have without the prefetch (an expiration under the read included). Objects
- * of unknown length, and those beyond the batch's bounds, are left to it too.
+ * The GETs of `items` that the cache lacks, within the batch's bounds (objects of unknown
+ * length and those beyond the bounds are left to the ordinary read). NULL when there is
+ * nothing to fetch, the store takes requests one at a time, or memory is short.
  */
-static void prefetch(sc_table *t, const pinned_kind *kind, const prefetch_item *items, size_t n) {
+static sc_state_prefetch *prefetch_begin(sc_table *t, const pinned_kind *kind, const prefetch_item *items, size_t n) {
     static const uint8_t unpinned[SC_SHA256_LEN];
-    if (!t->cache || !(sc_store_caps(t->store) & SC_CAP_CONCURRENT)) return;
-    /* About 50 KB of calls and keys: on the heap, not on a caller's (JNI) stack. */
-    typedef char call_key[SC_MANIFEST_PATH_MAX + 16];
-    sc_store_call *calls = NULL;
-    call_key *keys = NULL;
-    const prefetch_item *picked[SC_STATE_PREFETCH_OBJECTS];
-    size_t k = 0;
+    if (!t->cache || !(sc_store_caps(t->store) & SC_CAP_CONCURRENT)) return NULL;
+    sc_state_prefetch *p = NULL; /* about 60 KB: on the heap, not on a caller's (JNI) stack */
     uint64_t bytes = 0;
-    for (size_t i = 0; i < n && k < SC_STATE_PREFETCH_OBJECTS; i++) {
+    for (size_t i = 0; i < n && (!p || p->count < SC_STATE_PREFETCH_OBJECTS); i++) {
         const prefetch_item *it = &items[i];
         char kbuf[PINNED_KEY_CAP];
         const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, it->name);
         if (!ckey || it->length == 0 || it->length > SC_STATE_PREFETCH_BYTES - bytes) continue;
         if (sc_cache_get(t->cache, ckey, it->sha256 ? it->sha256 : unpinned)) continue;
         int dup = 0;
-        for (size_t j = 0; j < k && !dup; j++) dup = strcmp(picked[j]->name, it->name) == 0;
+        for (size_t j = 0; p && j < p->count && !dup; j++) dup = strcmp(p->names[j], it->name) == 0;
         if (dup) continue;
-        if (!calls) {
-            calls = malloc(SC_STATE_PREFETCH_OBJECTS * sizeof *calls);
-            keys = malloc(SC_STATE_PREFETCH_OBJECTS * sizeof *keys);
-            if (!calls || !keys) break;
-        }
-        sc_manifest_key(keys[k], sizeof keys[k], it->name);
-        calls[k] = (sc_store_call){.op = SC_OP_GET, .key = keys[k], .max_len = (size_t)it->length};
-        picked[k++] = it;
+        if (!p && !(p = calloc(1, sizeof *p))) break;
+        size_t k = p->count;
+        if (!(p->names[k] = strdup(it->name))) break;
+        sc_manifest_key(p->keys[k], sizeof p->keys[k], it->name);
+        p->calls[k] = (sc_store_call){.op = SC_OP_GET, .key = p->keys[k], .max_len = (size_t)it->length};
+        p->pinned[k] = it->sha256 != NULL;
+        if (it->sha256) memcpy(p->sha256[k], it->sha256, SC_SHA256_LEN);
+        p->length[k] = it->length;
+        p->count++;
         bytes += it->length;
     }
-    if (!calls || !keys || sc_store_batch(t->store, &t->env, calls, k) != 0) k = 0; /* nothing was sent */
-    for (size_t i = 0; i < k; i++) {
-        const prefetch_item *it = picked[i];
-        sc_store_call *c = &calls[i];
+    if (p && p->count == 0) {
+        free(p);
+        p = NULL;
+    }
+    if (p) p->kind = kind;
+    return p;
+}
+
+sc_store_call *sc_state_prefetch_calls(sc_state_prefetch *p, size_t *out_count) {
+    *out_count = p ? p->count : 0;
+    return p ? p->calls : NULL;
+}
+
+/*
+ * After the batch: each answer checked exactly as fetch_pinned does (length, SHA-256),
+ * decoded and cached. A hint only: an object that fails any of this is left out, and the
+ * ordinary read that follows fetches it again and reports what is wrong, as it would have
+ * without the prefetch (an expiration under the read included).
+ */
+void sc_state_prefetch_end(sc_state_prefetch *p, sc_table *t) {
+    static const uint8_t unpinned[SC_SHA256_LEN];
+    if (!p) return;
+    for (size_t i = 0; i < p->count; i++) {
+        sc_store_call *c = &p->calls[i];
         uint8_t got[SC_SHA256_LEN];
-        if (c->rc == 0) sc_sha256(got, c->out_data, c->out_len);
-        if (c->rc == 0 && c->out_len == it->length && (!it->sha256 || memcmp(got, it->sha256, SC_SHA256_LEN) == 0)) {
+        if (c->rc == 0 && c->out_data) sc_sha256(got, c->out_data, c->out_len);
+        if (c->rc == 0 && c->out_data && c->out_len == p->length[i] &&
+            (!p->pinned[i] || memcmp(got, p->sha256[i], SC_SHA256_LEN) == 0)) {
+            const uint8_t *hash = p->pinned[i] ? p->sha256[i] : unpinned;
             char kbuf[PINNED_KEY_CAP];
-            const char *ckey = pinned_key(kbuf, sizeof kbuf, kind->tag, it->name);
-            void *fresh = calloc(1, kind->size);
-            if (fresh && kind->decode(fresh, c->out_data, c->out_len, t, it->name) == 0)
-                sc_cache_put(t->cache, ckey, it->sha256 ? it->sha256 : unpinned, fresh, kind->count(fresh) + 1, kind->free);
+            const char *ckey = pinned_key(kbuf, sizeof kbuf, p->kind->tag, p->names[i]);
+            void *fresh = calloc(1, p->kind->size);
+            if (fresh && p->kind->decode(fresh, c->out_data, c->out_len, t, p->names[i]) == 0)
+                sc_cache_put(t->cache, ckey, hash, fresh, p->kind->count(fresh) + 1, p->kind->free);
             else if (fresh)
-                kind->free(fresh);
+                p->kind->free(fresh);
         }
         sc_store_call_clear(c);
+        free(p->names[i]);
     }
-    free(calls);
-    free(keys);
+    free(p);
     sc_error_clear(); /* nothing of this is anyone's error: the reads that follow report */
+}
+
+/* The GETs of `items` the cache lacks in one batch of their own. */
+static void prefetch(sc_table *t, const pinned_kind *kind, const prefetch_item *items, size_t n) {
+    sc_state_prefetch *p = prefetch_begin(t, kind, items, n);
+    if (!p) return;
+    if (sc_store_batch(t->store, &t->env, p->calls, p->count) != 0) p->count = 0; /* nothing was sent */
+    sc_state_prefetch_end(p, t);
 }
 
 void sc_state_prefetch_lists(sc_table *t, const sc_object_ref *const *refs, size_t n) {
@@ -429,20 +465,30 @@ void sc_state_prefetch_lists(sc_table *t, const sc_object_ref *const *refs, size
     prefetch(t, &list_kind, items, k);
 }
 
-void sc_state_prefetch_manifests(sc_table *t, const sc_manifest_file *const *metas, size_t n) {
-    prefetch_item items[SC_STATE_PREFETCH_OBJECTS];
+/* The manifests among `metas` a prefetch takes: what the walks would stream unkept stays
+ * unkept (a big manifest is read as before), SC_STATE_PREFETCH_RECORDS in all. */
+static size_t manifest_items(prefetch_item *items, const sc_manifest_file *const *metas, size_t n) {
     size_t k = 0;
     uint64_t records = 0;
     for (size_t i = 0; i < n && k < SC_STATE_PREFETCH_OBJECTS; i++) {
         const sc_manifest_file *m = metas[i];
         if (m->size <= 0 || m->added < 0 || m->deleted < 0) continue;
-        /* What the walks would stream unkept stays unkept: a big manifest is read as before. */
         uint64_t r = (uint64_t)m->added + (uint64_t)m->deleted;
         if (r > SC_STATE_KEEP_RECORDS || r > SC_STATE_PREFETCH_RECORDS - records) continue;
         records += r;
         items[k++] = (prefetch_item){m->name, m->has_sha256 ? m->sha256 : NULL, (uint64_t)m->size};
     }
-    prefetch(t, &manifest_kind, items, k);
+    return k;
+}
+
+void sc_state_prefetch_manifests(sc_table *t, const sc_manifest_file *const *metas, size_t n) {
+    prefetch_item items[SC_STATE_PREFETCH_OBJECTS];
+    prefetch(t, &manifest_kind, items, manifest_items(items, metas, n));
+}
+
+sc_state_prefetch *sc_state_prefetch_manifests_begin(sc_table *t, const sc_manifest_file *const *metas, size_t n) {
+    prefetch_item items[SC_STATE_PREFETCH_OBJECTS];
+    return prefetch_begin(t, &manifest_kind, items, manifest_items(items, metas, n));
 }
 
 int sc_state_cached_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref) {

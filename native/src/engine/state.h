@@ -146,6 +146,16 @@ void sc_state_prefetch_manifests(sc_table *t, const sc_manifest_file *const *met
 /* Append list `ref` to `out` when the handle's cache holds it: 1; 0 when it does not
  * (nothing read); SC_ENOMEM. */
 int sc_state_cached_list(sc_manifest_file_vec *out, sc_table *t, const sc_object_ref *ref);
+/*
+ * The same prefetch of manifests with its GETs sent in a caller's batch (engine/commit.c
+ * sends its base's delta manifests with its writes): begin picks them (NULL: nothing to
+ * fetch); sc_state_prefetch_calls gives the calls (borrowed: the caller copies them into
+ * its batch and their answers back); end checks and caches what came back, and frees.
+ */
+typedef struct sc_state_prefetch sc_state_prefetch;
+sc_state_prefetch *sc_state_prefetch_manifests_begin(sc_table *t, const sc_manifest_file *const *metas, size_t n);
+struct sc_store_call *sc_state_prefetch_calls(sc_state_prefetch *p, size_t *out_count);
+void sc_state_prefetch_end(sc_state_prefetch *p, sc_table *t);
 
 /*
  * Expiration between a reader's reads (docs/protocols.md §13). A read of an
