@@ -611,3 +611,103 @@ Test(discovery, unadopted_paimon_table_opens_for_reading_only) {
     sc_store_free(s);
     sc_mem_store_reset(name);
 }
+
+/* ---- discovery from a lagging hint on a concurrent store while an expiration runs ---- */
+
+/* A store that passes everything to a mem store but declares SC_CAP_CONCURRENT: batches
+ * run one by one in orders drawn by the handle's randomness (a fault hook is set). */
+typedef struct cw_store { sc_store *inner; } cw_store;
+static int cw_getb(void *s, uint8_t **d, size_t *n, sc_object_info *i, const char *k, size_t m) {
+    return sc_store_get_bounded(((cw_store *)s)->inner, d, n, i, k, m);
+}
+static int cw_get(void *s, uint8_t **d, size_t *n, sc_object_info *i, const char *k) {
+    return sc_store_get(((cw_store *)s)->inner, d, n, i, k);
+}
+static int cw_head(void *s, sc_object_info *i, const char *k) { return sc_store_head(((cw_store *)s)->inner, i, k); }
+static int cw_put(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    return sc_store_put(((cw_store *)s)->inner, i, k, d, n);
+}
+static int cw_pia(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n) {
+    return sc_store_put_if_absent(((cw_store *)s)->inner, i, k, d, n);
+}
+static int cw_pim(void *s, sc_object_info *i, const char *k, const uint8_t *d, size_t n, const char *e) {
+    return sc_store_put_if_match(((cw_store *)s)->inner, i, k, d, n, e);
+}
+static int cw_list(void *s, sc_list_page *o, const char *p, const char *a, size_t m) {
+    return sc_store_list(((cw_store *)s)->inner, o, p, a, m);
+}
+static int cw_del(void *s, const char *k) { return sc_store_delete(((cw_store *)s)->inner, k); }
+static int cw_hint(void *s, const char *k, const uint8_t *d, size_t n) { return sc_store_put_hint(((cw_store *)s)->inner, k, d, n); }
+static void cw_close(void *s) { sc_store_free(((cw_store *)s)->inner); free(s); }
+
+typedef struct exp_ctx { sc_store *plain; int got2, got3, fired, unfavourable; } exp_ctx;
+static int expire_on_head(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    exp_ctx *c = p;
+    if (op == SC_OP_GET && strcmp(key, "snapshot/snapshot-2") == 0) c->got2 = 1;
+    if (op == SC_OP_GET && strcmp(key, "snapshot/snapshot-3") == 0) c->got3 = 1;
+    if (c->fired || op != SC_OP_HEAD || (strcmp(key, "snapshot/snapshot-4") && strcmp(key, "snapshot/snapshot-5"))) return 0;
+    c->fired = 1;
+    if (!(c->got2 && c->got3)) { /* the order that hides it: the found snapshot's GET first */
+        c->unfavourable = 1;
+        return 0;
+    }
+    /* An expiration as expire.c runs it: EARLIEST first, then snapshot files oldest first. */
+    sc_store_put(c->plain, NULL, "snapshot/EARLIEST", (const uint8_t *)"7", 1);
+    for (int i = 1; i <= 6; i++) {
+        char k[64];
+        sc_snapshot_key(k, (uint64_t)i);
+        sc_store_delete(c->plain, k);
+    }
+    return 0;
+}
+
+/*
+ * A reader's discovery from LATEST = 2 on a table whose latest is 8, while an expiration
+ * (EARLIEST := 7, then snapshot files deleted oldest first) runs between its batched looks,
+ * after the GETs of 2 and 3 and before the HEADs of 4 and 5: the batch alone would take 3 for
+ * the latest (3 there, 4 and 5 absent), a snapshot below EARLIEST. The look at 3 after the
+ * batch finds it gone, and discovery goes on to 8. Orders are drawn: up to 60 tables, until
+ * one draws the order that matters (at least one must).
+ */
+Test(discovery, a_batched_probe_never_reports_a_snapshot_an_expiration_removed) {
+    int stale = 0, tried = 0;
+    for (int attempt = 0; attempt < 60 && !stale; attempt++) {
+        char name[64];
+        snprintf(name, sizeof name, "rev-exp-%d", attempt);
+        sc_table *w = mem_table(name, SC_STRATEGY_CONDITIONAL);
+        fill(w, 8);
+        sc_table_free(w);
+        char loc[128];
+        snprintf(loc, sizeof loc, "mem://%s", name);
+        cw_store *cw = calloc(1, sizeof *cw);
+        cr_assert_eq(sc_store_open(&cw->inner, loc), 0);
+        static sc_store_ops ops;
+        ops = (sc_store_ops){.version = SC_STORE_OPS_VERSION, .name = "cw", .get = cw_get, .head = cw_head, .put = cw_put,
+                             .put_if_absent = cw_pia, .put_if_match = cw_pim, .list = cw_list, .del = cw_del,
+                             .close = cw_close, .put_hint = cw_hint, .get_bounded = cw_getb};
+        ops.caps = sc_store_caps(cw->inner) | SC_CAP_CONCURRENT;
+        sc_store *st;
+        cr_assert_eq(sc_store_wrap(&st, &ops, cw), 0);
+        cr_assert_eq(sc_store_put(st, NULL, "snapshot/LATEST", (const uint8_t *)"2", 1), 0);
+        sc_table *r;
+        cr_assert_eq(sc_table_open(&r, st), 0, "%s", sc_error_message());
+        sc_strategy_forget_found(r); /* past the open's 2 s: no guess */
+        exp_ctx c = {0};
+        cr_assert_eq(sc_store_open(&c.plain, loc), 0);
+        sc_store_set_fault_hook(st, expire_on_head, &c);
+        uint64_t id = 0;
+        int rc = sc_table_latest_id(&id, r);
+        if (c.fired && !c.unfavourable) {
+            tried++;
+            cr_log_info("table %d: rc %d, latest %llu (8 at the call's start)", attempt, rc, (unsigned long long)id);
+            if (rc == 0 && id < 8) stale = 1;
+        }
+        sc_store_set_fault_hook(st, NULL, NULL);
+        sc_table_free(r);
+        sc_store_free(st);
+        sc_store_free(c.plain);
+    }
+    cr_assert(tried > 0, "no favourable order drawn");
+    cr_assert(!stale, "discovery returned a snapshot below EARLIEST, older than the latest at call start");
+}

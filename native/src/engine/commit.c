@@ -362,8 +362,12 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     if (guess) a->guess_used = 1;
     int rc = 0;
     if (guess) a->latest_id = guess;
-    else if (a->lost_to && t->strategy->latest_after) rc = t->strategy->latest_after(t, a->lost_to, &a->latest_id);
-    else rc = t->strategy->latest(t, &a->latest_id);
+    else {
+        t->discovering_to_claim = 1;
+        if (a->lost_to && t->strategy->latest_after) rc = t->strategy->latest_after(t, a->lost_to, &a->latest_id);
+        else rc = t->strategy->latest(t, &a->latest_id);
+        t->discovering_to_claim = 0;
+    }
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
     if (rc) return fail_with(a, rc);

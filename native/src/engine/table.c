@@ -447,7 +447,9 @@ static int open_second(sc_table *t, sc_store_call first[OPEN_FIRST]) {
         return sc_error_wrap(first[OPEN_SCHEMAS].rc, "listing schema/");
     }
     int64_t best = schema_best(&first[OPEN_SCHEMAS].page);
-    if (best < 0) return schema_lost();
+    /* init writes schema-0 before table.json, but in one batch the listing may have run
+     * before either: looked at again one by one before it counts as lost. */
+    if (best < 0) return load_schema(t);
     uint64_t hint = 0;
     if (t->strategy->guess && !t->unadopted && first[OPEN_HINT].rc == 0 &&
         sc_hint_parse(&hint, first[OPEN_HINT].out_data, first[OPEN_HINT].out_len) != 0)
@@ -464,7 +466,8 @@ static int open_second(sc_table *t, sc_store_call first[OPEN_FIRST]) {
     int rc = sc_store_batch(t->store, &t->env, calls, n);
     if (rc) return rc;
     if (calls[OPEN_SCHEMA].rc) sc_store_call_error(&calls[OPEN_SCHEMA]);
-    rc = schema_from(&t->schema, calls[OPEN_SCHEMA].rc, calls[OPEN_SCHEMA].out_data, calls[OPEN_SCHEMA].out_len, best, 1);
+    if (calls[OPEN_SCHEMA].rc == SC_ENOTFOUND) rc = load_schema(t); /* the same race: once more, one by one */
+    else rc = schema_from(&t->schema, calls[OPEN_SCHEMA].rc, calls[OPEN_SCHEMA].out_data, calls[OPEN_SCHEMA].out_len, best, 1);
     if (!rc && n > OPEN_SNAPSHOT && calls[OPEN_SNAPSHOT].rc == 0) { /* anything else: discovery explains it */
         t->opened_id = hint;
         t->opened_doc = calls[OPEN_SNAPSHOT].out_data;

@@ -48,6 +48,11 @@ struct sc_table {
     int unadopted;
     /* metadata/history is known to exist (written or seen by this handle). */
     int history_marked;
+    /* Set by the commit engine while it discovers a base to claim on (engine/commit.c
+     * read_base): its post-claim check (check_in_history) catches a base that an
+     * expiration passed meanwhile, so discovery may skip the look that proves it for
+     * readers (strategy_file.c probe_batched). */
+    int discovering_to_claim;
     /* Inline watermark bound of the snapshots this handle writes (engine/replay.c);
      * 0 = SC_WATERMARK_INLINE_USERS. Only tests and the simulation lower it. */
     size_t watermark_inline_users;
@@ -64,7 +69,7 @@ struct sc_table {
     uint8_t foreign_count_hash[SC_SHA256_LEN];
     uint64_t foreign_count;
     /* On a concurrent store the open reads snapshot/LATEST and the snapshot it names
-     * together with the schema (engine/table.c open_batched): those bytes, for the
+     * together with the schema (engine/table.c open_second): those bytes, for the
      * strategy's open to take (the first commit's guess, strategy_file.c), else freed. */
     uint64_t opened_id;
     uint8_t *opened_doc;

@@ -360,6 +360,12 @@ static int concurrent(const sc_table *t);
  * moves the next batch up to the highest id seen, PROBE_AHEAD ids at most in all.
  * Anything else (a gap, an error, a longer lag) returns 1: the looks one by one decide
  * and report it.
+ *
+ * One by one, the found snapshot is fetched after the looks that saw the ids above it
+ * absent; expiration deletes oldest first, so its presence then proves those ids were
+ * never there rather than expired. A batch has no such order: a reader's discovery
+ * looks at the found id once more, after the batch (HEAD). A commit's skips it: its
+ * post-claim check of EARLIEST catches a base an expiration passed (check_in_history).
  */
 static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint) {
     enum { HINT_AT, NEXT, AFTER_NEXT, THIRD, LOOKS };
@@ -381,6 +387,14 @@ static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint
         size_t found = LOOKS;
         if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
         else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
+        if (found != LOOKS && !t->discovering_to_claim) {
+            int still = 0;
+            if ((rc = exists(t, h + found, &still)) != 0 || !still) {
+                for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
+                if (rc) return rc;
+                return 1; /* gone since: the looks one by one explain it */
+            }
+        }
         if (found != LOOKS) {
             file_state *st = state_of(t);
             if (st) { /* the read that follows a discovery takes these bytes */
