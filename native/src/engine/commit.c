@@ -26,7 +26,6 @@
 #include "engine/state.h"
 #include "engine/table.h"
 #include "engine/upkeep.h"
-#include "format/file_index.h"
 #include "store/store_internal.h"
 #include "strategy/strategy.h"
 
@@ -472,36 +471,14 @@ static int passed_by_expiration(uint64_t *out_earliest, sc_table *t, int *rc, ui
  * batch holds beside the looks it carries. */
 #define DEFERRED_DELTA_MAX SC_STRATEGY_CALLS_MAX
 
-/* 1 when manifest `m` may hold one of `hashes` by its file index (always, without a usable one). */
-static int index_may_hold(const sc_manifest_file *m, const uint64_t *hashes, size_t n) {
-    sc_file_index ix;
-    if (!m->file_index || sc_file_index_decode(&ix, m->file_index, m->file_index_len, m->name) != 0) {
-        sc_error_clear();
-        return 1;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (sc_file_index_may_contain(&ix, hashes[i])) return 1;
-    return 0;
-}
-
-/* Put `m` among the manifests to prefetch unless it is there (names are unique). */
-static void pick_manifest(const sc_manifest_file **pick, size_t *n, const sc_manifest_file *m) {
-    if (*n == SC_STATE_PREFETCH_OBJECTS) return;
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp(pick[i]->name, m->name) == 0) return;
-    pick[(*n)++] = m;
-}
-
 /*
- * On a concurrent store, N's two lists, then the manifests this attempt's checks
- * are about to read, arrive in one batch each (sc_state_prefetch_*) instead of
- * one round trip per object; the checks then find them in the handle's cache
- * and read exactly as before. Which manifests: those of N's delta
- * (sc_state_check_delta), when it keeps them; for the full check, those that may
- * hold the touched partitions and, by their file index, one of the touched files
- * (for an overwrite or a primary-key compaction above level 0, which read every
- * live file of the partitions, all that may hold them). A guess, never a verdict:
- * what it leaves out, or fails to fetch, the checks read and report as before.
+ * On a concurrent store N's two lists arrive in one batch instead of one round trip each
+ * (sc_state_prefetch_lists); the manifests the checks read are fetched together where each
+ * check decides what it reads (conflict.c check_touched, state.c load_records). N's delta
+ * manifests, which every attempt checks first (sc_state_check_delta), instead travel with
+ * the attempt's writes when they fit beside them, and are checked when that batch is back,
+ * before the claim (send_writes): one round trip less. A hint, never a verdict: what is not
+ * fetched, or fails, the checks read and report as before.
  */
 static void prefetch_base(commit_state *cs, attempt_state *a) {
     sc_table *t = cs->t;
@@ -509,44 +486,13 @@ static void prefetch_base(commit_state *cs, attempt_state *a) {
     const sc_snapshot *s = &a->latest;
     const sc_object_ref *lists[2] = {&s->delta_manifest_list, &s->base_manifest_list};
     sc_state_prefetch_lists(t, lists, 2);
-    sc_manifest_file_vec delta = {0}, base = {0};
-    const sc_manifest_file *pick[SC_STATE_PREFETCH_OBJECTS];
-    size_t n = 0;
-    uint64_t *hashes = NULL;
-    size_t nhashes = 0;
-    int have_delta = sc_state_cached_list(&delta, t, &s->delta_manifest_list) == 1;
-    if (have_delta) {
-        uint64_t records = 0;
+    sc_manifest_file_vec delta = {0};
+    uint64_t records = 0;
+    if (cs->mode != SC_KIND_OVERWRITE && !cs->static_scope && sc_state_cached_list(&delta, t, &s->delta_manifest_list) == 1) {
         for (size_t i = 0; i < delta.count; i++) records += (uint64_t)delta.items[i].added + (uint64_t)delta.items[i].deleted;
-        for (size_t i = 0; records <= SC_STATE_KEEP_RECORDS && i < delta.count; i++) pick_manifest(pick, &n, &delta.items[i]);
+        /* A delta checked one record at a time (a bulk load's) is read as before. */
+        a->delta_deferred = delta.count > 0 && delta.count <= DEFERRED_DELTA_MAX && records <= SC_STATE_KEEP_RECORDS;
     }
-    size_t delta_picked = n;
-    int full = cs->mode == SC_KIND_OVERWRITE || !a->validated_any;
-    if (full && have_delta && sc_state_cached_list(&base, t, &s->base_manifest_list) == 1) {
-        const sc_changes *c = cs->req->changes;
-        int whole = cs->mode == SC_KIND_OVERWRITE || cs->static_scope;
-        for (size_t i = 0; t->schema.trimmed_key_count > 0 && i < c->adds.count; i++) whole |= c->adds.items[i].file.level >= 1;
-        size_t nfiles = c->adds.count + c->deletes.count;
-        if (!whole && (hashes = malloc((nfiles ? nfiles : 1) * sizeof *hashes)) == NULL) whole = -1; /* no memory: skip */
-        for (size_t i = 0; hashes && i < nfiles; i++) {
-            const sc_file_entry *f = i < c->deletes.count ? &c->deletes.items[i].file : &c->adds.items[i - c->deletes.count].file;
-            hashes[nhashes++] = sc_file_index_hash(f->partition, f->bucket, f->file);
-        }
-        const sc_partition_set *filter = cs->static_scope ? NULL : &cs->parts;
-        for (size_t i = 0; whole >= 0 && n < SC_STATE_PREFETCH_OBJECTS && i < base.count + delta.count; i++) {
-            const sc_manifest_file *m = i < base.count ? &base.items[i] : &delta.items[i - base.count];
-            if (sc_state_meta_may_hold(t, m, filter) && (whole || index_may_hold(m, hashes, nhashes)))
-                pick_manifest(pick, &n, m);
-        }
-    }
-    /* Only N's delta to read, and no more of it than a batch carries beside the writes: it
-     * travels with them and is checked after (send_writes), one round trip less. */
-    if (n == delta_picked && n > 0 && n <= DEFERRED_DELTA_MAX && cs->mode != SC_KIND_OVERWRITE && !cs->static_scope)
-        a->delta_deferred = 1;
-    else
-        sc_state_prefetch_manifests(t, pick, n);
-    free(hashes);
-    sc_manifest_file_vec_free(&base);
     sc_manifest_file_vec_free(&delta);
     sc_error_clear();
 }

@@ -438,6 +438,12 @@ static int check_touched(int *out_decided, sc_entry_vec *out_deletes, sc_table *
         }
         for (size_t j = 0; j < count && !read[m]; j++) read[m] = (uint8_t)sc_file_index_may_contain(&ix, files[j].hash);
     }
+    /* What the loop below reads, in one batch on a concurrent store (a hint: the reads report). */
+    const sc_manifest_file *pick[SC_STATE_PREFETCH_OBJECTS];
+    size_t np = 0;
+    for (size_t m = 0; !rc && usable && m < metas.count && np < SC_STATE_PREFETCH_OBJECTS; m++)
+        if (read[m]) pick[np++] = &metas.items[m];
+    if (np > 1) sc_state_prefetch_manifests(t, pick, np);
     touched_replay r = {latest, parts, ids, files, &stored, buckets, 0};
     for (size_t m = 0; !rc && usable && m < metas.count; m++) {
         const sc_manifest_file *meta = &metas.items[m];
