@@ -100,10 +100,12 @@ static void doomed_done(sc_commit_manifests *cm) {
 }
 
 int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, size_t extra_count) {
-    sc_store_call calls[FLUSH_BATCH + SC_STRATEGY_CALLS_MAX * 2 + DOOMED_MAX];
     if (extra_count > SC_STRATEGY_CALLS_MAX * 2)
         return sc_error_set(SC_EINVAL, "%zu requests to send with a commit's writes (at most %d)", extra_count,
                             SC_STRATEGY_CALLS_MAX * 2);
+    /* About 40 KB of calls: on the heap, not on a caller's (JNI) stack. */
+    sc_store_call *calls = malloc((FLUSH_BATCH + SC_STRATEGY_CALLS_MAX * 2 + DOOMED_MAX) * sizeof *calls);
+    if (!calls) return sc_error_set(SC_ENOMEM, "out of memory sending a commit's writes");
     int first = 1, rc = 0;
     while (!rc && (first || cm->pending_count)) {
         /* A merge can leave more than one batch of manifests: those go first, the caller's
@@ -130,6 +132,7 @@ int sc_commit_manifests_flush(sc_commit_manifests *cm, sc_store_call *extra, siz
         while (cm->pending_count > at) pending_drop(cm, cm->pending_count - 1);
         first = 0;
     }
+    free(calls);
     return rc;
 }
 

@@ -601,7 +601,8 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     size_t nhashes = 0;
     if (!rc) rc = touched_hashes(&hashes, &nhashes, c);
     /* The snapshots in between, read a batch at a time (one round trip each on S3). */
-    sc_snapshot between[SC_TABLE_SNAPSHOTS_BATCH];
+    sc_snapshot *between = latest->id - validated > 1 ? calloc(SC_TABLE_SNAPSHOTS_BATCH, sizeof *between) : NULL;
+    if (latest->id - validated > 1 && !between && !rc) rc = sc_error_set(SC_ENOMEM, "out of memory");
     uint64_t between_first = 0;
     size_t between_count = 0;
     for (uint64_t id = validated + 1; !rc && id <= latest->id; id++) {
@@ -637,6 +638,7 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
         }
     }
     for (size_t k = 0; k < between_count; k++) sc_snapshot_clear(&between[k]);
+    free(between);
     size_t by;
     for (size_t i = 0; !rc && kind != SC_KIND_OVERWRITE && i < c->deletes.count; i++) {
         const sc_file_entry *d = &c->deletes.items[i].file;

@@ -642,9 +642,11 @@ int sc_table_read_snapshot(sc_snapshot *out, uint8_t out_hash[SC_SHA256_LEN], sc
 int sc_table_read_snapshots(sc_snapshot *out, sc_table *t, uint64_t first, size_t n) {
     if (n > SC_TABLE_SNAPSHOTS_BATCH) return sc_error_set(SC_EINVAL, "%zu snapshots in one batch (at most %d)", n,
                                                           SC_TABLE_SNAPSHOTS_BATCH);
-    sc_store_call calls[SC_TABLE_SNAPSHOTS_BATCH];
-    char keys[SC_TABLE_SNAPSHOTS_BATCH][64];
     int batched = n > 1 && t->strategy->snapshot_files_are_history && concurrent_store(t->store);
+    /* About 24 KB of calls: on the heap, not on a caller's (JNI) stack. */
+    sc_store_call *calls = batched ? malloc(SC_TABLE_SNAPSHOTS_BATCH * sizeof *calls) : NULL;
+    char(*keys)[64] = batched ? malloc(SC_TABLE_SNAPSHOTS_BATCH * sizeof *keys) : NULL;
+    if (batched && (!calls || !keys)) batched = 0; /* one by one instead */
     for (size_t i = 0; batched && i < n; i++) {
         sc_snapshot_key(keys[i], first + i);
         calls[i] = (sc_store_call){.op = SC_OP_GET, .key = keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES};
@@ -660,6 +662,8 @@ int sc_table_read_snapshots(sc_snapshot *out, sc_table *t, uint64_t first, size_
         if ((rc = sc_table_read_snapshot(&out[done], NULL, t, first + done)) != 0) break; /* says why */
     }
     for (size_t i = 0; batched && i < n; i++) sc_store_call_clear(&calls[i]);
+    free(calls);
+    free(keys);
     if (rc)
         for (size_t i = 0; i < done; i++) sc_snapshot_clear(&out[i]);
     return rc;

@@ -121,7 +121,8 @@ struct sc_strategy {
     void (*after_commit)(sc_table *t, uint64_t id);
     /*
      * Optional (NULL: never guessed). A base known without a request: the snapshot
-     * this handle claimed last, while nothing says it is not the latest (0: no guess).
+     * this handle claimed last, or the one its open read on a concurrent store (for a
+     * short while), while nothing says it is not the latest (0: no guess).
      * guess_probes adds to `probe` the looks that confirm it, which the caller sends
      * in one batch with requests of its own (engine/commit.c: the attempt's writes);
      * guess_confirmed then returns 1 (it is the latest: build on it), 0 (it may not

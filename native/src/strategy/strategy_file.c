@@ -503,7 +503,8 @@ static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, ui
 static int concurrent(const sc_table *t) { return (sc_store_caps(t->store) & SC_CAP_CONCURRENT) != 0; }
 
 /*
- * The guess: the snapshot this handle claimed last, whose bytes it holds. Confirmed
+ * The guess: the snapshot this handle claimed last, whose bytes it holds (or, before its
+ * first claim and for OPENED_GUESS_MS, the one its open read from LATEST). Confirmed
  * by four looks sent together: it is still there, neither of the next two ids is
  * (the gap rule of probe_from_hint), and LATEST names it or the id below it (its
  * own hint write may be in flight or have failed). Anything else (a hint
@@ -546,7 +547,7 @@ static int guess_verdict(const sc_strategy_calls *p, uint64_t id, int *out_prese
     if (c[GUESS_HINT].rc || sc_hint_parse(&hint, c[GUESS_HINT].out_data, c[GUESS_HINT].out_len) != 0) return 0;
     /* The hint this handle wrote, or the one before it while that write is in flight or
      * when it failed (hints are best effort): anything else, or none, is for the full
-     * discovery to explain. */
+     * discovery to explain. (The opened guess came from LATEST itself: it matches.) */
     return hint == id || hint + 1 == id;
 }
 
