@@ -362,10 +362,10 @@ static step_outcome read_base(commit_state *cs, attempt_state *a) {
     int rc = 0;
     if (guess) a->latest_id = guess;
     else {
-        t->discovering_to_claim = 1;
+        t->discovery_rechecked = 1;
         if (a->lost_to && t->strategy->latest_after) rc = t->strategy->latest_after(t, a->lost_to, &a->latest_id);
         else rc = t->strategy->latest(t, &a->latest_id);
-        t->discovering_to_claim = 0;
+        t->discovery_rechecked = 0;
     }
     if (!rc && a->latest_id) rc = sc_table_read_snapshot(&a->latest, a->latest_hash, t, a->latest_id);
     if (!rc && a->latest_id) rc = sc_replay_complete(t, &a->latest);
@@ -577,22 +577,6 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     char schema_key[64];
     sc_store_call extra[SC_STRATEGY_CALLS_MAX * 2];
     size_t n = 0, schema_at = 0, probe_at = 0;
-    /* N's delta manifests, when prefetch_base left them for this batch. */
-    sc_state_prefetch *deferred = NULL;
-    size_t deferred_at = 0, deferred_n = 0;
-    sc_store_call *deferred_calls = NULL;
-    if (a->delta_deferred) {
-        sc_manifest_file_vec delta = {0};
-        const sc_manifest_file *metas[DEFERRED_DELTA_MAX];
-        size_t m = 0;
-        if (sc_state_cached_list(&delta, t, &a->latest.delta_manifest_list) == 1)
-            for (size_t i = 0; i < delta.count && m < DEFERRED_DELTA_MAX; i++) metas[m++] = &delta.items[i];
-        deferred = sc_state_prefetch_manifests_begin(t, metas, m); /* copies what it keeps */
-        sc_manifest_file_vec_free(&delta);
-        deferred_calls = sc_state_prefetch_calls(deferred, &deferred_n);
-        deferred_at = n;
-        for (size_t i = 0; i < deferred_n; i++) extra[n++] = deferred_calls[i];
-    }
     if (a->guessed) {
         t->strategy->guess_probes(t, a->latest_id, &probe);
         probe_at = n;
@@ -608,6 +592,22 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
     size_t history_at = n;
     int look_history = !t->history_marked && a->latest_id > 0 && (sc_store_caps(t->store) & SC_CAP_CONCURRENT);
     if (look_history) extra[n++] = (sc_store_call){.op = SC_OP_HEAD, .key = SC_HISTORY_MARKER_KEY};
+    /* N's delta manifests, when prefetch_base left them for this batch, in the room left
+     * (sc_state_check_delta reads any that do not fit). */
+    sc_state_prefetch *deferred = NULL;
+    size_t deferred_at = n, deferred_n = 0;
+    sc_store_call *deferred_calls = NULL;
+    if (a->delta_deferred) {
+        sc_manifest_file_vec delta = {0};
+        const sc_manifest_file *metas[DEFERRED_DELTA_MAX];
+        size_t m = 0, room = sizeof extra / sizeof *extra - n;
+        if (sc_state_cached_list(&delta, t, &a->latest.delta_manifest_list) == 1)
+            for (size_t i = 0; i < delta.count && m < DEFERRED_DELTA_MAX && m < room; i++) metas[m++] = &delta.items[i];
+        deferred = sc_state_prefetch_manifests_begin(t, metas, m); /* copies what it keeps */
+        sc_manifest_file_vec_free(&delta);
+        deferred_calls = sc_state_prefetch_calls(deferred, &deferred_n);
+        for (size_t i = 0; i < deferred_n; i++) extra[n++] = deferred_calls[i];
+    }
     int rc = sc_commit_manifests_flush(&cs->written, extra, n);
     for (size_t i = 0; i < deferred_n; i++) { /* the answers go back to the prefetch, which owns them */
         deferred_calls[i] = extra[deferred_at + i];
@@ -639,7 +639,16 @@ static step_outcome send_writes(commit_state *cs, attempt_state *a) {
         /* N's delta, checked now that it is here (sc_state_check_delta reads what the batch
          * did not bring): all of this before the claim, as when it was checked first. */
         a->delta_deferred = 0;
-        if ((rc = sc_state_check_delta(t, &a->latest)) != 0) return fail_with(a, rc);
+        if ((rc = sc_state_check_delta(t, &a->latest)) != 0) {
+            /* Sent, never claimed: after an unknown outcome the commit keeps what it wrote
+             * (an earlier claim may name it), but nothing can name this attempt's base list. */
+            if (a->had_unknown) {
+                char key[SC_MANIFEST_PATH_MAX + 16];
+                sc_manifest_key(key, sizeof key, a->base.name);
+                sc_commit_manifests_discard(&cs->written, key);
+            }
+            return fail_with(a, rc);
+        }
     }
     if (confirmed) return STEP_NEXT;
     sc_log(SC_LOG_DEBUG, "commit: snapshot %" PRIu64 " is no longer the latest%s: discovering it",

@@ -473,7 +473,9 @@ int sc_table_filter_committed(int64_t *out_ids, size_t *out_count, sc_table *t, 
     sc_snapshot s;
     sc_watermark w;
     int have, have_w;
+    t->discovery_rechecked = 1; /* strategy.h: a stale answer is only ever "not yet" */
     int rc = read_latest(&s, &have, &w, &have_w, t, user, "filter committed");
+    t->discovery_rechecked = 0;
     if (rc) return rc;
     *out_count = sc_replay_filter(out_ids, have_w ? &w : NULL, ids, count);
     sc_snapshot_clear(&s);

@@ -452,7 +452,7 @@ void sc_state_prefetch_end(sc_state_prefetch *p, sc_table *t) {
 static void prefetch(sc_table *t, const pinned_kind *kind, const prefetch_item *items, size_t n) {
     sc_state_prefetch *p = prefetch_begin(t, kind, items, n);
     if (!p) return;
-    if (sc_store_batch(t->store, &t->env, p->calls, p->count) != 0) p->count = 0; /* nothing was sent */
+    if (sc_store_batch(t->store, &t->env, p->calls, p->count) != 0) sc_error_clear(); /* nothing sent: no data, skipped */
     sc_state_prefetch_end(p, t);
 }
 

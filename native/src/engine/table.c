@@ -465,8 +465,8 @@ static int open_second(sc_table *t, sc_store_call first[OPEN_FIRST]) {
     }
     int rc = sc_store_batch(t->store, &t->env, calls, n);
     if (rc) return rc;
-    if (calls[OPEN_SCHEMA].rc) sc_store_call_error(&calls[OPEN_SCHEMA]);
     if (calls[OPEN_SCHEMA].rc == SC_ENOTFOUND) rc = load_schema(t); /* the same race: once more, one by one */
+    else if (calls[OPEN_SCHEMA].rc) rc = schema_from(&t->schema, sc_store_call_error(&calls[OPEN_SCHEMA]), NULL, 0, best, 1);
     else rc = schema_from(&t->schema, calls[OPEN_SCHEMA].rc, calls[OPEN_SCHEMA].out_data, calls[OPEN_SCHEMA].out_len, best, 1);
     if (!rc && n > OPEN_SNAPSHOT && calls[OPEN_SNAPSHOT].rc == 0) { /* anything else: discovery explains it */
         t->opened_id = hint;

@@ -48,11 +48,14 @@ struct sc_table {
     int unadopted;
     /* metadata/history is known to exist (written or seen by this handle). */
     int history_marked;
-    /* Set by the commit engine while it discovers a base to claim on (engine/commit.c
-     * read_base): its post-claim check (check_in_history) catches a base that an
-     * expiration passed meanwhile, so discovery may skip the look that proves it for
-     * readers (strategy_file.c probe_batched). */
-    int discovering_to_claim;
+    /* Set while the caller checks what discovery returns against the store afterwards, so
+     * that a batched discovery may skip the look after its batch that proves no expiration
+     * passed the snapshot it found (strategy_file.c probe_batched, latest_by_guess): a
+     * commit discovering its base (engine/commit.c read_base; its post-claim check of
+     * EARLIEST catches such a base), and the replay filter (engine/replay.c: an older
+     * snapshot only holds older watermarks, so at worst it calls an identifier not yet
+     * committed, and the commit that follows checks again). */
+    int discovery_rechecked;
     /* Inline watermark bound of the snapshots this handle writes (engine/replay.c);
      * 0 = SC_WATERMARK_INLINE_USERS. Only tests and the simulation lower it. */
     size_t watermark_inline_users;

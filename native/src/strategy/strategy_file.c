@@ -387,7 +387,7 @@ static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint
         size_t found = LOOKS;
         if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
         else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
-        if (found != LOOKS && !t->discovering_to_claim) {
+        if (found != LOOKS && !t->discovery_rechecked) {
             int still = 0;
             if ((rc = exists(t, h + found, &still)) != 0 || !still) {
                 for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
@@ -578,6 +578,11 @@ static int latest_by_guess(sc_table *t, uint64_t *out_id) {
     uint64_t above = 0;
     if (!rc) rc = file_guess_confirmed(t, g, &probe, &present, &above);
     for (size_t i = 0; i < probe.n; i++) sc_store_call_clear(&probe.calls[i]);
+    /* The looks had no order: a reader looks at the guess once more (probe_batched says why). */
+    if (rc == 1 && !t->discovery_rechecked) {
+        int still = 0;
+        if ((rc = exists(t, g, &still)) == 0) rc = still;
+    }
     if (rc == 1) *out_id = g;
     return rc;
 }
