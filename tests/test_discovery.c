@@ -640,87 +640,29 @@ static int cw_del(void *s, const char *k) { return sc_store_delete(((cw_store *)
 static int cw_hint(void *s, const char *k, const uint8_t *d, size_t n) { return sc_store_put_hint(((cw_store *)s)->inner, k, d, n); }
 static void cw_close(void *s) { sc_store_free(((cw_store *)s)->inner); free(s); }
 
-typedef struct exp_ctx { sc_store *plain; int got2, got3, fired, unfavourable; } exp_ctx;
-static int expire_on_head(void *p, sc_store_op op, const char *key, uint64_t call) {
+/*
+ * An expiration as expire.c runs it (EARLIEST := 7, then snapshots 1..6 deleted oldest
+ * first), run by the fault hook at the first HEAD of one of `trigger` — but only when the
+ * looks of `before` came first (the order that would hide it); otherwise that table's
+ * order is unfavourable and the next one is drawn.
+ */
+typedef struct exp_ctx {
+    sc_store *plain;
+    const char *before[2]; /* "GET snapshot/..." or "HEAD snapshot/..." (NULL: none) */
+    const char *trigger[2];
+    int seen[2], fired, unfavourable;
+} exp_ctx;
+
+static int expire_between(void *p, sc_store_op op, const char *key, uint64_t call) {
     (void)call;
     exp_ctx *c = p;
-    if (op == SC_OP_GET && strcmp(key, "snapshot/snapshot-2") == 0) c->got2 = 1;
-    if (op == SC_OP_GET && strcmp(key, "snapshot/snapshot-3") == 0) c->got3 = 1;
-    if (c->fired || op != SC_OP_HEAD || (strcmp(key, "snapshot/snapshot-4") && strcmp(key, "snapshot/snapshot-5"))) return 0;
+    char look[96];
+    snprintf(look, sizeof look, "%s %s", op == SC_OP_GET ? "GET" : op == SC_OP_HEAD ? "HEAD" : "-", key);
+    for (int i = 0; i < 2; i++)
+        if (c->before[i] && strcmp(look, c->before[i]) == 0) c->seen[i] = 1;
+    if (c->fired || op != SC_OP_HEAD || (strcmp(key, c->trigger[0]) && strcmp(key, c->trigger[1]))) return 0;
     c->fired = 1;
-    if (!(c->got2 && c->got3)) { /* the order that hides it: the found snapshot's GET first */
-        c->unfavourable = 1;
-        return 0;
-    }
-    /* An expiration as expire.c runs it: EARLIEST first, then snapshot files oldest first. */
-    sc_store_put(c->plain, NULL, "snapshot/EARLIEST", (const uint8_t *)"7", 1);
-    for (int i = 1; i <= 6; i++) {
-        char k[64];
-        sc_snapshot_key(k, (uint64_t)i);
-        sc_store_delete(c->plain, k);
-    }
-    return 0;
-}
-
-/*
- * A reader's discovery from LATEST = 2 on a table whose latest is 8, while an expiration
- * (EARLIEST := 7, then snapshot files deleted oldest first) runs between its batched looks,
- * after the GETs of 2 and 3 and before the HEADs of 4 and 5: the batch alone would take 3 for
- * the latest (3 there, 4 and 5 absent), a snapshot below EARLIEST. The look at 3 after the
- * batch finds it gone, and discovery goes on to 8. Orders are drawn: up to 60 tables, until
- * one draws the order that matters (at least one must).
- */
-Test(discovery, a_batched_probe_never_reports_a_snapshot_an_expiration_removed) {
-    int stale = 0, tried = 0;
-    for (int attempt = 0; attempt < 60 && !stale; attempt++) {
-        char name[64];
-        snprintf(name, sizeof name, "rev-exp-%d", attempt);
-        sc_table *w = mem_table(name, SC_STRATEGY_CONDITIONAL);
-        fill(w, 8);
-        sc_table_free(w);
-        char loc[128];
-        snprintf(loc, sizeof loc, "mem://%s", name);
-        cw_store *cw = calloc(1, sizeof *cw);
-        cr_assert_eq(sc_store_open(&cw->inner, loc), 0);
-        static sc_store_ops ops;
-        ops = (sc_store_ops){.version = SC_STORE_OPS_VERSION, .name = "cw", .get = cw_get, .head = cw_head, .put = cw_put,
-                             .put_if_absent = cw_pia, .put_if_match = cw_pim, .list = cw_list, .del = cw_del,
-                             .close = cw_close, .put_hint = cw_hint, .get_bounded = cw_getb};
-        ops.caps = sc_store_caps(cw->inner) | SC_CAP_CONCURRENT;
-        sc_store *st;
-        cr_assert_eq(sc_store_wrap(&st, &ops, cw), 0);
-        cr_assert_eq(sc_store_put(st, NULL, "snapshot/LATEST", (const uint8_t *)"2", 1), 0);
-        sc_table *r;
-        cr_assert_eq(sc_table_open(&r, st), 0, "%s", sc_error_message());
-        sc_strategy_forget_found(r); /* past the open's 2 s: no guess */
-        exp_ctx c = {0};
-        cr_assert_eq(sc_store_open(&c.plain, loc), 0);
-        sc_store_set_fault_hook(st, expire_on_head, &c);
-        uint64_t id = 0;
-        int rc = sc_table_latest_id(&id, r);
-        if (c.fired && !c.unfavourable) {
-            tried++;
-            cr_log_info("table %d: rc %d, latest %llu (8 at the call's start)", attempt, rc, (unsigned long long)id);
-            if (rc == 0 && id < 8) stale = 1;
-        }
-        sc_store_set_fault_hook(st, NULL, NULL);
-        sc_table_free(r);
-        sc_store_free(st);
-        sc_store_free(c.plain);
-    }
-    cr_assert(tried > 0, "no favourable order drawn");
-    cr_assert(!stale, "discovery returned a snapshot below EARLIEST, older than the latest at call start");
-}
-
-/* ---- the opened guess (latest_by_guess) vs an expiration between its looks ---- */
-typedef struct exp2_ctx { sc_store *plain; int head2, fired, unfavourable; } exp2_ctx;
-static int expire_on_head2(void *p, sc_store_op op, const char *key, uint64_t call) {
-    (void)call;
-    exp2_ctx *c = p;
-    if (op == SC_OP_HEAD && strcmp(key, "snapshot/snapshot-2") == 0) c->head2 = 1;
-    if (c->fired || op != SC_OP_HEAD || (strcmp(key, "snapshot/snapshot-3") && strcmp(key, "snapshot/snapshot-4"))) return 0;
-    c->fired = 1;
-    if (!c->head2) { /* the order that hides it: HEAD 2 before the expiration, 3 and 4 after */
+    if (!c->seen[0] || (c->before[1] && !c->seen[1])) {
         c->unfavourable = 1;
         return 0;
     }
@@ -734,16 +676,17 @@ static int expire_on_head2(void *p, sc_store_op op, const char *key, uint64_t ca
 }
 
 /*
- * A reader right after the open (its guess: snapshot 2, named by a lagging LATEST) on a table
- * whose latest is 8, while an expiration (EARLIEST := 7, then 1..6 deleted oldest first) runs
- * between the guess's looks, after HEAD 2 and before HEAD 3 and 4: the looks alone would
- * confirm 2. The look at 2 after them finds it gone, and discovery goes on to 8.
+ * A reader's sc_table_latest_id on snapshots 1..8 with LATEST = 2, on a store that declares
+ * SC_CAP_CONCURRENT (its batches then run one by one in orders drawn from the handle's
+ * randomness, a fault hook being set), while `c`'s expiration runs between the batch's looks:
+ * the latest must come out as 8, never as a snapshot the expiration removed. Up to 60 tables,
+ * until one draws the order that matters (at least one must).
  */
-Test(discovery, a_reader_never_confirms_a_guess_an_expiration_removed) {
+static void expect_latest_through_expiration(const char *prefix, int keep_guess, exp_ctx proto) {
     int stale = 0, tried = 0;
     for (int attempt = 0; attempt < 60 && !stale; attempt++) {
         char name[64];
-        snprintf(name, sizeof name, "rev-exp2-%d", attempt);
+        snprintf(name, sizeof name, "%s-%d", prefix, attempt);
         sc_table *w = mem_table(name, SC_STRATEGY_CONDITIONAL);
         fill(w, 8);
         sc_table_free(w);
@@ -761,14 +704,16 @@ Test(discovery, a_reader_never_confirms_a_guess_an_expiration_removed) {
         cr_assert_eq(sc_store_put(st, NULL, "snapshot/LATEST", (const uint8_t *)"2", 1), 0); /* a lagging hint */
         sc_table *r;
         cr_assert_eq(sc_table_open(&r, st), 0, "%s", sc_error_message());
-        exp2_ctx c = {0};
+        if (!keep_guess) sc_strategy_forget_found(r); /* as past the open's 2 s: no guess */
+        exp_ctx c = proto;
         cr_assert_eq(sc_store_open(&c.plain, loc), 0);
-        sc_store_set_fault_hook(st, expire_on_head2, &c);
+        sc_store_set_fault_hook(st, expire_between, &c);
         uint64_t id = 0;
         int rc = sc_table_latest_id(&id, r);
         if (c.fired && !c.unfavourable) {
             tried++;
-            cr_log_info("guess, table %d: rc %d, latest %llu (8 at the call's start)", attempt, rc, (unsigned long long)id);
+            cr_log_info("%s, table %d: rc %d, latest %llu (8 at the call's start)", prefix, attempt, rc,
+                        (unsigned long long)id);
             if (rc == 0 && id < 8) stale = 1;
         }
         sc_store_set_fault_hook(st, NULL, NULL);
@@ -778,4 +723,26 @@ Test(discovery, a_reader_never_confirms_a_guess_an_expiration_removed) {
     }
     cr_assert(tried > 0, "no favourable order drawn");
     cr_assert(!stale, "discovery returned a snapshot below EARLIEST, older than the latest at call start");
+}
+
+/*
+ * Discovery from LATEST = 2 by a reader without a guess, the expiration between the GETs of
+ * 2 and 3 and the HEADs of 4 and 5: the batch alone would take 3 for the latest (3 there, 4
+ * and 5 absent). The look at 3 after the batch finds it gone, and discovery goes on to 8.
+ */
+Test(discovery, a_batched_probe_never_reports_a_snapshot_an_expiration_removed) {
+    expect_latest_through_expiration("exp-probe", 0,
+                                     (exp_ctx){.before = {"GET snapshot/snapshot-2", "GET snapshot/snapshot-3"},
+                                               .trigger = {"snapshot/snapshot-4", "snapshot/snapshot-5"}});
+}
+
+/*
+ * A reader right after the open, its guess the snapshot LATEST named (2), the expiration
+ * between HEAD 2 and the HEADs of 3 and 4: the guess's looks alone would confirm 2. The look
+ * at 2 after them finds it gone, and discovery goes on to 8.
+ */
+Test(discovery, a_reader_never_confirms_a_guess_an_expiration_removed) {
+    expect_latest_through_expiration("exp-guess", 1,
+                                     (exp_ctx){.before = {"HEAD snapshot/snapshot-2", NULL},
+                                               .trigger = {"snapshot/snapshot-3", "snapshot/snapshot-4"}});
 }
