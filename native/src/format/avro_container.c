@@ -673,7 +673,13 @@ static int flush_block(sc_avro_writer *w) {
     if (w->deflate) {
         z_stream zs;
         memset(&zs, 0, sizeof zs);
-        if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        /* A window and hash table no larger than the block: the defaults (32 KB window,
+         * memLevel 8) cost about 256 KB of zeroed memory per block, which a manifest of a
+         * few KB never uses; the output is the same format (any raw inflate reads it). */
+        int bits = 9;
+        while (bits < 15 && ((size_t)1 << bits) < len) bits++;
+        int mem_level = bits - 6 > 8 ? 8 : bits - 6;
+        if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -bits, mem_level, Z_DEFAULT_STRATEGY) != Z_OK)
             return sc_error_set(SC_ENOMEM, "avro writer: cannot start deflate");
         uLong bound = deflateBound(&zs, (uLong)len);
         rc = sc_buf_reserve(&packed, (size_t)bound);
