@@ -22,8 +22,8 @@ writer() {
   local user=$1 lost=0
   for i in $(seq 1 "$commits"); do
     printf '{"add":[{"partition":"part=p","bucket":0,"level":0,"file":"data-%s-%d.parquet","rows":1,"size":1}]}' "$user" "$i" \
-      | SNAPCOMMIT_LOG=off "$sc" commit "$table" --user "$user" --identifier "$i" --changes - \
-          ${RACE_RETRY_ARGS:-} --stats --json >>"$work/$user.out" || true  # judged from the JSON below
+      | SNAPCOMMIT_LOG=warn "$sc" commit "$table" --user "$user" --identifier "$i" --changes - \
+          ${RACE_RETRY_ARGS:-} --stats --json >>"$work/$user.out" 2>>"$work/$user.err" || true  # judged from the JSON below
   done
 }
 start=$(date +%s.%N)
@@ -43,7 +43,25 @@ PY
 
 "$sc" log "$table" --json >"$work/log.json"
 "$sc" files "$table" --json >"$work/files.json"
-"$sc" fsck "$table" >/dev/null
+if ! "$sc" fsck "$table" >"$work/fsck.out" 2>&1; then
+  # What the next look needs: the check's verdict, what the writers logged (but lost claims), and
+  # the commits around the snapshot it names (who claimed it, after how many attempts).
+  echo "FAIL: fsck after the race: $(cat "$work/fsck.out")"
+  cat "$work"/w*.err 2>/dev/null | grep -v "lost the claim of snapshot" | sort | uniq -c | sort -rn | head -30
+  python3 - "$work" "$(cat "$work/fsck.out")" <<'PY'
+import json, sys, glob, os, re
+work, msg = sys.argv[1], sys.argv[2]
+m = re.search(r"snapshot (\d+)", msg)
+at = int(m.group(1)) if m else 0
+for s in json.load(open(os.path.join(work, "log.json"))):
+    if abs(s["id"] - at) <= 2: print("log:", json.dumps(s)[:300])
+for out in sorted(glob.glob(os.path.join(work, "w*.out"))):
+    for line in open(out):
+        r = json.loads(line)
+        if abs(r.get("snapshot", 0) - at) <= 2: print(os.path.basename(out), line.strip()[:300])
+PY
+  exit 1
+fi
 python3 - "$work" "$procs" "$commits" "$start" "$end" "$table" "$strategy" <<'PY'
 import json, sys, glob, os
 work, procs, commits, start, end = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
