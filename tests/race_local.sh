@@ -85,7 +85,7 @@ for out in glob.glob(os.path.join(work, "w*.out")):
         r = json.loads(line)
         assert r["result"] == "SC_OK", r
         lost += r["lostClaims"]; attempts += r["attempts"]
-        requests += sum(v for k, v in r["stats"].items() if not k.startswith("bytes"))
+        requests += sum(v for k, v in r["stats"].items() if not k.startswith("bytes") and k != "roundTrips")
         window += sum(r.get("window", {}).values())  # absent before the window was counted
         longest = max(longest, r["elapsedMs"]); most_lost = max(most_lost, r["lostClaims"])
 secs = end - start

@@ -718,6 +718,25 @@ STORE_CASE(delete) {
     expect_text(fx->store, "d/one", "again");
 }
 
+/* A cleanup's delete: the key is gone either way, with one request (S3's del looks first). */
+STORE_CASE(discard) {
+    put_text(fx->store, "x/one", "1");
+    put_text(fx->store, "x/two", "2");
+    sc_store_stats_reset(fx->store);
+    OK(sc_store_discard(fx->store, "x/one"));
+    OK(sc_store_discard(fx->store, "x/one")); /* already gone: still done */
+    OK(sc_store_discard(fx->store, "never"));
+    sc_store_stats st;
+    sc_store_stats_get(&st, fx->store);
+    cr_assert_eq(st.ops[SC_OP_DELETE], 3);
+    cr_assert_eq(st.ops[SC_OP_HEAD] + st.ops[SC_OP_GET] + st.ops[SC_OP_LIST], 0, "a discard reads nothing");
+    uint8_t *data;
+    size_t len;
+    FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "x/one"));
+    expect_text(fx->store, "x/two", "2");
+    FAILS(SC_EINVAL, sc_store_discard(fx->store, "/bad"));
+}
+
 /* ---- keys ---- */
 
 STORE_CASE(invalid_keys_rejected) {

@@ -32,14 +32,14 @@ extern "C" {
 #endif
 
 /*
- * Version of sc_store_ops. Version 2 added get_bounded and remove_created_dirs
- * (the last two members).
+ * Version of sc_store_ops. Version 2 added get_bounded and remove_created_dirs;
+ * version 3 added discard (the last member).
  * sc_store_wrap() still accepts a version-1 table, which ends at put_hint:
  * the wrapper never reads a member past it, and serves bounded reads of such
  * a backend with get and a length check afterwards (the whole object is then
  * read before it is refused).
  */
-#define SC_STORE_OPS_VERSION 2
+#define SC_STORE_OPS_VERSION 3
 
 /* Capability bits: strategy choice is driven by these, never by backend type. */
 enum {
@@ -151,6 +151,14 @@ typedef struct sc_store_ops {
      * capability probe, so that a failed init leaves nothing behind. Best effort: no
      * error is reported. NULL for backends that create no directories (object stores). */
     void (*remove_created_dirs)(void *self, const char *prefix);
+
+    /* ---- version 3 ---- */
+
+    /* Remove a key whether or not it exists (0 for both): for cleanups that only need
+     * the key gone, where del's SC_ENOTFOUND would cost a backend a look first (an S3
+     * DELETE answers alike for both). NULL: the wrapper calls del and takes
+     * SC_ENOTFOUND as done. */
+    int (*discard)(void *self, const char *key);
 } sc_store_ops;
 
 #ifdef __cplusplus

@@ -223,6 +223,9 @@ SC_API int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix,
 /* Every key under prefix, following pages. Free with sc_list_page_free(). */
 SC_API int sc_store_list_all(sc_store *store, sc_list_page *out, const char *prefix);
 SC_API int sc_store_delete(sc_store *store, const char *key);
+/* Remove a key whether or not it exists: 0 for both (counted as a delete). For cleanups
+ * that need the key gone and not whether it was there: one request less on S3. */
+SC_API int sc_store_discard(sc_store *store, const char *key);
 /* Make every plain put that has returned durable (see SC_CAP_DURABLE). */
 SC_API int sc_store_sync(sc_store *store);
 /* Overwrite an advisory object that may be lost in a crash (counted as a put). */

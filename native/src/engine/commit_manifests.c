@@ -88,7 +88,7 @@ static void pending_drop(sc_commit_manifests *cm, size_t i) {
 
 /* The doomed deletes as calls appended to `calls` at *n. */
 static void doomed_calls(const sc_commit_manifests *cm, sc_store_call *calls, size_t *n) {
-    for (size_t i = 0; i < cm->doomed_count; i++) calls[(*n)++] = (sc_store_call){.op = SC_OP_DELETE, .key = cm->doomed[i]};
+    for (size_t i = 0; i < cm->doomed_count; i++) calls[(*n)++] = (sc_store_call){.op = SC_OP_DELETE, .key = cm->doomed[i], .absent_ok = 1};
 }
 
 /* Sent: best effort (an object left behind is an orphan, as after a crash). */
@@ -157,7 +157,7 @@ void sc_commit_manifests_discard(sc_commit_manifests *cm, const char *key) {
             return;
         }
     }
-    if (sc_store_delete(cm->t->store, key) != 0) sc_error_clear();
+    if (sc_store_discard(cm->t->store, key) != 0) sc_error_clear();
 }
 
 void sc_commit_manifests_settle(sc_commit_manifests *cm) {
@@ -533,14 +533,14 @@ int sc_commit_manifests_write_base(sc_commit_manifests *cm, sc_object_ref *out, 
 void sc_commit_manifests_remove_written(sc_commit_manifests *cm) {
     doomed_done(cm); /* written too: deleted below */
     for (size_t i = 0; i < cm->written_count; i++) {
-        if (sc_store_delete(cm->t->store, cm->written[i]) != 0)
+        if (sc_store_discard(cm->t->store, cm->written[i]) != 0)
             sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cm->written[i]);
     }
 }
 
 void sc_commit_manifests_remove_stale(sc_commit_manifests *cm) {
     for (size_t i = 0; i < cm->stale_count; i++) {
-        if (sc_store_delete(cm->t->store, cm->stale[i]) != 0) {
+        if (sc_store_discard(cm->t->store, cm->stale[i]) != 0) {
             sc_log(SC_LOG_DEBUG, "could not remove unreferenced %s", cm->stale[i]);
             sc_error_clear();
         }

@@ -264,6 +264,22 @@ static int s3_put_if_absent_emulated(void *self, sc_object_info *out_info, const
     return rc;
 }
 
+/* One DELETE, no look first: S3 answers 204 whether or not the key existed. */
+static int s3_discard(void *self, const char *key) {
+    sc_s3_store *s = self;
+    char *object = NULL;
+    int rc = object_key(s, &object, key);
+    if (rc) return rc;
+    sc_s3_req req = {.method = "DELETE", .object = object};
+    sc_s3_resp resp = {0};
+    rc = sc_s3_exchange(s, &req, &resp);
+    if (!rc && (resp.cc != CURLE_OK || resp.status < 200 || resp.status >= 300))
+        rc = sc_s3_fail(s, "DELETE", object, &resp, SC_S3_DELETE);
+    sc_s3_resp_free(&resp);
+    free(object);
+    return rc;
+}
+
 static int s3_del(void *self, const char *key) {
     sc_s3_store *s = self;
     char *object = NULL;
@@ -271,16 +287,8 @@ static int s3_del(void *self, const char *key) {
     if (rc) return rc;
     /* DELETE answers 204 whether or not the key existed: look first. */
     rc = head_object(s, NULL, object);
-    if (!rc) {
-        sc_s3_req req = {.method = "DELETE", .object = object};
-        sc_s3_resp resp = {0};
-        rc = sc_s3_exchange(s, &req, &resp);
-        if (!rc && (resp.cc != CURLE_OK || resp.status < 200 || resp.status >= 300))
-            rc = sc_s3_fail(s, "DELETE", object, &resp, SC_S3_DELETE);
-        sc_s3_resp_free(&resp);
-    }
     free(object);
-    return rc;
+    return rc ? rc : s3_discard(self, key);
 }
 
 /* ---- list ---- */
@@ -413,6 +421,7 @@ static const sc_store_ops s3_ops = {
     .del = s3_del,
     .close = s3_close,
     .get_bounded = s3_get_bounded,
+    .discard = s3_discard,
 };
 
 /* SNAPCOMMIT_S3_CONDITIONAL_WRITES=0: no conditional caps, put_if_absent looks then writes. */
@@ -429,6 +438,7 @@ static const sc_store_ops s3_ops_plain = {
     .del = s3_del,
     .close = s3_close,
     .get_bounded = s3_get_bounded,
+    .discard = s3_discard,
 };
 
 int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {

@@ -313,6 +313,22 @@ int sc_store_delete(sc_store *store, const char *key) {
     return rc;
 }
 
+int sc_store_discard(sc_store *store, const char *key) {
+    if (!sc_store_key_valid(key)) return invalid_key(SC_OP_DELETE, key);
+    int rc = 0;
+    fault_action fault = fault_consult(&rc, store, SC_OP_DELETE, key);
+    if (fault == FAULT_FAIL) return rc;
+    count_call(store, SC_OP_DELETE);
+    /* A version-2 table has no discard member: it must not be read. */
+    if (store->ops->version >= 3 && store->ops->discard) rc = store->ops->discard(store->self, key);
+    else if ((rc = store->ops->del(store->self, key)) == SC_ENOTFOUND) {
+        sc_error_clear();
+        rc = 0;
+    }
+    if (fault == FAULT_LOSE) return lost_response(SC_OP_DELETE, key, rc);
+    return rc;
+}
+
 int sc_store_sync(sc_store *store) {
     /* Not an operation of its own in the counters: it adds no request on stores that need none. */
     return store->ops->sync ? store->ops->sync(store->self) : 0;

@@ -38,7 +38,7 @@ static void run_call(sc_store *store, sc_store_call *c) {
                         : sc_store_put(store, &c->info, c->key, c->data, c->len);
         break;
     case SC_OP_DELETE:
-        c->rc = sc_store_delete(store, c->key);
+        c->rc = c->absent_ok ? sc_store_discard(store, c->key) : sc_store_delete(store, c->key);
         break;
     case SC_OP_LIST:
         c->rc = sc_store_list_all(store, &c->page, c->key);

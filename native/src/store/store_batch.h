@@ -22,6 +22,7 @@ typedef struct sc_store_call {
     sc_store_op op;      /* SC_OP_GET (bounded by max_len), SC_OP_HEAD, SC_OP_PUT, SC_OP_DELETE, SC_OP_LIST */
     /* SC_OP_LIST: `key` is the prefix; every key under it, all pages (sc_store_list_all) */
     int hint;            /* SC_OP_PUT of an advisory object (sc_store_put_hint) */
+    int absent_ok;       /* SC_OP_DELETE whether or not the key exists (sc_store_discard) */
     const char *key;     /* borrowed for the call */
     const uint8_t *data; /* SC_OP_PUT: borrowed for the call */
     size_t len;

@@ -358,7 +358,9 @@ static int concurrent(const sc_table *t);
  * the latest, its bytes in hand: the rules of the looks one by one. h there with h+1
  * and h+2 there too (a longer lag: a writer that backed off while others committed)
  * moves the next batch up to the highest id seen, PROBE_AHEAD ids at most in all.
- * Anything else (a gap, an error, a longer lag) returns 1: the looks one by one decide
+ * `narrow` (after a lost claim, h the winner's id): GET h, HEAD h+1 and h+2, one look
+ * less in the common case (the next winner has not claimed yet); a later one costs
+ * another batch from it. Anything else (a gap, an error, a longer lag) returns 1: the looks one by one decide
  * and report it.
  *
  * One by one, the found snapshot is fetched after the looks that saw the ids above it
@@ -367,35 +369,36 @@ static int concurrent(const sc_table *t);
  * looks at the found id once more, after the batch (HEAD). A commit's skips it: its
  * post-claim check of EARLIEST catches a base an expiration passed (check_in_history).
  */
-static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint) {
-    enum { HINT_AT, NEXT, AFTER_NEXT, THIRD, LOOKS };
+static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int narrow) {
+    /* GETs first, then the two HEADs the gap rule needs above the last of them. */
+    const size_t looks = narrow ? 3 : 4, gets = looks - 2;
     for (uint64_t h = hint; h - hint < PROBE_AHEAD;) {
         sc_strategy_calls p = {0};
-        for (size_t i = 0; i < LOOKS; i++) {
+        for (size_t i = 0; i < looks; i++) {
             sc_snapshot_key(p.keys[i], h + i);
-            p.calls[i] = i < AFTER_NEXT
-                             ? (sc_store_call){.op = SC_OP_GET, .key = p.keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES}
-                             : (sc_store_call){.op = SC_OP_HEAD, .key = p.keys[i]};
+            p.calls[i] = i < gets ? (sc_store_call){.op = SC_OP_GET, .key = p.keys[i], .max_len = SC_SNAPSHOT_MAX_BYTES}
+                                  : (sc_store_call){.op = SC_OP_HEAD, .key = p.keys[i]};
         }
-        int rc = sc_store_batch(t->store, &t->env, p.calls, LOOKS);
+        int rc = sc_store_batch(t->store, &t->env, p.calls, looks);
         if (rc) return rc;
-        int seen[LOOKS], clean = 1;
-        for (size_t i = 0; i < LOOKS; i++) {
+        int seen[4] = {0}, clean = 1;
+        for (size_t i = 0; i < looks; i++) {
             seen[i] = p.calls[i].rc == 0;
             if (p.calls[i].rc && p.calls[i].rc != SC_ENOTFOUND) clean = 0;
         }
-        size_t found = LOOKS;
-        if (clean && seen[HINT_AT] && !seen[NEXT] && !seen[AFTER_NEXT]) found = HINT_AT;
-        else if (clean && seen[HINT_AT] && seen[NEXT] && !seen[AFTER_NEXT] && !seen[THIRD]) found = NEXT;
-        if (found != LOOKS && !t->discovery_rechecked) {
+        size_t run = 0; /* ids h .. h+run-1 are there */
+        while (run < looks && seen[run]) run++;
+        /* The last id of the run is the latest when it was fetched and the two above it are absent. */
+        size_t found = clean && run >= 1 && run <= gets && !seen[run] && !seen[run + 1] ? run - 1 : looks;
+        if (found != looks && !t->discovery_rechecked) {
             int still = 0;
             if ((rc = exists(t, h + found, &still)) != 0 || !still) {
-                for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
+                for (size_t i = 0; i < looks; i++) sc_store_call_clear(&p.calls[i]);
                 if (rc) return rc;
                 return 1; /* gone since: the looks one by one explain it */
             }
         }
-        if (found != LOOKS) {
+        if (found != looks) {
             file_state *st = state_of(t);
             if (st) { /* the read that follows a discovery takes these bytes */
                 file_state_drop(st);
@@ -407,22 +410,22 @@ static int probe_batched(probe_outcome *out, uint64_t *out_id, sc_table *t, uint
             *out = PROBE_FOUND;
             *out_id = h + found;
         }
-        for (size_t i = 0; i < LOOKS; i++) sc_store_call_clear(&p.calls[i]);
+        for (size_t i = 0; i < looks; i++) sc_store_call_clear(&p.calls[i]);
         sc_error_clear();
-        if (found != LOOKS) return 0;
-        if (!(clean && seen[HINT_AT] && seen[NEXT] && seen[AFTER_NEXT])) return 1;
-        h += seen[THIRD] ? THIRD : AFTER_NEXT; /* still there: the next batch starts at it */
+        if (found != looks) return 0;
+        if (!clean || run <= gets) return 1;
+        h += run - 1; /* still there: the next batch starts at the highest id seen */
     }
     return 1;
 }
 
-static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left) {
+static int probe_from_hint(probe_outcome *out, uint64_t *out_id, sc_table *t, uint64_t hint, int recheck_left, int narrow) {
     int present, rc;
     if (hint > UINT64_MAX - PROBE_AHEAD - 2) { /* ids past it would wrap: the listing decides */
         *out = PROBE_LIST;
         return 0;
     }
-    if (concurrent(t) && (rc = probe_batched(out, out_id, t, hint)) != 1) return rc;
+    if (concurrent(t) && (rc = probe_batched(out, out_id, t, hint, narrow)) != 1) return rc;
     uint64_t a = hint + 1; /* the first id not seen */
     if ((rc = exists(t, a, &present)) != 0) return rc;
     file_state *st = state_of(t);
@@ -599,7 +602,7 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         if (rc) return rc;
         if (hint && !use_earliest) {
             probe_outcome po;
-            if ((rc = probe_from_hint(&po, out_id, t, hint, attempt < GAP_RECHECKS)) != 0) return rc;
+            if ((rc = probe_from_hint(&po, out_id, t, hint, attempt < GAP_RECHECKS, 0)) != 0) return rc;
             if (po == PROBE_FOUND) return 0;
             if (po == PROBE_RETRY) continue;
         }
@@ -694,14 +697,15 @@ static int file_earliest(sc_table *t, uint64_t *out_id) {
  * Discovery after a lost claim: snapshot `known` exists (the winner's), so
  * the probes start there — HEAD known+1, and known+2 when that is absent
  * (the gap rule of probe_from_hint), then the GET of the latest that serves
- * its read — without reading LATEST, which the winner may not have written
- * yet. Anything but a clean answer falls back to the full discovery.
+ * its read (on a concurrent store all three in one batch, narrow) — without
+ * reading LATEST, which the winner may not have written yet. Anything but a
+ * clean answer falls back to the full discovery.
  */
 static int file_latest_after(sc_table *t, uint64_t known, uint64_t *out_id) {
     *out_id = 0;
     file_state_drop(state_of(t));
     probe_outcome po = PROBE_LIST;
-    int rc = known ? probe_from_hint(&po, out_id, t, known, 1) : 0;
+    int rc = known ? probe_from_hint(&po, out_id, t, known, 1, 1) : 0;
     if (rc) return rc;
     if (po == PROBE_FOUND) return 0;
     return file_latest(t, out_id);

@@ -397,7 +397,7 @@ static void drop_object(sc_table *t, const uint8_t hash[SC_SHA256_LEN]) {
     char key[96], message[1024];
     object_key(key, hash);
     snprintf(message, sizeof message, "%s", sc_error_message());
-    if (sc_store_delete(t->store, key) != 0)
+    if (sc_store_discard(t->store, key) != 0)
         sc_log(SC_LOG_DEBUG, "could not remove the unreferenced %s: %s", key, sc_error_message());
     sc_error_set(SC_EEXISTS, "%s", message); /* the caller reports why the claim was lost */
 }

@@ -594,7 +594,7 @@ static int analyze(tracker_state *st, sc_table *t, int *out, uint64_t v, uint64_
  * deletion landing later could make an expired directory look claimable. */
 static void withdraw(tracker_state *st, sc_table *t, const char *pre_key, int64_t pre_sent) {
     if (elapsed_ms(st) - pre_sent >= st->fence_ms) return;
-    if (sc_store_delete(t->store, pre_key) != 0) sc_error_clear();
+    if (sc_store_discard(t->store, pre_key) != 0) sc_error_clear();
 }
 
 /* Make sure tracker/v exists before anything of version v can be published. */
