@@ -167,9 +167,9 @@ static size_t seen_count(const steal_ctx *c, sc_store_op op, const char *key_pre
  * §3; the conflict check itself needs no manifest, the index rules out our file) — no GET of
  * LATEST, no LIST, nothing at or below N, and not the winner's base list: built on
  * the same N, it holds the bytes of the base list the lost attempt wrote. Then the lost
- * attempt's base list is deleted, the new base list written and N+2 claimed.
+ * attempt's base list is deleted, the new base list written and N+2 claimed. The test
+ * appends 1 and 2, then 3 while another writer (c->name / c->location) wins snapshot 3.
  */
-/* Appends 1 and 2, then 3 while another writer wins snapshot 3 (c->name / c->location). */
 static void expect_lost_claim_reads_only_the_winners_delta(sc_table *t, steal_ctx *c, uint64_t window) {
     sc_commit_result r;
     append(&r, t, "job", 1, "data/a");

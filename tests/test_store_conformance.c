@@ -39,6 +39,7 @@
 #include "store/store_backends.h"
 #include "store/store_batch.h"
 #include "store/store_internal.h"
+#include "s3/store_s3.h"
 
 #include "sc_test_assert.h"
 #include "sc_test_s3.h"
@@ -476,6 +477,33 @@ Test(store, wrap_version1_backend_bounded_fallback) {
     sc_mem_store_reset("wrap-v1-test");
 }
 
+static int poison_discard(void *self, const char *key) {
+    (void)self;
+    (void)key;
+    cr_assert_fail("discard of a version-2 table was called");
+    return SC_EIO;
+}
+
+/* A version-2 table ends at remove_created_dirs: its discard is served by del. */
+Test(store, wrap_version2_backend_discard_fallback) {
+    const sc_store_ops *mem_ops;
+    void *self;
+    OK(sc_mem_store_create(&mem_ops, &self, "wrap-v2-test"));
+    sc_store_ops ops = *mem_ops;
+    ops.version = 2;
+    ops.discard = poison_discard; /* beyond a version-2 table: must not be used */
+    sc_store *s = NULL;
+    OK(sc_store_wrap(&s, &ops, self));
+    put_text(s, "k", "1");
+    OK(sc_store_discard(s, "k"));
+    OK(sc_store_discard(s, "k"));
+    uint8_t *data = NULL;
+    size_t len = 0;
+    FAILS(SC_ENOTFOUND, sc_store_get(s, &data, &len, NULL, "k"));
+    sc_store_free(s);
+    sc_mem_store_reset("wrap-v2-test");
+}
+
 STORE_CASE(overwrite) {
     sc_object_info first, second;
     OK(sc_store_put(fx->store, &first, "k", TEXT("version one")));
@@ -730,6 +758,18 @@ STORE_CASE(discard) {
     sc_store_stats_get(&st, fx->store);
     cr_assert_eq(st.ops[SC_OP_DELETE], 3);
     cr_assert_eq(st.ops[SC_OP_HEAD] + st.ops[SC_OP_GET] + st.ops[SC_OP_LIST], 0, "a discard reads nothing");
+    if (strcmp(sc_store_backend_name(fx->store), "s3") == 0) {
+        /* What the server saw: one DELETE each, where del sends a HEAD first. */
+        void *s3_self = sc_store_backend_self(fx->store);
+        uint64_t before = sc_s3_store_requests_sent(s3_self);
+        OK(sc_store_discard(fx->store, "x/two"));
+        cr_assert_eq(sc_s3_store_requests_sent(s3_self) - before, 1, "a discard on S3 is one request");
+        put_text(fx->store, "x/two", "2");
+        before = sc_s3_store_requests_sent(s3_self);
+        OK(sc_store_delete(fx->store, "x/two"));
+        cr_assert_eq(sc_s3_store_requests_sent(s3_self) - before, 2, "del looks first: HEAD, DELETE");
+        put_text(fx->store, "x/two", "2");
+    }
     uint8_t *data;
     size_t len;
     FAILS(SC_ENOTFOUND, sc_store_get(fx->store, &data, &len, NULL, "x/one"));

@@ -299,6 +299,7 @@ static struct curl_slist *add_header(struct curl_slist *list, int *failed, const
 static int s3_perform(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
     resp_clear(resp);
     resp->tries++;
+    __atomic_add_fetch(&s->sent, 1, __ATOMIC_RELAXED);
     sc_buf path = SC_BUF_INIT, url = SC_BUF_INIT, auth = SC_BUF_INIT;
     struct curl_slist *headers = NULL;
     int rc = sc_buf_append_str(&path, s->base_path);

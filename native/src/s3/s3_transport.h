@@ -34,6 +34,7 @@ typedef struct sc_s3_store {
     CURL *idle[SC_S3_POOL];
     size_t idle_count;
     int pool_ready; /* pool_lock is initialised */
+    uint64_t sent;  /* HTTP requests sent, re-sends included (__atomic: batches send from threads) */
     char *bucket;
     char *prefix;    /* "" or "a/b": keys are stored as prefix + "/" + key */
     char *location;  /* "s3://bucket[/prefix]", for messages */

@@ -407,6 +407,11 @@ static int s3_list(void *self, sc_list_page *out, const char *prefix, const char
 
 static void s3_close(void *self) { sc_s3_store_free(self); }
 
+uint64_t sc_s3_store_requests_sent(const void *self) {
+    const sc_s3_store *s = self;
+    return __atomic_load_n(&s->sent, __ATOMIC_RELAXED);
+}
+
 static const sc_store_ops s3_ops = {
     .version = SC_STORE_OPS_VERSION,
     .name = "s3",

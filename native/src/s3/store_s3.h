@@ -67,6 +67,7 @@
 #define SC_STORE_S3_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "snapcommit/backend.h"
 #include "snapcommit/store.h"
@@ -90,5 +91,13 @@ int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri);
  */
 int sc_s3_store_create_config(const sc_store_ops **ops, void **self, const char *uri,
                               const sc_store_config *config);
+
+/*
+ * HTTP requests the S3 backend `self` (as sc_s3_store_create made it) has sent since it
+ * was opened, re-sends and the looks an operation makes on its own (del's HEAD)
+ * included: what the server saw, where sc_store_stats counts operations. Callers go
+ * through sc_store_backend_requests (store_backends.h).
+ */
+uint64_t sc_s3_store_requests_sent(const void *self);
 
 #endif
