@@ -5,6 +5,7 @@
  *       [--clients C] [--jobs J] [--verbose] [--expect-violation] [--check-determinism]
  *   sim --strategy S --seed X [--verbose]      replay exactly one schedule
  *   ... [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]
+ *   ... [--plain-store]   tracker on S3 without conditional writes (plain hints, no mtime in put answers)
  *
  * A schedule: 2-4 clients (coroutines, see sched.c) with their own store
  * handles on one mem:// store each commit 1-3 appends (identifiers 1..K under
@@ -158,6 +159,7 @@ typedef struct config {
     int upkeep;            /* 1: an expirer and an orphan remover run with the clients */
     int upkeep_bug;        /* BUG_*: the expirer is broken on purpose */
     int64_t orphan_ms;     /* the orphan remover's older-than; -1 = from the seed */
+    int plain;             /* 1: the clients' store is S3 without conditional writes (tracker only) */
 } config;
 
 /* One sc_table_commit call of a client (its data file write included), for the orphan rule:
@@ -552,7 +554,9 @@ static int sb_write(void *self, sc_store_op op, sc_object_info *info, const char
 }
 static int sb_put(void *self, sc_object_info *info, const char *key, const uint8_t *data,
                   size_t len) {
-    return sb_write(self, SC_OP_PUT, info, key, data, len, NULL);
+    int rc = sb_write(self, SC_OP_PUT, info, key, data, len, NULL);
+    if (W.cfg->plain && info) info->mtime_ms = 0; /* an S3 PUT answer carries no Last-Modified */
+    return rc;
 }
 static int sb_put_if_absent(void *self, sc_object_info *info, const char *key,
                             const uint8_t *data, size_t len) {
@@ -632,6 +636,9 @@ static int wrap_store(sc_store **out, actor *a) {
      * in batches, which the fault hook (the yield point) makes run one call at a time, in
      * orders drawn from the seed, with other actors running between them. */
     sim_ops.caps = sc_store_caps(b->inner) | (W.concurrent ? SC_CAP_CONCURRENT : 0);
+    /* --plain-store: S3 with SNAPCOMMIT_S3_CONDITIONAL_WRITES=0 (no conditional caps: the
+     * tracker's COMMIT-HINT is a plain put, so an overwrite shows as two documents). */
+    if (W.cfg->plain) sim_ops.caps &= ~(unsigned)(SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP);
     if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) sb_close(b);
     return rc;
 }
@@ -1765,6 +1772,7 @@ static void run_range(const config *cfg, const run_opts *o) {
                                                       : cfg->upkeep_bug == BUG_ORPHANS_DELETE_LATEST ? " --upkeep-bug orphans-delete-latest"
                                                                                                 : " --upkeep",
                          "");
+            if (cfg->plain) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --plain-store");
             if (cfg->upkeep && cfg->orphan_ms >= 0)
                 snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --orphan-ms %" PRId64, cfg->orphan_ms);
             printf("VIOLATION strategy=%s seed=%" PRIu64 ": %s\n  replay: sim --strategy %s --seed %" PRIu64
@@ -1871,7 +1879,8 @@ static void usage(void) {
             "usage: sim --strategy rename|conditional|head|tracker|naive|all [--schedules N]\n"
             "           [--start-seed S] [--seed X] [--clients 2..4] [--inline-watermarks N] [--verbose]\n"
             "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n"
-            "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]\n");
+            "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]\n"
+            "           [--plain-store]   (tracker only: S3 without conditional writes)\n");
     exit(2);
 }
 
@@ -1889,7 +1898,7 @@ int main(int argc, char **argv) {
     const char *strategy = NULL;
     uint64_t schedules = 1000, start = 1;
     int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
-    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE;
+    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE, plain = 0;
     int64_t orphan_ms = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1898,6 +1907,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--expect-violation")) expect_violation = 1;
         else if (!strcmp(a, "--check-determinism")) check_det = 1;
         else if (!strcmp(a, "--upkeep")) upkeep = 1;
+        else if (!strcmp(a, "--plain-store")) plain = 1;
         else if (!v) usage();
         else if (!strcmp(a, "--strategy")) strategy = v, i++;
         else if (!strcmp(a, "--schedules")) schedules = strtoull(v, NULL, 10), i++;
@@ -1919,6 +1929,7 @@ int main(int argc, char **argv) {
     }
     if (!strategy || jobs < 1 || jobs > 64 || (clients && (clients < 2 || clients > MAX_CLIENTS))) usage();
     if (single) schedules = 1;
+    if (plain && strcmp(strategy, "tracker") != 0) usage(); /* the others need conditional writes */
 
     int kinds[8], nkinds = 0;
     if (!strcmp(strategy, "all")) {
@@ -1940,7 +1951,7 @@ int main(int argc, char **argv) {
     if (single) jobs = 1;
     int failed = 0, found_expected = 0;
     for (int s = 0; s < nkinds; s++) {
-        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms};
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms, plain};
         run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
         double t0 = now_seconds(), c0 = cpu_seconds();
         counters total = {0};
