@@ -1,4 +1,5 @@
 /* The tracker strategy (seed 000): claims, races, stalls, helping, fallback, lost responses. */
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -1075,4 +1076,85 @@ Test(tracker, unknown_outcome_is_reconciled_by_the_watermark) {
     check_history(t, 3);
     sc_table_free(b);
     sc_table_free(t);
+}
+
+/* ---- a PRE_COMMIT withdrawn while a newcomer judges the directory is not a stale one ---- */
+
+/*
+ * E (a fresh handle: no storage-time anchor, so no cheap check) finds sub-version 1 of
+ * version 2 holding PRE_COMMIT-X alone, writes its probe and lists it. X withdraws its
+ * PRE_COMMIT (it lost to someone), and Y, finding the version empty, claims it, writes its
+ * commit file and its COMMIT-HINT, all before E's HEAD of PRE_COMMIT-X. An absent
+ * PRE_COMMIT is no proof of an attempt older than T: its owner withdrew it within F of
+ * sending it, i.e. recently. Read as stale, E expired the directory that held Y's
+ * publishable pair, won sub-version 2 and overwrote Y's hint on a store without
+ * conditional create: two snapshot documents for version 2, Y's acknowledged commit lost
+ * (the S3 race's "parent hash does not match" once someone built version 3 on Y's).
+ */
+#define WD_STORE "tr-withdrawn"
+#define WD_X "0b5e7e5e-0000-4000-8000-0000000000a1"
+
+typedef struct withdrawn_ctx {
+    int fired;
+    int y_rc;
+    uint64_t y_id;
+    char y_error[256];
+} withdrawn_ctx;
+
+static int withdrawn_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    withdrawn_ctx *c = p;
+    if (c->fired || op != SC_OP_HEAD || !strstr(key, "/PRE_COMMIT-" WD_X)) return 0;
+    c->fired = 1;
+    sc_store *raw;
+    cr_assert_eq(sc_store_open(&raw, "mem://" WD_STORE), 0);
+    cr_assert_eq(sc_store_delete(raw, key), 0, "X withdraws %s", key);
+    sc_store_free(raw);
+    sc_store *ys = plain_store(WD_STORE);
+    sc_table *y;
+    cr_assert_eq(sc_table_open(&y, ys), 0, "%s", sc_error_message());
+    tu_fast_retries(y, 1000, 20);
+    sc_commit_result r;
+    c->y_rc = tu_commit_one(&r, y, "Y", 1);
+    c->y_id = r.snapshot_id;
+    snprintf(c->y_error, sizeof c->y_error, "%s", sc_error_message());
+    sc_table_free(y);
+    sc_store_free(ys);
+    return 0;
+}
+
+Test(tracker, withdrawn_pre_commit_is_not_stale) {
+    sc_mem_store_reset(WD_STORE);
+    sc_store *m;
+    cr_assert_eq(sc_store_open(&m, "mem://" WD_STORE), 0);
+    cr_assert_eq(tu_create(m, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
+    sc_table *setup;
+    cr_assert_eq(sc_table_open(&setup, m), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(NULL, setup, "setup", 1), 0, "%s", sc_error_message());
+    sc_table_free(setup);
+    /* X started version 2 and wrote its PRE_COMMIT in sub-version 1. */
+    char key[160];
+    snprintf(key, sizeof key, "tracker/%020" PRIu64, UINT64_MAX - 2);
+    cr_assert_eq(sc_store_put(m, NULL, key, (const uint8_t *)"2\n", 2), 0);
+    snprintf(key, sizeof key, "commit/%020d/%020d/PRE_COMMIT-" WD_X, 2, 1);
+    cr_assert_eq(sc_store_put(m, NULL, key, (const uint8_t *)WD_X, strlen(WD_X)), 0);
+    sc_store_free(m);
+
+    sc_store *es = plain_store(WD_STORE);
+    sc_table *e;
+    cr_assert_eq(sc_table_open(&e, es), 0, "%s", sc_error_message());
+    tu_fast_retries(e, 1000, 20);
+    withdrawn_ctx c = {0};
+    sc_store_set_fault_hook(es, withdrawn_hook, &c);
+    sc_commit_result r;
+    int rc = tu_commit_one(&r, e, "E", 1);
+    sc_store_set_fault_hook(es, NULL, NULL);
+    cr_assert(c.fired, "E never looked at PRE_COMMIT-X");
+    cr_assert_eq(c.y_rc, 0, "Y: %s", c.y_error);
+    cr_assert_eq(c.y_id, 2);
+    cr_assert_eq(rc, 0, "E: %s", sc_error_message());
+    cr_assert_eq(r.snapshot_id, 3, "E took version %llu, which Y had won", (unsigned long long)r.snapshot_id);
+    check_history(e, 3);
+    sc_table_free(e);
+    sc_store_free(es);
 }

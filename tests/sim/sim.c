@@ -5,6 +5,7 @@
  *       [--clients C] [--jobs J] [--verbose] [--expect-violation] [--check-determinism]
  *   sim --strategy S --seed X [--verbose]      replay exactly one schedule
  *   ... [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]
+ *   ... [--plain-store]   tracker on S3 without conditional writes (plain hints, no mtime in put answers)
  *
  * A schedule: 2-4 clients (coroutines, see sched.c) with their own store
  * handles on one mem:// store each commit 1-3 appends (identifiers 1..K under
@@ -85,6 +86,7 @@ typedef struct actor {
     int crash_mode;     /* the crashing op: 0 not applied, 1 applied (response lost),
                          * 2 a write still in flight, landing later */
     int delay_next;     /* the next backend write is deferred (in flight) */
+    int resend_next;    /* --resends: the next backend put lands now and again later */
     int restart_early;  /* restart during the faulty phase (else once faults stop) */
     int64_t downtime_ms;
     uint64_t stall_at;  /* 1-based op before which the client stalls, 0 = none */
@@ -158,6 +160,8 @@ typedef struct config {
     int upkeep;            /* 1: an expirer and an orphan remover run with the clients */
     int upkeep_bug;        /* BUG_*: the expirer is broken on purpose */
     int64_t orphan_ms;     /* the orphan remover's older-than; -1 = from the seed */
+    int plain;             /* 1: the clients' store is S3 without conditional writes (tracker only) */
+    int resends;           /* 1: a plain put whose answer was lost is sent again, as the S3 transport does */
 } config;
 
 /* One sc_table_commit call of a client (its data file write included), for the orphan rule:
@@ -430,6 +434,9 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
                  * request timed out on the way), or — for writes — still in flight. */
                 verdict = r % 3 == 0 ? SC_EUNKNOWN : SC_FAULT_LOSE_RESPONSE;
                 if (r % 3 == 2 && can_defer) verdict = 0, a->delay_next = 1;
+                /* --resends: the transport sends a plain put whose answer was lost again and
+                 * answers the resend; the first copy may land after it (a later mtime). */
+                if (r % 3 == 1 && W.cfg->resends && op == SC_OP_PUT && can_defer) verdict = 0, a->resend_next = 1;
                 W.n.faults++;
             }
         }
@@ -438,7 +445,7 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
     sim_hash_u64(&W.trace, (uint64_t)a->index);
     sim_hash_u64(&W.trace, (uint64_t)op);
     sim_hash_bytes(&W.trace, key, strlen(key));
-    sim_hash_u64(&W.trace, (uint64_t)(int64_t)verdict + 1000u * (uint64_t)a->delay_next);
+    sim_hash_u64(&W.trace, (uint64_t)(int64_t)verdict + 1000u * (uint64_t)a->delay_next + 2000u * (uint64_t)a->resend_next);
     sim_hash_u64(&W.trace, (uint64_t)sim_now_ms());
     if (W.cfg->verbose)
         vlog("task %d %s %s%s", a->index, sc_store_op_name(op), key,
@@ -446,6 +453,7 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
              : verdict == SC_EFAULT ? "  -> CRASH (not applied)"
              : verdict == SC_EUNKNOWN ? "  -> not applied, outcome UNKNOWN"
              : a->delay_next ? (a->dead ? "  -> CRASH, the request still in flight" : "  -> in flight, outcome UNKNOWN")
+             : a->resend_next ? "  -> applied, answer lost, sent again (the first copy lands later)"
              : verdict ? "  -> FAILED (EIO)" : "");
     return verdict;
 }
@@ -546,13 +554,25 @@ static int sb_write(void *self, sc_store_op op, sc_object_info *info, const char
         b->owner->delay_next = 0;
         return defer_write(b->owner, op, key, data, len, etag);
     }
+    if (b->owner->resend_next) { /* lands now (the answered resend) and once more later */
+        b->owner->resend_next = 0;
+        int rc = apply_write(b->inner, op, info, key, data, len, etag);
+        if (rc == 0) {
+            note_event(key, EV_WRITE, b->owner->attempt);
+            defer_write(b->owner, op, key, data, len, etag);
+            sc_error_clear();
+        }
+        return rc;
+    }
     int rc = apply_write(b->inner, op, info, key, data, len, etag);
     if (rc == 0) note_event(key, EV_WRITE, b->owner->attempt);
     return rc;
 }
 static int sb_put(void *self, sc_object_info *info, const char *key, const uint8_t *data,
                   size_t len) {
-    return sb_write(self, SC_OP_PUT, info, key, data, len, NULL);
+    int rc = sb_write(self, SC_OP_PUT, info, key, data, len, NULL);
+    if (W.cfg->plain && info) info->mtime_ms = 0; /* an S3 PUT answer carries no Last-Modified */
+    return rc;
 }
 static int sb_put_if_absent(void *self, sc_object_info *info, const char *key,
                             const uint8_t *data, size_t len) {
@@ -632,6 +652,9 @@ static int wrap_store(sc_store **out, actor *a) {
      * in batches, which the fault hook (the yield point) makes run one call at a time, in
      * orders drawn from the seed, with other actors running between them. */
     sim_ops.caps = sc_store_caps(b->inner) | (W.concurrent ? SC_CAP_CONCURRENT : 0);
+    /* --plain-store: S3 with SNAPCOMMIT_S3_CONDITIONAL_WRITES=0 (no conditional caps: the
+     * tracker's COMMIT-HINT is a plain put, so an overwrite shows as two documents). */
+    if (W.cfg->plain) sim_ops.caps &= ~(unsigned)(SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP);
     if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) sb_close(b);
     return rc;
 }
@@ -1765,6 +1788,8 @@ static void run_range(const config *cfg, const run_opts *o) {
                                                       : cfg->upkeep_bug == BUG_ORPHANS_DELETE_LATEST ? " --upkeep-bug orphans-delete-latest"
                                                                                                 : " --upkeep",
                          "");
+            if (cfg->plain) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --plain-store");
+            if (cfg->resends) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --resends");
             if (cfg->upkeep && cfg->orphan_ms >= 0)
                 snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --orphan-ms %" PRId64, cfg->orphan_ms);
             printf("VIOLATION strategy=%s seed=%" PRIu64 ": %s\n  replay: sim --strategy %s --seed %" PRIu64
@@ -1871,7 +1896,9 @@ static void usage(void) {
             "usage: sim --strategy rename|conditional|head|tracker|naive|all [--schedules N]\n"
             "           [--start-seed S] [--seed X] [--clients 2..4] [--inline-watermarks N] [--verbose]\n"
             "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n"
-            "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]\n");
+            "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]\n"
+            "           [--plain-store]   (tracker only: S3 without conditional writes)\n"
+            "           [--resends]       (a plain put whose answer was lost lands now and again later)\n");
     exit(2);
 }
 
@@ -1889,7 +1916,7 @@ int main(int argc, char **argv) {
     const char *strategy = NULL;
     uint64_t schedules = 1000, start = 1;
     int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
-    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE;
+    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE, plain = 0, resends = 0;
     int64_t orphan_ms = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1898,6 +1925,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--expect-violation")) expect_violation = 1;
         else if (!strcmp(a, "--check-determinism")) check_det = 1;
         else if (!strcmp(a, "--upkeep")) upkeep = 1;
+        else if (!strcmp(a, "--plain-store")) plain = 1;
+        else if (!strcmp(a, "--resends")) resends = 1;
         else if (!v) usage();
         else if (!strcmp(a, "--strategy")) strategy = v, i++;
         else if (!strcmp(a, "--schedules")) schedules = strtoull(v, NULL, 10), i++;
@@ -1919,6 +1948,7 @@ int main(int argc, char **argv) {
     }
     if (!strategy || jobs < 1 || jobs > 64 || (clients && (clients < 2 || clients > MAX_CLIENTS))) usage();
     if (single) schedules = 1;
+    if (plain && strcmp(strategy, "tracker") != 0) usage(); /* the others need conditional writes */
 
     int kinds[8], nkinds = 0;
     if (!strcmp(strategy, "all")) {
@@ -1940,7 +1970,7 @@ int main(int argc, char **argv) {
     if (single) jobs = 1;
     int failed = 0, found_expected = 0;
     for (int s = 0; s < nkinds; s++) {
-        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms};
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms, plain, resends};
         run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
         double t0 = now_seconds(), c0 = cpu_seconds();
         counters total = {0};

@@ -495,7 +495,12 @@ static int publishable(tracker_state *st, sc_table *t, int *out, uint64_t v, uin
     return 0;
 }
 
-/* Every PRE_COMMIT of a directory older than T at storage time `now_low`? */
+/*
+ * Every PRE_COMMIT of a directory older than T at storage time `now_low`? One listed but
+ * gone by its HEAD is not: only its owner deletes it, withdrawing within F of sending it,
+ * so that attempt is recent, and a newcomer may already have passed its first check in
+ * the directory it emptied (tracker::withdrawn_pre_commit_is_not_stale).
+ */
 static int all_stale(sc_table *t, int *out, const sc_list_page *page, const char *prefix, int64_t now_low, int64_t ttl) {
     size_t plen = strlen(prefix);
     *out = 1;
@@ -504,7 +509,7 @@ static int all_stale(sc_table *t, int *out, const sc_list_page *page, const char
         int64_t m;
         int rc = mtime_of(t, &m, page->keys[i]);
         if (rc) return rc;
-        if (m && now_low - m < ttl) {
+        if (!m || now_low - m < ttl) {
             *out = 0;
             return 0;
         }
