@@ -775,10 +775,15 @@ static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size
     }
     int64_t age = info.mtime_ms - m_pre;
     if (age >= st->fence_ms) {
-        /* Dead by definition: nobody (we, helpers) will ever publish it. */
-        sc_log(SC_LOG_WARN, "tracker: commit file of version %" PRIu64 " landed %" PRId64 " ms after its PRE_COMMIT (fence %" PRId64 " ms); abandoned",
+        /* Dead by definition while mtimes hold, but a transport that sent the PRE_COMMIT or
+         * this file again (a lost answer, a 5xx) may have re-stamped one of them since a
+         * helper judged the pair publishable and published it (docs/tracker.md §8). Not a
+         * lost claim, whose objects the engine would delete: an unknown outcome, which it
+         * reconciles through the version's hint (ours → success, another's → lost). */
+        sc_log(SC_LOG_WARN, "tracker: commit file of version %" PRIu64 " landed %" PRId64 " ms after its PRE_COMMIT (fence %" PRId64 " ms); abandoned unless already published",
                v, age, st->fence_ms);
-        return lost("our commit file landed past the fence", v);
+        return sc_error_set(SC_EUNKNOWN, "tracker: our commit file of version %" PRIu64 " landed past the fence: "
+                                         "dead unless a helper published it first", v);
     }
 
     /* Phase 3: final check (the decision is already made; this catches violated assumptions). */
