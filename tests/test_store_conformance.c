@@ -442,8 +442,7 @@ STORE_CASE(get_bounded) {
     free(data);
 }
 
-/* A version-1 backend (no get_bounded member) is still accepted; bounded reads of it fall back
- * to get + a length check, and the wrapper never reads the member the old table lacks. */
+/* Members past a table's version must never be read: each poisoned one fails the test. */
 static int poison_get_bounded(void *self, uint8_t **d, size_t *l, sc_object_info *i, const char *k,
                               size_t m) {
     (void)self, (void)d, (void)l, (void)i, (void)k, (void)m;
@@ -451,15 +450,32 @@ static int poison_get_bounded(void *self, uint8_t **d, size_t *l, sc_object_info
     return SC_EIO;
 }
 
-Test(store, wrap_version1_backend_bounded_fallback) {
+static int poison_discard(void *self, const char *key) {
+    (void)self;
+    (void)key;
+    cr_assert_fail("discard of a version-2 table was called");
+    return SC_EIO;
+}
+
+/* mem://name wrapped through `ops` (the caller's: the handle keeps it) as a table of `version`. */
+static sc_store *wrap_mem_as(sc_store_ops *ops, int version, const char *name) {
     const sc_store_ops *mem_ops;
     void *self;
-    OK(sc_mem_store_create(&mem_ops, &self, "wrap-v1-test"));
-    sc_store_ops ops = *mem_ops;
-    ops.version = 1;
-    ops.get_bounded = poison_get_bounded; /* beyond a version-1 table: must not be used */
+    OK(sc_mem_store_create(&mem_ops, &self, name));
+    *ops = *mem_ops;
+    ops->version = version;
+    if (version < 2) ops->get_bounded = poison_get_bounded;
+    if (version < 3) ops->discard = poison_discard;
     sc_store *s = NULL;
-    OK(sc_store_wrap(&s, &ops, self));
+    OK(sc_store_wrap(&s, ops, self));
+    return s;
+}
+
+/* A version-1 backend (no get_bounded member) is still accepted; bounded reads of it fall back
+ * to get + a length check. */
+Test(store, wrap_version1_backend_bounded_fallback) {
+    sc_store_ops ops;
+    sc_store *s = wrap_mem_as(&ops, 1, "wrap-v1-test");
     put_text(s, "k", "0123456789");
     uint8_t *data = NULL;
     size_t len = 0;
@@ -470,30 +486,18 @@ Test(store, wrap_version1_backend_bounded_fallback) {
     cr_assert_null(data);
     cr_assert(strstr(sc_error_message(), "10 bytes") && strstr(sc_error_message(), "the 9 "),
               "%s", sc_error_message());
-    ops.version = 0;
+    sc_store_ops bad_ops = ops;
+    bad_ops.version = 0;
     sc_store *bad = NULL;
-    FAILS(SC_EINVAL, sc_store_wrap(&bad, &ops, self));
+    FAILS(SC_EINVAL, sc_store_wrap(&bad, &bad_ops, sc_store_backend_self(s)));
     sc_store_free(s);
     sc_mem_store_reset("wrap-v1-test");
 }
 
-static int poison_discard(void *self, const char *key) {
-    (void)self;
-    (void)key;
-    cr_assert_fail("discard of a version-2 table was called");
-    return SC_EIO;
-}
-
 /* A version-2 table ends at remove_created_dirs: its discard is served by del. */
 Test(store, wrap_version2_backend_discard_fallback) {
-    const sc_store_ops *mem_ops;
-    void *self;
-    OK(sc_mem_store_create(&mem_ops, &self, "wrap-v2-test"));
-    sc_store_ops ops = *mem_ops;
-    ops.version = 2;
-    ops.discard = poison_discard; /* beyond a version-2 table: must not be used */
-    sc_store *s = NULL;
-    OK(sc_store_wrap(&s, &ops, self));
+    sc_store_ops ops;
+    sc_store *s = wrap_mem_as(&ops, 2, "wrap-v2-test");
     put_text(s, "k", "1");
     OK(sc_store_discard(s, "k"));
     OK(sc_store_discard(s, "k"));
