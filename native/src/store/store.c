@@ -317,15 +317,12 @@ int sc_store_discard(sc_store *store, const char *key) {
     if (!sc_store_key_valid(key)) return invalid_key(SC_OP_DELETE, key);
     int rc = 0;
     fault_action fault = fault_consult(&rc, store, SC_OP_DELETE, key);
-    if (fault == FAULT_FAIL && rc != SC_ENOTFOUND) return rc;
-    if (fault == FAULT_FAIL) {
-        sc_error_clear();
-        return 0;
+    if (fault != FAULT_FAIL) {
+        count_call(store, SC_OP_DELETE);
+        /* A version-2 table has no discard member: it must not be read. */
+        rc = store->ops->version >= 3 && store->ops->discard ? store->ops->discard(store->self, key)
+                                                             : store->ops->del(store->self, key);
     }
-    count_call(store, SC_OP_DELETE);
-    /* A version-2 table has no discard member: it must not be read. */
-    rc = store->ops->version >= 3 && store->ops->discard ? store->ops->discard(store->self, key)
-                                                         : store->ops->del(store->self, key);
     if (rc == SC_ENOTFOUND) { /* absent is done (a server answering 404 to a DELETE, a fault hook) */
         sc_error_clear();
         rc = 0;
