@@ -1949,6 +1949,7 @@ int main(int argc, char **argv) {
     if (!strategy || jobs < 1 || jobs > 64 || (clients && (clients < 2 || clients > MAX_CLIENTS))) usage();
     if (single) schedules = 1;
     if (plain && strcmp(strategy, "tracker") != 0) usage(); /* the others need conditional writes */
+    if (resends && !plain) usage();                          /* resends are of plain puts: S3's shape */
 
     int kinds[8], nkinds = 0;
     if (!strcmp(strategy, "all")) {

@@ -22,8 +22,9 @@
  *   - at most one client per sub-version writes a commit file (Dekker on
  *     PRE_COMMIT + LIST; a loser withdraws its PRE_COMMIT only within F);
  *   - a commit file C is publishable iff mtime(C) - mtime(its PRE_COMMIT) < F,
- *     a fact fixed forever by two immutable objects: its owner and any helper
- *     decide alike, so COMMIT-HINT can only ever name one commit file;
+ *     a fact fixed by two objects nobody changes: its owner and any helper
+ *     decide alike, so COMMIT-HINT can only ever name one commit file (a
+ *     transport's resend can re-stamp one: docs/tracker.md §8);
  *   - a sub-version is expired only when no publishable commit file is
  *     visible and every PRE_COMMIT is older than T (crash recovery), so an
  *     expired sub-version can never get a publishable commit file later.
