@@ -457,6 +457,13 @@ static int poison_discard(void *self, const char *key) {
     return SC_EIO;
 }
 
+static int poison_put_once(void *self, sc_object_info *i, const char *key, const uint8_t *d,
+                           size_t l) {
+    (void)self, (void)i, (void)key, (void)d, (void)l;
+    cr_assert_fail("put_once of a version-2 table was called");
+    return SC_EIO;
+}
+
 /* mem://name wrapped through `ops` (the caller's: the handle keeps it) as a table of `version`. */
 static sc_store *wrap_mem_as(sc_store_ops *ops, int version, const char *name) {
     const sc_store_ops *mem_ops;
@@ -465,7 +472,7 @@ static sc_store *wrap_mem_as(sc_store_ops *ops, int version, const char *name) {
     *ops = *mem_ops;
     ops->version = version;
     if (version < 2) ops->get_bounded = poison_get_bounded;
-    if (version < 3) ops->discard = poison_discard;
+    if (version < 3) ops->discard = poison_discard, ops->put_once = poison_put_once;
     sc_store *s = NULL;
     OK(sc_store_wrap(&s, ops, self));
     return s;
@@ -494,11 +501,13 @@ Test(store, wrap_version1_backend_bounded_fallback) {
     sc_mem_store_reset("wrap-v1-test");
 }
 
-/* A version-2 table ends at remove_created_dirs: its discard is served by del. */
-Test(store, wrap_version2_backend_discard_fallback) {
+/* A version-2 table ends at remove_created_dirs: its discard is served by del, its put_once
+ * by put. */
+Test(store, wrap_version2_backend_fallbacks) {
     sc_store_ops ops;
     sc_store *s = wrap_mem_as(&ops, 2, "wrap-v2-test");
-    put_text(s, "k", "1");
+    OK(sc_store_put_once(s, NULL, "k", TEXT("1")));
+    expect_text(s, "k", "1");
     OK(sc_store_discard(s, "k"));
     OK(sc_store_discard(s, "k"));
     uint8_t *data = NULL;
@@ -506,6 +515,33 @@ Test(store, wrap_version2_backend_discard_fallback) {
     FAILS(SC_ENOTFOUND, sc_store_get(s, &data, &len, NULL, "k"));
     sc_store_free(s);
     sc_mem_store_reset("wrap-v2-test");
+}
+
+/* put_once writes like put (a backend that never sends a put twice serves it with put); on S3
+ * it is one request. Its refusal to send again after a lost answer: test_store_s3.c. */
+STORE_CASE(put_once) {
+    sc_object_info first, second, head;
+    sc_store_stats_reset(fx->store);
+    OK(sc_store_put_once(fx->store, &first, "o/one", TEXT("version one")));
+    OK(sc_store_put_once(fx->store, &second, "o/one", TEXT("v2")));
+    expect_text(fx->store, "o/one", "v2");
+    cr_assert_eq(second.size, 2);
+    cr_assert_str_neq(first.etag, second.etag);
+    OK(sc_store_head(fx->store, &head, "o/one"));
+    cr_assert_gt(head.mtime_ms, 0);
+    sc_store_stats st;
+    sc_store_stats_get(&st, fx->store);
+    cr_assert_eq(st.ops[SC_OP_PUT], 2, "counted as puts");
+    cr_assert_eq(st.bytes_written, strlen("version one") + 2);
+    if (strcmp(sc_store_backend_name(fx->store), "s3") == 0) {
+        void *s3_self = sc_store_backend_self(fx->store);
+        uint64_t before = sc_s3_store_requests_sent(s3_self);
+        OK(sc_store_put_once(fx->store, NULL, "o/two", TEXT("2")));
+        cr_assert_eq(sc_s3_store_requests_sent(s3_self) - before, 1, "a put_once on S3 is one request");
+        expect_text(fx->store, "o/two", "2");
+    }
+    FAILS(SC_EINVAL, sc_store_put_once(fx->store, NULL, "/bad", TEXT("x")));
+    FAILS(SC_EINVAL, sc_store_put_once(fx->store, NULL, "o/x", NULL, 1));
 }
 
 STORE_CASE(overwrite) {

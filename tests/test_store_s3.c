@@ -38,6 +38,7 @@
 #include "snapcommit/error.h"
 #include "snapcommit/store.h"
 #include "store/store_backends.h"
+#include "store/store_internal.h"
 #include "snapcommit/table.h"
 #include "s3/store_s3.h"
 #include "strategy/strategy_tracker.h"
@@ -791,6 +792,52 @@ Test(s3_fake, dead_reused_connection_not_resent_by_curl) {
     expect_text(s, "k", "body");
     OK(sc_store_put(s, NULL, "plain", TEXT("x")));
     cr_assert_eq(count_method("PUT"), 2);
+    sc_store_free(s);
+    fake_stop();
+}
+
+/* HTTP requests the store has sent (re-sends included). */
+static uint64_t sent_by(sc_store *s) { return sc_s3_store_requests_sent(sc_store_backend_self(s)); }
+
+/* put_once is a plain PUT the transport treats like a conditional one: after an attempt that
+ * may have been applied it is never sent again, so at most one copy can land (one mtime). */
+Test(s3_fake, put_once_sent_once) {
+    /* A lost answer: unknown after one send (a plain put goes out three times, above). */
+    sc_store *s = fake_store(STEPS({CLOSE_SILENTLY, NULL, NULL, NULL}));
+    FAILS(SC_EUNKNOWN, sc_store_put_once(s, NULL, "commit-file", TEXT("doc")));
+    MESSAGE_HAS("PUT s3://bucket/t/commit-file: the answer to a plain overwrite sent once was lost");
+    MESSAGE_HAS("after 1 send:");
+    MESSAGE_HAS("this request is not a claim, so it made none");
+    cr_assert_eq(count_method("PUT"), 1, "put_once was sent %d times", count_method("PUT"));
+    cr_assert_eq(sent_by(s), 1);
+    cr_assert_null(strstr(fake.head[0], "If-None-Match"), "%s", fake.head[0]);
+    cr_assert_null(strstr(fake.head[0], "If-Match"), "%s", fake.head[0]);
+    sc_store_free(s);
+    fake_stop();
+    /* libcurl's own silent re-send on a dead reused connection is refused too. */
+    s = fake_store(STEPS(OK_GET, {CLOSE_SILENTLY, NULL, NULL, NULL}, OK_PUT));
+    expect_text(s, "k", "body");
+    FAILS(SC_EUNKNOWN, sc_store_put_once(s, NULL, "commit-file", TEXT("doc")));
+    cr_assert_eq(count_method("PUT"), 1, "put_once went out %d times", count_method("PUT"));
+    sc_store_free(s);
+    fake_stop();
+    /* A 500 may have been applied: unknown, not sent again. */
+    s = fake_store(STEPS(ERR("500 Internal Server Error", "InternalError")));
+    FAILS(SC_EUNKNOWN, sc_store_put_once(s, NULL, "commit-file", TEXT("doc")));
+    MESSAGE_HAS("S3 failed a plain overwrite sent once with HTTP 500");
+    cr_assert_eq(count_method("PUT"), 1);
+    cr_assert_eq(sent_by(s), 1);
+    sc_store_free(s);
+    fake_stop();
+    /* 503 SlowDown was refused unapplied: sent again, then it lands; counted as one put. */
+    s = fake_store(STEPS(ERR("503 Slow Down", "SlowDown"), OK_PUT));
+    sc_store_stats_reset(s);
+    OK(sc_store_put_once(s, NULL, "commit-file", TEXT("doc")));
+    cr_assert_eq(count_method("PUT"), 2);
+    cr_assert_eq(sent_by(s), 2);
+    sc_store_stats st;
+    sc_store_stats_get(&st, s);
+    cr_assert_eq(st.ops[SC_OP_PUT], 1);
     sc_store_free(s);
     fake_stop();
 }

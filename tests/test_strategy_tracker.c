@@ -1158,3 +1158,137 @@ Test(tracker, withdrawn_pre_commit_is_not_stale) {
     sc_table_free(e);
     sc_store_free(es);
 }
+
+/* ---- a plain store whose transport sends a plain put twice, as S3's does after a lost answer
+ * (the answered copy lands at once, the first one when the test lets it), and put_once once ---- */
+
+#define RS_STORE "tr-resend"
+#define RS_HELD 32
+
+/* First copies of the protocol's plain puts under commit/, still in flight. Only the thread
+ * that commits through the resending store touches them. */
+static struct {
+    char key[160];
+    uint8_t *data;
+    size_t len;
+} rs_held[RS_HELD];
+static int rs_nheld;
+
+static int resending_put(void *self, sc_object_info *info, const char *key, const uint8_t *data,
+                         size_t len) {
+    int rc = plain_put(self, info, key, data, len);
+    if (rc == 0 && strncmp(key, "commit/", 7) == 0 && rs_nheld < RS_HELD) {
+        snprintf(rs_held[rs_nheld].key, sizeof rs_held[rs_nheld].key, "%s", key);
+        rs_held[rs_nheld].data = malloc(len ? len : 1);
+        cr_assert_not_null(rs_held[rs_nheld].data);
+        if (len) memcpy(rs_held[rs_nheld].data, data, len);
+        rs_held[rs_nheld++].len = len;
+    }
+    return rc;
+}
+
+/* Land the held first copy of every key starting with `prefix` (a later mtime, same bytes). */
+static int land_held(sc_store *raw, const char *prefix) {
+    int landed = 0;
+    for (int i = 0; i < rs_nheld; i++)
+        if (strncmp(rs_held[i].key, prefix, strlen(prefix)) == 0) {
+            cr_assert_eq(sc_store_put(raw, NULL, rs_held[i].key, rs_held[i].data, rs_held[i].len), 0);
+            landed++;
+        }
+    return landed;
+}
+
+static void free_held(void) {
+    for (int i = 0; i < rs_nheld; i++) free(rs_held[i].data);
+    rs_nheld = 0;
+}
+
+static sc_store *resending_store(const char *name) {
+    sc_store_free(plain_store(name)); /* fills plain_ops */
+    static sc_store_ops ops;
+    ops = plain_ops;
+    ops.name = "resending";
+    ops.put = resending_put;
+    ops.put_once = plain_put; /* one send: nothing held back */
+    void *self;
+    const sc_store_ops *mem;
+    cr_assert_eq(sc_mem_store_create(&mem, &self, name), 0);
+    sc_store *s;
+    cr_assert_eq(sc_store_wrap(&s, &ops, self), 0);
+    return s;
+}
+
+/* O judged its pair publishable and stalls past T before its hint; the first copy of its commit
+ * file lands then, if its transport sent one. E commits meanwhile. */
+typedef struct restamp_ctx {
+    int fired;
+    int landed;
+    int e_rc;
+    uint64_t e_id;
+    char e_error[256];
+} restamp_ctx;
+
+static int restamp_hook(void *p, sc_store_op op, const char *key, uint64_t call) {
+    (void)call;
+    restamp_ctx *c = p;
+    if (c->fired || op != SC_OP_PUT || !strstr(key, "/COMMIT-HINT")) return 0;
+    c->fired = 1;
+    sc_sleep_ms(TEST_TTL_MS + 100); /* O stalls before its hint for more than T */
+    sc_store *raw;
+    cr_assert_eq(sc_store_open(&raw, "mem://" RS_STORE), 0);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "commit/%020d/%020d/COMMIT-", 2, 1);
+    c->landed = land_held(raw, prefix);
+    sc_store_free(raw);
+    sc_store *es = plain_store(RS_STORE);
+    sc_table *e;
+    cr_assert_eq(sc_table_open(&e, es), 0, "%s", sc_error_message());
+    tu_fast_retries(e, 1000, 20);
+    sc_commit_result r;
+    c->e_rc = tu_commit_one(&r, e, "E", 1);
+    c->e_id = r.snapshot_id;
+    snprintf(c->e_error, sizeof c->e_error, "%s", sc_error_message());
+    sc_table_free(e);
+    sc_store_free(es);
+    return 0;
+}
+
+/* A review's schedule (docs/tracker.md §8): a late first copy of a resent commit file re-stamps
+ * it dead after its owner judged it publishable; E expires the directory and wins the version,
+ * and O's plain-put hint replaces E's: two acknowledged commits at one snapshot. With the
+ * PRE_COMMIT and the commit file sent once there is no such copy: E helps O and takes 3. */
+Test(tracker, restamped_commit_file_cannot_happen_with_put_once) {
+    char ttl[32];
+    snprintf(ttl, sizeof ttl, "%d", TEST_TTL_MS);
+    cr_assert_eq(setenv("SNAPCOMMIT_TRACKER_TTL_MS", ttl, 1), 0);
+    sc_mem_store_reset(RS_STORE);
+    sc_store *m;
+    cr_assert_eq(sc_store_open(&m, "mem://" RS_STORE), 0);
+    cr_assert_eq(tu_create(m, SC_STRATEGY_TRACKER), 0, "%s", sc_error_message());
+    sc_table *setup;
+    cr_assert_eq(sc_table_open(&setup, m), 0, "%s", sc_error_message());
+    cr_assert_eq(tu_commit_one(NULL, setup, "setup", 1), 0, "%s", sc_error_message());
+    sc_table_free(setup);
+    sc_store_free(m);
+
+    sc_store *os = resending_store(RS_STORE);
+    sc_table *o;
+    cr_assert_eq(sc_table_open(&o, os), 0, "%s", sc_error_message());
+    tu_fast_retries(o, 1000, 20);
+    restamp_ctx c = {0};
+    sc_store_set_fault_hook(os, restamp_hook, &c);
+    sc_commit_result r;
+    int rc = tu_commit_one(&r, o, "O", 1);
+    sc_store_set_fault_hook(os, NULL, NULL);
+    cr_assert(c.fired, "O never wrote its hint");
+    cr_assert_eq(c.e_rc, 0, "E: %s", c.e_error);
+    cr_assert_eq(rc, 0, "O: %s", sc_error_message());
+    cr_assert_neq(r.snapshot_id, c.e_id, "O and E both acknowledged at snapshot %llu (%d late copies of O's "
+                  "commit file landed)", (unsigned long long)c.e_id, c.landed);
+    cr_assert_eq(r.snapshot_id, 2);
+    cr_assert_eq(c.e_id, 3);
+    check_history(o, 3);
+    free_held();
+    sc_table_free(o);
+    sc_store_free(os);
+}

@@ -86,7 +86,8 @@ typedef struct actor {
     int crash_mode;     /* the crashing op: 0 not applied, 1 applied (response lost),
                          * 2 a write still in flight, landing later */
     int delay_next;     /* the next backend write is deferred (in flight) */
-    int resend_next;    /* --resends: the next backend put lands now and again later */
+    int resend_next;    /* --resends: the next backend put lands now and again later; a put_once,
+                         * which is not sent again, gets 1: applied, answer lost; 2: in flight */
     int restart_early;  /* restart during the faulty phase (else once faults stop) */
     int64_t downtime_ms;
     uint64_t stall_at;  /* 1-based op before which the client stalls, 0 = none */
@@ -435,8 +436,10 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
                 verdict = r % 3 == 0 ? SC_EUNKNOWN : SC_FAULT_LOSE_RESPONSE;
                 if (r % 3 == 2 && can_defer) verdict = 0, a->delay_next = 1;
                 /* --resends: the transport sends a plain put whose answer was lost again and
-                 * answers the resend; the first copy may land after it (a later mtime). */
-                if (r % 3 == 1 && W.cfg->resends && op == SC_OP_PUT && can_defer) verdict = 0, a->resend_next = 1;
+                 * answers the resend; the first copy may land after it (a later mtime). The
+                 * hook sees SC_OP_PUT for put_once too: the backend (sb_put_once) decides. */
+                if (r % 3 == 1 && W.cfg->resends && op == SC_OP_PUT && can_defer)
+                    verdict = 0, a->resend_next = 1 + (int)(r / 3 % 2);
                 W.n.faults++;
             }
         }
@@ -453,7 +456,7 @@ static int fault_hook(void *ctx, sc_store_op op, const char *key, uint64_t call_
              : verdict == SC_EFAULT ? "  -> CRASH (not applied)"
              : verdict == SC_EUNKNOWN ? "  -> not applied, outcome UNKNOWN"
              : a->delay_next ? (a->dead ? "  -> CRASH, the request still in flight" : "  -> in flight, outcome UNKNOWN")
-             : a->resend_next ? "  -> applied, answer lost, sent again (the first copy lands later)"
+             : a->resend_next ? "  -> answer lost: a put is sent again (the first copy lands later), a put_once not"
              : verdict ? "  -> FAILED (EIO)" : "");
     return verdict;
 }
@@ -574,6 +577,22 @@ static int sb_put(void *self, sc_object_info *info, const char *key, const uint8
     if (W.cfg->plain && info) info->mtime_ms = 0; /* an S3 PUT answer carries no Last-Modified */
     return rc;
 }
+/* A put the transport never sends twice: --resends' lost answer stays lost (its only copy
+ * applied now, or still in flight), as S3 does for a request marked once. */
+static int sb_put_once(void *self, sc_object_info *info, const char *key, const uint8_t *data,
+                       size_t len) {
+    sim_backend *b = self;
+    int lost = b->owner->resend_next;
+    b->owner->resend_next = 0;
+    if (lost == 2) b->owner->delay_next = 1; /* sb_write leaves it in flight */
+    int rc = sb_put(self, info, key, data, len);
+    if (lost == 1 && rc == 0) {
+        if (info) memset(info, 0, sizeof *info);
+        vlog("task %d put_once %s: applied, answer lost (not sent again)", b->owner->index, key);
+        rc = sc_error_set(SC_EUNKNOWN, "sim: the answer to put_once \"%s\" was lost", key);
+    }
+    return rc;
+}
 static int sb_put_if_absent(void *self, sc_object_info *info, const char *key,
                             const uint8_t *data, size_t len) {
     return sb_write(self, SC_OP_PUT_IF_ABSENT, info, key, data, len, NULL);
@@ -636,6 +655,7 @@ static sc_store_ops sim_ops = {
     .list = sb_list,
     .del = sb_del,
     .close = sb_close,
+    .put_once = sb_put_once,
 };
 
 /* A store handle over the sim backend, owned by `a` (no fault hook). */
@@ -1378,6 +1398,28 @@ static void restore_history(void) {
     sc_store_free(st);
 }
 
+/* An object whose mtime the tracker judges: a PRE_COMMIT or a commit file (not COMMIT-HINT). */
+static int judged_by_mtime(const char *key) {
+    return strstr(key, "/PRE_COMMIT-") || (strstr(key, "/COMMIT-") && !strstr(key, "/COMMIT-HINT"));
+}
+
+/* The tracker sends those with put_once: each lands at most once, so nobody's verdict on a pair
+ * can be overtaken by a later copy (docs/tracker.md §8). A second landing is a violation even
+ * when the history survived it. */
+static void check_written_once(void) {
+    for (size_t i = 0; i < W.nevents; i++) {
+        const key_event *e = &W.events[i];
+        if (e->what != EV_WRITE || !judged_by_mtime(e->key)) continue;
+        for (size_t j = i + 1; j < W.nevents; j++)
+            if (W.events[j].what == EV_WRITE && strcmp(W.events[j].key, e->key) == 0) {
+                violate("%s landed twice (store events %" PRIu64 " and %" PRIu64
+                        "): a later copy moved its mtime",
+                        e->key, e->seq, W.events[j].seq);
+                return;
+            }
+    }
+}
+
 static void check_world(void) {
     sc_store *st = NULL;
     sc_table *t = NULL;
@@ -1387,6 +1429,7 @@ static void check_world(void) {
         restore_history();
     }
     W.checking_history = 1; /* from here: lost, doubled or misplaced commits */
+    if (W.cfg->strategy == SC_STRATEGY_TRACKER) check_written_once();
     uint64_t latest = 0, earliest = 0;
     if (open_final_table(&st, &t, &latest, &earliest, "") != 0) return;
     int rc = 0;

@@ -33,7 +33,7 @@ extern "C" {
 
 /*
  * Version of sc_store_ops. Version 2 added get_bounded and remove_created_dirs;
- * version 3 added discard (the last member).
+ * version 3 added discard and put_once (the last two members).
  * sc_store_wrap() still accepts a version-1 table, which ends at put_hint:
  * the wrapper never reads a member past it, and serves bounded reads of such
  * a backend with get and a length check afterwards (the whole object is then
@@ -159,6 +159,14 @@ typedef struct sc_store_ops {
      * DELETE answers alike for both). NULL: the wrapper calls del and takes
      * SC_ENOTFOUND as done. */
     int (*discard)(void *self, const char *key);
+    /* put, sent at most once after an attempt that may have been applied: a lost answer, a
+     * timeout, a broken connection or a server error is SC_EUNKNOWN, never a resend (as for
+     * the conditional writes). So the object has exactly one modification time, that of the
+     * only copy that can land: for writes whose mtime a protocol judges (the tracker's). An
+     * attempt provably not applied (no byte sent, a throttling refusal) may be sent again.
+     * NULL: the wrapper calls put, which is exact for a backend that never sends a put twice. */
+    int (*put_once)(void *self, sc_object_info *out_info, const char *key, const uint8_t *data,
+                    size_t len);
 } sc_store_ops;
 
 #ifdef __cplusplus

@@ -230,6 +230,15 @@ SC_API int sc_store_discard(sc_store *store, const char *key);
 SC_API int sc_store_sync(sc_store *store);
 /* Overwrite an advisory object that may be lost in a crash (counted as a put). */
 SC_API int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len);
+/*
+ * sc_store_put, never sent again after an attempt that may have been applied (counted as a
+ * put; the fault hook sees SC_OP_PUT): the object keeps the one modification time of its
+ * only copy. A lost answer, a timeout or a server error is SC_EUNKNOWN, and the copy may
+ * still land later. The S3 store sends it like a conditional write; backends without
+ * put_once (posix, mem) never send a put twice anyway.
+ */
+SC_API int sc_store_put_once(sc_store *store, sc_object_info *out_info, const char *key,
+                             const uint8_t *data, size_t len);
 
 /* 1 when `key` is a valid store key, 0 otherwise. */
 SC_API int sc_store_key_valid(const char *key);

@@ -5,8 +5,9 @@
  *
  * Every request goes through sc_s3_exchange(), which decides whether a failed
  * attempt may be sent again: idempotent requests (GET, HEAD, LIST, plain
- * PUT, DELETE) on any transient failure; conditional PUTs only when the
- * attempt provably never reached the server or was refused unapplied (503).
+ * PUT, DELETE) on any transient failure; conditional PUTs and put_once (req->once)
+ * only when the attempt provably never reached the server or was refused
+ * unapplied (503).
  * What a final failure means is decided in one place, sc_s3_fail().
  */
 #include "s3/s3_transport.h"
@@ -206,12 +207,12 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *ud) {
 
 /*
  * libcurl rewinds the body only to send the request again (after a reused
- * connection died): refusing that for a conditional PUT turns a silent
+ * connection died): refusing that for a request sent once turns a silent
  * re-send into an error we report as SC_EUNKNOWN.
  */
 static int on_seek(void *ud, curl_off_t offset, int origin) {
     xfer *x = ud;
-    if (x->req->conditional) {
+    if (x->req->once) {
         x->resend_refused = 1;
         return CURL_SEEKFUNC_FAIL;
     }
@@ -393,9 +394,9 @@ static int s3_perform(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
     } else {
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
     }
-    /* An empty conditional body has nothing to rewind, so libcurl would re-send it
+    /* An empty body sent once has nothing to rewind, so libcurl would re-send it
      * silently on a dead reused connection: give it a connection of its own. */
-    if (req->conditional && req->body_len == 0) curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
+    if (req->once && req->body_len == 0) curl_easy_setopt(c, CURLOPT_FRESH_CONNECT, 1L);
 
     resp->curl_error[0] = '\0';
     resp->cc = curl_easy_perform(c);
@@ -442,16 +443,16 @@ static int throttled(const sc_s3_resp *r) {
            code_is(r, "ServiceUnavailable");
 }
 
-/* May this attempt be sent again? */
-static int retryable(const sc_s3_resp *r, int conditional) {
+/* May this attempt be sent again? A request sent once only when it was not applied. */
+static int retryable(const sc_s3_resp *r, int once) {
     if (r->cc != CURLE_OK) {
         if (r->body_overflow || tls_failure(r->cc)) return 0;
-        return !r->maybe_applied || !conditional;
+        return !r->maybe_applied || !once;
     }
     if (throttled(r)) return 1; /* refused before being applied */
     /* "Your socket connection to the server was not read from or written to": not applied. */
     if (r->status == 400 && code_is(r, "RequestTimeout")) return 1;
-    if (r->status >= 500 && r->status != 501) return !conditional;
+    if (r->status >= 500 && r->status != 501) return !once;
     return 0;
 }
 
@@ -461,7 +462,7 @@ int sc_s3_exchange(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
     for (int attempt = 0;; attempt++) {
         int rc = s3_perform(s, req, resp);
         if (rc) return rc;
-        if (!retryable(resp, req->conditional) || attempt + 1 >= SC_S3_TRIES) return 0;
+        if (!retryable(resp, req->once) || attempt + 1 >= SC_S3_TRIES) return 0;
         if ((resp->cc != CURLE_OK && resp->maybe_applied) ||
             (resp->status >= 500 && !throttled(resp)))
             resp->earlier_lost = 1;
@@ -537,6 +538,7 @@ typedef struct s3_write_kind {
 /* Indexed by sc_s3_write. */
 static const s3_write_kind write_kinds[] = {
     [SC_S3_PUT] = {"a plain overwrite", 0},
+    [SC_S3_PUT_ONCE] = {"a plain overwrite sent once", 0},
     [SC_S3_CREATE] = {"the conditional create (If-None-Match: *)", 1},
     [SC_S3_CAS] = {"the compare-and-swap (If-Match)", 1},
     [SC_S3_DELETE] = {"a delete", 0},

@@ -65,7 +65,7 @@ typedef struct sc_s3_req {
     size_t nheaders;
     const uint8_t *body;
     size_t body_len;
-    int conditional;     /* never re-sent once it may have arrived */
+    int once;            /* never re-sent once it may have arrived: conditional PUTs, put_once */
     size_t max_body;     /* largest success body accepted (0: S3_SMALL_BODY_MAX) */
 } sc_s3_req;
 
@@ -108,6 +108,7 @@ void sc_s3_resp_free(sc_s3_resp *r);
 typedef enum sc_s3_write {
     SC_S3_READ = 0,  /* not a write: a lost answer is SC_ETRANSIENT */
     SC_S3_PUT,       /* a plain overwrite */
+    SC_S3_PUT_ONCE,  /* a plain overwrite sent at most once (put_once) */
     SC_S3_CREATE,    /* the conditional create (If-None-Match: *), a claim */
     SC_S3_CAS,       /* the compare-and-swap (If-Match), a claim */
     SC_S3_DELETE,

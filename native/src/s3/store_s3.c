@@ -1,5 +1,5 @@
 /*
- * S3 backend operations: get, head, put (plain, If-None-Match, If-Match),
+ * S3 backend operations: get, head, put (plain, sent once, If-None-Match, If-Match),
  * list and delete mapped onto the sc_store_ops table, over the transport of
  * s3_transport.c; the store is configured by s3_config.c. Semantics: see
  * store_s3.h.
@@ -132,7 +132,8 @@ static int s3_head(void *self, sc_object_info *out_info, const char *key) {
     return rc;
 }
 
-typedef enum { PUT_PLAIN, PUT_IF_ABSENT, PUT_IF_MATCH } put_mode;
+/* PUT_ONCE: a plain PUT that the transport never sends again once it may have arrived. */
+typedef enum { PUT_PLAIN, PUT_ONCE, PUT_IF_ABSENT, PUT_IF_MATCH } put_mode;
 
 static int put_success(sc_s3_store *s, sc_object_info *out_info, const char *object,
                        const sc_s3_resp *resp, size_t len) {
@@ -145,16 +146,15 @@ static int put_success(sc_s3_store *s, sc_object_info *out_info, const char *obj
 
 static int put_object(sc_s3_store *s, sc_object_info *out_info, const char *object,
                       const uint8_t *data, size_t len, put_mode mode, const char *etag) {
-    sc_s3_req req = {.method = "PUT", .object = object, .body = data, .body_len = len};
-    if (mode == PUT_IF_ABSENT) {
+    sc_s3_req req = {.method = "PUT", .object = object, .body = data, .body_len = len,
+                     .once = mode != PUT_PLAIN};
+    if (mode == PUT_IF_ABSENT)
         req.headers[req.nheaders++] = (sc_sigv4_pair){"If-None-Match", "*"};
-        req.conditional = 1;
-    } else if (mode == PUT_IF_MATCH) {
+    else if (mode == PUT_IF_MATCH)
         req.headers[req.nheaders++] = (sc_sigv4_pair){"If-Match", etag};
-        req.conditional = 1;
-    }
-    sc_s3_write wkind =
-        mode == PUT_IF_ABSENT ? SC_S3_CREATE : mode == PUT_IF_MATCH ? SC_S3_CAS : SC_S3_PUT;
+    static const sc_s3_write kinds[] = {[PUT_PLAIN] = SC_S3_PUT, [PUT_ONCE] = SC_S3_PUT_ONCE,
+                                        [PUT_IF_ABSENT] = SC_S3_CREATE, [PUT_IF_MATCH] = SC_S3_CAS};
+    sc_s3_write wkind = kinds[mode];
     sc_s3_resp resp = {0};
     int rc = 0;
     /* Only a 409 on put_if_absent loops: it says our write was not applied. */
@@ -165,7 +165,7 @@ static int put_object(sc_s3_store *s, sc_object_info *out_info, const char *obje
             rc = put_success(s, out_info, object, &resp, len);
             break;
         }
-        if (mode == PUT_PLAIN || resp.cc != CURLE_OK) {
+        if (mode == PUT_PLAIN || mode == PUT_ONCE || resp.cc != CURLE_OK) {
             rc = sc_s3_fail(s, "PUT", object, &resp, wkind);
             break;
         }
@@ -233,6 +233,12 @@ static int s3_put_mode(void *self, sc_object_info *out_info, const char *key, co
 static int s3_put(void *self, sc_object_info *out_info, const char *key, const uint8_t *data,
                   size_t len) {
     return s3_put_mode(self, out_info, key, data, len, PUT_PLAIN, NULL);
+}
+
+/* One copy at most can land, so the object has one mtime (the tracker judges it). */
+static int s3_put_once(void *self, sc_object_info *out_info, const char *key, const uint8_t *data,
+                       size_t len) {
+    return s3_put_mode(self, out_info, key, data, len, PUT_ONCE, NULL);
 }
 
 static int s3_put_if_absent(void *self, sc_object_info *out_info, const char *key,
@@ -427,6 +433,7 @@ static const sc_store_ops s3_ops = {
     .close = s3_close,
     .get_bounded = s3_get_bounded,
     .discard = s3_discard,
+    .put_once = s3_put_once,
 };
 
 /* SNAPCOMMIT_S3_CONDITIONAL_WRITES=0: no conditional caps, put_if_absent looks then writes. */
@@ -444,6 +451,7 @@ static const sc_store_ops s3_ops_plain = {
     .close = s3_close,
     .get_bounded = s3_get_bounded,
     .discard = s3_discard,
+    .put_once = s3_put_once,
 };
 
 int sc_s3_store_create(const sc_store_ops **ops, void **self, const char *uri) {

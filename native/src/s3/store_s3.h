@@ -51,6 +51,8 @@
  *                          SC_ENOTFOUND when a HEAD then finds no key (servers that
  *                          answer 412 for a missing key); 404 -> SC_ENOTFOUND; 409 ->
  *                          SC_EMODIFIED (nothing written; re-read and retry).
+ *   put_once               a plain PUT, sent like the conditional ones (below): one copy
+ *                          at most lands, so the object has one Last-Modified.
  *   both conditional PUTs  never re-sent once any byte of them may have reached the
  *                          server: a timeout, reset or 5xx other than 503 after that
  *                          -> SC_EUNKNOWN for the engine to reconcile. They are re-sent

@@ -191,9 +191,24 @@ int sc_store_head(sc_store *store, sc_object_info *out_info, const char *key) {
     return rc;
 }
 
-/* The three writes differ only in the backend call; `etag` is used by put_if_match. */
+/* How an SC_OP_PUT is sent: a plain put, an advisory one (put_hint), one never sent twice. */
+typedef enum { PUT_PLAIN, PUT_HINT, PUT_ONCE } put_kind;
+
+/* The backend call of an SC_OP_PUT. A member a table lacks is served by put. */
+static int backend_put(sc_store *store, sc_object_info *out_info, const char *key,
+                       const uint8_t *data, size_t len, put_kind kind) {
+    const sc_store_ops *ops = store->ops;
+    if (kind == PUT_HINT && ops->put_hint) return ops->put_hint(store->self, key, data, len);
+    /* A version-2 table has no put_once member: it must not be read. */
+    if (kind == PUT_ONCE && ops->version >= 3 && ops->put_once)
+        return ops->put_once(store->self, out_info, key, data, len);
+    return ops->put(store->self, out_info, key, data, len);
+}
+
+/* The three writes differ only in the backend call; `etag` is used by put_if_match,
+ * `kind` by put. */
 static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info, const char *key,
-                       const uint8_t *data, size_t len, const char *etag, int hint) {
+                       const uint8_t *data, size_t len, const char *etag, put_kind kind) {
     if (out_info) memset(out_info, 0, sizeof *out_info);
     if (!sc_store_key_valid(key)) return invalid_key(op, key);
     if (!data && len)
@@ -211,8 +226,7 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
     count_call(store, op);
     switch (op) {
     case SC_OP_PUT:
-        rc = hint && store->ops->put_hint ? store->ops->put_hint(store->self, key, data, len)
-                                          : store->ops->put(store->self, out_info, key, data, len);
+        rc = backend_put(store, out_info, key, data, len, kind);
         break;
     case SC_OP_PUT_IF_ABSENT:
         rc = store->ops->put_if_absent(store->self, out_info, key, data, len);
@@ -231,21 +245,26 @@ static int store_write(sc_store *store, sc_store_op op, sc_object_info *out_info
 
 int sc_store_put(sc_store *store, sc_object_info *out_info, const char *key, const uint8_t *data,
                  size_t len) {
-    return store_write(store, SC_OP_PUT, out_info, key, data, len, NULL, 0);
+    return store_write(store, SC_OP_PUT, out_info, key, data, len, NULL, PUT_PLAIN);
 }
 
 int sc_store_put_hint(sc_store *store, const char *key, const uint8_t *data, size_t len) {
-    return store_write(store, SC_OP_PUT, NULL, key, data, len, NULL, 1);
+    return store_write(store, SC_OP_PUT, NULL, key, data, len, NULL, PUT_HINT);
+}
+
+int sc_store_put_once(sc_store *store, sc_object_info *out_info, const char *key,
+                      const uint8_t *data, size_t len) {
+    return store_write(store, SC_OP_PUT, out_info, key, data, len, NULL, PUT_ONCE);
 }
 
 int sc_store_put_if_absent(sc_store *store, sc_object_info *out_info, const char *key,
                            const uint8_t *data, size_t len) {
-    return store_write(store, SC_OP_PUT_IF_ABSENT, out_info, key, data, len, NULL, 0);
+    return store_write(store, SC_OP_PUT_IF_ABSENT, out_info, key, data, len, NULL, PUT_PLAIN);
 }
 
 int sc_store_put_if_match(sc_store *store, sc_object_info *out_info, const char *key,
                           const uint8_t *data, size_t len, const char *etag) {
-    return store_write(store, SC_OP_PUT_IF_MATCH, out_info, key, data, len, etag, 0);
+    return store_write(store, SC_OP_PUT_IF_MATCH, out_info, key, data, len, etag, PUT_PLAIN);
 }
 
 int sc_store_list(sc_store *store, sc_list_page *out, const char *prefix, const char *start_after,

@@ -23,8 +23,9 @@
  *     PRE_COMMIT + LIST; a loser withdraws its PRE_COMMIT only within F);
  *   - a commit file C is publishable iff mtime(C) - mtime(its PRE_COMMIT) < F,
  *     a fact fixed by two objects nobody changes: its owner and any helper
- *     decide alike, so COMMIT-HINT can only ever name one commit file (a
- *     transport's resend can re-stamp one: docs/tracker.md §8);
+ *     decide alike, so COMMIT-HINT can only ever name one commit file (both
+ *     are written with put_once: a transport that sent one again after a
+ *     lost answer could re-stamp it, docs/tracker.md §8);
  *   - a sub-version is expired only when no publishable commit file is
  *     visible and every PRE_COMMIT is older than T (crash recovery), so an
  *     expired sub-version can never get a publishable commit file later.
@@ -706,10 +707,10 @@ static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size
     in_sub(file_key, v, s, FILE_NAME, uuid);
     sub_prefix(prefix, v, s);
 
-    /* Phase 1: intent. */
+    /* Phase 1: intent. Sent once: the mtime a HEAD finds is its only one. */
     sc_object_info info;
     int64_t pre_sent = elapsed_ms(st);
-    rc = sc_store_put(t->store, &info, pre_key, (const uint8_t *)uuid, SC_UUID_TEXT_LEN);
+    rc = sc_store_put_once(t->store, &info, pre_key, (const uint8_t *)uuid, SC_UUID_TEXT_LEN);
     if (rc == SC_EUNKNOWN || (rc == 0 && info.mtime_ms <= 0)) {
         /* A lost answer, or a store whose put answers carry no mtime (S3): look. */
         int found, was = rc;
@@ -748,8 +749,9 @@ static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size
     if (elapsed_ms(st) - pre_sent >= st->fence_ms)
         return lost("stalled past the fence after PRE_COMMIT; abandoned", v);
 
-    /* Phase 2: the commit file (the snapshot document). */
-    rc = sc_store_put(t->store, &info, file_key, data, len);
+    /* Phase 2: the commit file (the snapshot document), sent once like the PRE_COMMIT: a
+     * copy that can land after we or a helper judged the pair would re-stamp it. */
+    rc = sc_store_put_once(t->store, &info, file_key, data, len);
     if (rc == SC_EUNKNOWN || (rc == 0 && info.mtime_ms <= 0)) {
         int found;
         rc = head_opt(t, &info, &found, file_key);
@@ -757,9 +759,9 @@ static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size
             return sc_error_set(SC_EUNKNOWN, "tracker: our commit file %s is not visible after its write: it may still land", file_key);
         if (rc) return sc_error_wrap(SC_EUNKNOWN, "tracker: outcome of %s unknown", file_key);
     } else if (rc) {
-        /* A store may report a definite failure for a write that landed after all
-         * (a lost answer, then a refused resend): withdraw only when the file is
-         * provably absent, or a helper could later publish a commit whose
+        /* A backend without put_once may report a definite failure for a write that
+         * landed after all (a lost answer, then a refused resend): withdraw only when
+         * the file is provably absent, or a helper could later publish a commit whose
          * manifests the engine has cleaned up. */
         int write_rc = rc, found;
         char why[512];
@@ -776,11 +778,11 @@ static int tracker_claim_once(sc_table *t, uint64_t v, const uint8_t *data, size
     }
     int64_t age = info.mtime_ms - m_pre;
     if (age >= st->fence_ms) {
-        /* Dead by definition while mtimes hold, but a transport that sent the PRE_COMMIT or
-         * this file again (a lost answer, a 5xx) may have re-stamped one of them since a
-         * helper judged the pair publishable and published it (docs/tracker.md §8). Not a
-         * lost claim, whose objects the engine would delete: an unknown outcome, which it
-         * reconciles through the version's hint (ours → success, another's → lost). */
+        /* Dead by definition while mtimes hold. Both objects were sent once, so no helper
+         * can have judged other mtimes; a backend without put_once that sends a put again
+         * could have re-stamped one since a helper published the pair (docs/tracker.md §8).
+         * So not a lost claim, whose objects the engine would delete: an unknown outcome,
+         * which it reconciles through the version's hint (ours → success, another's → lost). */
         sc_log(SC_LOG_WARN, "tracker: commit file of version %" PRIu64 " landed %" PRId64 " ms after its PRE_COMMIT (fence %" PRId64 " ms); abandoned unless already published",
                v, age, st->fence_ms);
         return sc_error_set(SC_EUNKNOWN, "tracker: our commit file of version %" PRIu64 " landed past the fence: "
