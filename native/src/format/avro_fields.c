@@ -15,13 +15,38 @@ int sc_avro_bad(const sc_avro_ctx *d, const char *field, const char *what) {
                         field, what);
 }
 
+/* The field `name` of record `rec`, by its position when d->fields knows it (0 found, 1 the
+ * schema has no such field, -1 not a record or no room: look it up by name). */
+static int get_cached(const sc_avro_ctx *d, avro_value_t *rec, const char *name, avro_value_t *out) {
+    sc_avro_fields *f = d->fields;
+    if (!f || avro_value_get_type(rec) != AVRO_RECORD) return -1;
+    avro_schema_t schema = avro_value_get_schema(rec);
+    uint64_t h = ((uint64_t)(uintptr_t)name ^ ((uint64_t)(uintptr_t)schema << 17)) * 0x9E3779B97F4A7C15u;
+    size_t at = (size_t)(h >> 57) & (SC_AVRO_FIELD_SLOTS - 1);
+    for (size_t probes = 0; f->slots[at].name; at = (at + 1) & (SC_AVRO_FIELD_SLOTS - 1))
+        if (f->slots[at].name == name && f->slots[at].schema == schema) break;
+        else if (++probes == SC_AVRO_FIELD_SLOTS) return -1;
+    int index = f->slots[at].index;
+    if (!f->slots[at].name) {
+        if (f->count + 1 >= SC_AVRO_FIELD_SLOTS / 2) return -1; /* full enough: by name */
+        index = avro_schema_record_field_get_index(schema, name);
+        if (index < 0) index = -1;
+        f->slots[at] = (sc_avro_field_slot){schema, name, index};
+        f->count++;
+    }
+    if (index < 0) return 1;
+    return avro_value_get_by_index(rec, (size_t)index, out, NULL) == 0 ? 0 : 1;
+}
+
 /* Look up `name` in record `rec`. *present = 0 when the file's schema lacks
  * it or it holds null (a union on its null branch); *out is then unset. */
 int sc_avro_get(const sc_avro_ctx *d, avro_value_t *rec, const char *name, const char *path, avro_value_t *out,
                int *present, int required) {
     avro_value_t v = {NULL, NULL}; /* set on success; -O3 cannot see it */
     *present = 0;
-    if (avro_value_get_by_name(rec, name, &v, NULL) == 0) {
+    int found = get_cached(d, rec, name, &v);
+    if (found < 0) found = avro_value_get_by_name(rec, name, &v, NULL) == 0 ? 0 : 1;
+    if (found == 0) {
         if (avro_value_get_type(&v) == AVRO_UNION) {
             avro_value_t branch;
             if (avro_value_get_current_branch(&v, &branch)) return sc_avro_bad(d, path, "union without a value");

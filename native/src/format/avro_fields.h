@@ -14,11 +14,30 @@
 #include "format/limits.h"
 #include "snapcommit/types.h"
 
-/* Where a decoder is: the object's name, the record's index, the limits. */
+/*
+ * Where each field name looked up lies in a record schema of one file: libavro finds a
+ * field by name through a hash of the name, which dominated the decoding of big manifests
+ * (about 30 look-ups per record). Keyed by the schema and the name's address (call sites
+ * pass literals), so it holds for one file only: a decoder keeps one per call.
+ */
+#define SC_AVRO_FIELD_SLOTS 128 /* a power of two, probed linearly */
+typedef struct sc_avro_field_slot {
+    avro_schema_t schema;
+    const char *name;
+    int index; /* -1: the schema has no such field */
+} sc_avro_field_slot; /* empty while name is NULL */
+typedef struct sc_avro_fields {
+    sc_avro_field_slot slots[SC_AVRO_FIELD_SLOTS];
+    size_t count;
+} sc_avro_fields;
+
+/* Where a decoder is: the object's name, the record's index, the limits; and, optionally,
+ * the field positions it has found in this file (NULL: every look-up by name). */
 typedef struct sc_avro_ctx {
     const char *object;
     uint64_t record;
     const sc_decode_limits *limits;
+    sc_avro_fields *fields;
 } sc_avro_ctx;
 
 /* SC_ECORRUPT naming the object, record and field `path`. */

@@ -144,7 +144,8 @@ int sc_index_manifest_decode(sc_index_vec *out, const uint8_t *data, size_t len,
         sc_decode_limits_default(&defaults);
         limits = &defaults;
     }
-    index_read r = {{object ? object : "index manifest", 0, limits}, out};
+    sc_avro_fields fields = {0};
+    index_read r = {{object ? object : "index manifest", 0, limits, &fields}, out};
     size_t before = out->count;
     int rc = sc_avro_read(data, len, limits, r.d.object, index_datum, &r);
     if (rc) sc_index_vec_truncate(out, before);

@@ -129,22 +129,27 @@ static int get_counts(const sc_avro_ctx *d, avro_value_t *rec, const char *path,
     return 0;
 }
 
+/* A SimpleStats field: its name and the paths errors name (literals: no formatting per record). */
+typedef struct stats_field {
+    const char *name, *path, *min_path, *max_path, *counts_path;
+} stats_field;
+#define STATS_FIELD(parent, name) {name, parent name, parent name "._MIN_VALUES", parent name "._MAX_VALUES", parent name "._NULL_COUNTS"}
+static const stats_field key_stats = STATS_FIELD("_FILE.", "_KEY_STATS");
+static const stats_field value_stats = STATS_FIELD("_FILE.", "_VALUE_STATS");
+static const stats_field partition_stats = STATS_FIELD("", "_PARTITION_STATS");
+
 /* A SimpleStats record; its counts array is malloc'd into *counts. */
-static int get_stats(const sc_avro_ctx *d, avro_value_t *rec, const char *name, const char *path, sc_stats *out,
+static int get_stats(const sc_avro_ctx *d, avro_value_t *rec, const stats_field *field, sc_stats *out,
                      int64_t **counts, int *has_counts) {
     avro_value_t st;
     int present;
-    char sub[96];
     memset(out, 0, sizeof *out);
-    int rc = sc_avro_get(d, rec, name, path, &st, &present, 1);
+    int rc = sc_avro_get(d, rec, field->name, field->path, &st, &present, 1);
     if (rc) return rc;
-    if (avro_value_get_type(&st) != AVRO_RECORD) return sc_avro_bad(d, path, "not a record");
-    snprintf(sub, sizeof sub, "%s._MIN_VALUES", path);
-    rc = sc_avro_get_bytes(d, &st, "_MIN_VALUES", sub, &out->min_values, 1);
-    snprintf(sub, sizeof sub, "%s._MAX_VALUES", path);
-    if (!rc) rc = sc_avro_get_bytes(d, &st, "_MAX_VALUES", sub, &out->max_values, 1);
-    snprintf(sub, sizeof sub, "%s._NULL_COUNTS", path);
-    if (!rc) rc = get_counts(d, &st, sub, counts, &out->null_count_len, has_counts);
+    if (avro_value_get_type(&st) != AVRO_RECORD) return sc_avro_bad(d, field->path, "not a record");
+    rc = sc_avro_get_bytes(d, &st, "_MIN_VALUES", field->min_path, &out->min_values, 1);
+    if (!rc) rc = sc_avro_get_bytes(d, &st, "_MAX_VALUES", field->max_path, &out->max_values, 1);
+    if (!rc) rc = get_counts(d, &st, field->counts_path, counts, &out->null_count_len, has_counts);
     out->null_counts = *counts;
     return rc;
 }
@@ -198,8 +203,8 @@ static int manifest_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     if (!rc) rc = sc_avro_get_nonneg(d, &file, "_ROW_COUNT", "_FILE._ROW_COUNT", &f.rows);
     if (!rc) rc = sc_avro_get_bytes(d, &file, "_MIN_KEY", "_FILE._MIN_KEY", &f.min_key, 1);
     if (!rc) rc = sc_avro_get_bytes(d, &file, "_MAX_KEY", "_FILE._MAX_KEY", &f.max_key, 1);
-    if (!rc) rc = get_stats(d, &file, "_KEY_STATS", "_FILE._KEY_STATS", &f.key_stats, &key_counts, &has);
-    if (!rc) rc = get_stats(d, &file, "_VALUE_STATS", "_FILE._VALUE_STATS", &f.value_stats, &value_counts, &has);
+    if (!rc) rc = get_stats(d, &file, &key_stats, &f.key_stats, &key_counts, &has);
+    if (!rc) rc = get_stats(d, &file, &value_stats, &f.value_stats, &value_counts, &has);
     if (!rc) rc = sc_avro_get_long(d, &file, "_MIN_SEQUENCE_NUMBER", "_FILE._MIN_SEQUENCE_NUMBER", &f.min_seq, &present, 1);
     if (!rc) rc = sc_avro_get_long(d, &file, "_MAX_SEQUENCE_NUMBER", "_FILE._MAX_SEQUENCE_NUMBER", &f.max_seq, &present, 1);
     if (!rc) rc = sc_avro_get_nonneg(d, &file, "_SCHEMA_ID", "_FILE._SCHEMA_ID", &f.schema_id);
@@ -247,7 +252,8 @@ int sc_paimon_manifest_decode(sc_entry_vec *out, const uint8_t *data, size_t len
         sc_decode_limits_default(&defaults);
         limits = &defaults;
     }
-    manifest_read m = {{object ? object : "manifest", 0, limits}, out, NULL, NULL};
+    sc_avro_fields fields = {0};
+    manifest_read m = {{object ? object : "manifest", 0, limits, &fields}, out, NULL, NULL};
     size_t before = out->count;
     int rc = sc_avro_read(data, len, limits, m.d.object, manifest_datum, &m);
     if (rc) sc_entry_vec_truncate(out, before);
@@ -262,7 +268,8 @@ int sc_paimon_manifest_each(const uint8_t *data, size_t len, const sc_decode_lim
         sc_decode_limits_default(&defaults);
         limits = &defaults;
     }
-    manifest_read m = {{object ? object : "manifest", 0, limits}, NULL, fn, ctx};
+    sc_avro_fields fields = {0};
+    manifest_read m = {{object ? object : "manifest", 0, limits, &fields}, NULL, fn, ctx};
     return sc_avro_read(data, len, limits, m.d.object, manifest_datum, &m);
 }
 
@@ -367,7 +374,7 @@ static int list_datum(void *ctx, avro_value_t *rec, uint64_t index) {
     if (!rc) rc = sc_avro_get_nonneg(d, rec, "_FILE_SIZE", "_FILE_SIZE", &m.size);
     if (!rc) rc = sc_avro_get_nonneg(d, rec, "_NUM_ADDED_FILES", "_NUM_ADDED_FILES", &m.added);
     if (!rc) rc = sc_avro_get_nonneg(d, rec, "_NUM_DELETED_FILES", "_NUM_DELETED_FILES", &m.deleted);
-    if (!rc) rc = get_stats(d, rec, "_PARTITION_STATS", "_PARTITION_STATS", &st, &counts,
+    if (!rc) rc = get_stats(d, rec, &partition_stats, &st, &counts,
                             &m.has_partition_null_counts);
     if (!rc) rc = sc_avro_get_nonneg(d, rec, "_SCHEMA_ID", "_SCHEMA_ID", &m.schema_id);
     if (!rc) rc = get_int_range(d, rec, "_MIN_BUCKET", "_MAX_BUCKET", &m.min_bucket, &m.max_bucket,
@@ -412,7 +419,8 @@ int sc_paimon_list_decode(sc_manifest_file_vec *out, const uint8_t *data, size_t
         sc_decode_limits_default(&defaults);
         limits = &defaults;
     }
-    list_read l = {{object ? object : "manifest list", 0, limits}, out};
+    sc_avro_fields fields = {0};
+    list_read l = {{object ? object : "manifest list", 0, limits, &fields}, out};
     size_t before = out->count;
     int rc = sc_avro_read(data, len, limits, l.d.object, list_datum, &l);
     if (rc) manifest_file_vec_truncate(out, before);
