@@ -163,6 +163,8 @@ typedef struct config {
     int64_t orphan_ms;     /* the orphan remover's older-than; -1 = from the seed */
     int plain;             /* 1: the clients' store is S3 without conditional writes (tracker only) */
     int resends;           /* 1: a plain put whose answer was lost is sent again, as the S3 transport does */
+    int no_put_once;       /* 1: the clients' store has no put_once: the wrapper serves it with the
+                            * resending put (a third-party backend that never implemented it) */
 } config;
 
 /* One sc_table_commit call of a client (its data file write included), for the orphan rule:
@@ -675,6 +677,9 @@ static int wrap_store(sc_store **out, actor *a) {
     /* --plain-store: S3 with SNAPCOMMIT_S3_CONDITIONAL_WRITES=0 (no conditional caps: the
      * tracker's COMMIT-HINT is a plain put, so an overwrite shows as two documents). */
     if (W.cfg->plain) sim_ops.caps &= ~(unsigned)(SC_CAP_CONDITIONAL_CREATE | SC_CAP_COMPARE_AND_SWAP);
+    /* --no-put-once: a version-3 table whose put_once is NULL, so the tracker's PRE_COMMIT and
+     * commit file go through sb_put and --resends may re-stamp them (docs/tracker.md §8). */
+    sim_ops.put_once = W.cfg->no_put_once ? NULL : sb_put_once;
     if ((rc = sc_store_wrap(out, &sim_ops, b)) != 0) sb_close(b);
     return rc;
 }
@@ -1429,7 +1434,7 @@ static void check_world(void) {
         restore_history();
     }
     W.checking_history = 1; /* from here: lost, doubled or misplaced commits */
-    if (W.cfg->strategy == SC_STRATEGY_TRACKER) check_written_once();
+    if (W.cfg->strategy == SC_STRATEGY_TRACKER && !W.cfg->no_put_once) check_written_once();
     uint64_t latest = 0, earliest = 0;
     if (open_final_table(&st, &t, &latest, &earliest, "") != 0) return;
     int rc = 0;
@@ -1824,7 +1829,7 @@ static void run_range(const config *cfg, const run_opts *o) {
             printf("outside the orphan rule, strategy=%s seed=%" PRIu64 " (%s): %s\n",
                    strategy_label(cfg->strategy), seed, W.excuse, W.violation);
         if (bad && reported++ < o->max_report) {
-            char extra[96] = "";
+            char extra[160] = "";
             if (cfg->upkeep)
                 snprintf(extra, sizeof extra, "%s%s", cfg->upkeep_bug == BUG_SKIP_EARLIEST ? " --upkeep-bug skip-earliest"
                                                       : cfg->upkeep_bug == BUG_DELETE_RETAINED ? " --upkeep-bug delete-retained"
@@ -1833,6 +1838,7 @@ static void run_range(const config *cfg, const run_opts *o) {
                          "");
             if (cfg->plain) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --plain-store");
             if (cfg->resends) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --resends");
+            if (cfg->no_put_once) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --no-put-once");
             if (cfg->upkeep && cfg->orphan_ms >= 0)
                 snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " --orphan-ms %" PRId64, cfg->orphan_ms);
             printf("VIOLATION strategy=%s seed=%" PRIu64 ": %s\n  replay: sim --strategy %s --seed %" PRIu64
@@ -1941,7 +1947,8 @@ static void usage(void) {
             "           [--expect-violation] [--check-determinism] [--max-report N] [--jobs J]\n"
             "           [--upkeep] [--upkeep-bug skip-earliest|delete-retained|orphans-delete-latest] [--orphan-ms N]\n"
             "           [--plain-store]   (tracker only: S3 without conditional writes)\n"
-            "           [--resends]       (a plain put whose answer was lost lands now and again later)\n");
+            "           [--resends]       (a plain put whose answer was lost lands now and again later)\n"
+            "           [--no-put-once]   (with --resends: the store has no put_once, so it resends those too)\n");
     exit(2);
 }
 
@@ -1959,7 +1966,7 @@ int main(int argc, char **argv) {
     const char *strategy = NULL;
     uint64_t schedules = 1000, start = 1;
     int single = 0, jobs = 1, clients = 0, verbose = 0, expect_violation = 0, check_det = 0, max_report = 5;
-    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE, plain = 0, resends = 0;
+    int inline_wm = -1, upkeep = 0, upkeep_bug = BUG_NONE, plain = 0, resends = 0, no_put_once = 0;
     int64_t orphan_ms = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1970,6 +1977,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--upkeep")) upkeep = 1;
         else if (!strcmp(a, "--plain-store")) plain = 1;
         else if (!strcmp(a, "--resends")) resends = 1;
+        else if (!strcmp(a, "--no-put-once")) no_put_once = 1;
         else if (!v) usage();
         else if (!strcmp(a, "--strategy")) strategy = v, i++;
         else if (!strcmp(a, "--schedules")) schedules = strtoull(v, NULL, 10), i++;
@@ -1993,6 +2001,7 @@ int main(int argc, char **argv) {
     if (single) schedules = 1;
     if (plain && strcmp(strategy, "tracker") != 0) usage(); /* the others need conditional writes */
     if (resends && !plain) usage();                          /* resends are of plain puts: S3's shape */
+    if (no_put_once && !resends) usage();                    /* without resends put_once is put */
 
     int kinds[8], nkinds = 0;
     if (!strcmp(strategy, "all")) {
@@ -2014,7 +2023,7 @@ int main(int argc, char **argv) {
     if (single) jobs = 1;
     int failed = 0, found_expected = 0;
     for (int s = 0; s < nkinds; s++) {
-        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms, plain, resends};
+        config cfg = {kinds[s], clients, verbose && (single || schedules <= 1), inline_wm, upkeep, upkeep_bug, orphan_ms, plain, resends, no_put_once};
         run_opts o = {start, schedules, 1, single, check_det, expect_violation, max_report};
         double t0 = now_seconds(), c0 = cpu_seconds();
         counters total = {0};
