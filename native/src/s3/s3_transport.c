@@ -564,9 +564,10 @@ int sc_s3_fail(const sc_s3_store *s, const char *method, const char *object, con
     request_id_suffix(rid, sizeof rid, r);
     if (r->cc != CURLE_OK) {
         const char *why = r->curl_error[0] ? r->curl_error : curl_easy_strerror(r->cc);
+        /* Set for success bodies only: a write answered so was applied. */
         if (r->body_overflow)
-            return sc_s3_error(s, SC_EIO, "%s %s: the answer from %s is larger than accepted",
-                               method, where, s->origin);
+            return sc_s3_error(s, write ? SC_EUNKNOWN : SC_EIO, "%s %s: the answer from %s is larger than accepted%s",
+                               method, where, s->origin, write ? " (the write was applied)" : "");
         if (tls_failure(r->cc))
             return sc_s3_error(s, SC_EIO,
                                "%s %s: TLS verification of %s failed: %s (set AWS_CA_BUNDLE for "

@@ -137,8 +137,12 @@ typedef enum { PUT_PLAIN, PUT_ONCE, PUT_IF_ABSENT, PUT_IF_MATCH } put_mode;
 
 static int put_success(sc_s3_store *s, sc_object_info *out_info, const char *object,
                        const sc_s3_resp *resp, size_t len) {
-    int rc = etag_check(s, "PUT", object, resp);
-    if (rc) return rc;
+    /* The write was applied: an answer we cannot keep must not read as a failure, or a
+     * claim that landed would be taken for one that did not (and its manifests deleted). */
+    if (resp->etag_overflow)
+        return sc_s3_error(s, SC_EUNKNOWN, "PUT s3://%s/%s: applied, but the ETag of its answer is longer "
+                           "than %d bytes; the outcome is reconciled as unknown",
+                           s->bucket, object, SC_ETAG_MAX - 1);
     info_from(out_info, resp, len);
     if (out_info) out_info->mtime_ms = 0; /* PUT answers carry no Last-Modified */
     return 0;
