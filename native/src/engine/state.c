@@ -88,29 +88,40 @@ int sc_partition_set_add(sc_partition_set *s, sc_bytes p) {
  * reference. Paimon's own snapshots and lists pin no hash (sha256 NULL), and
  * snapshots of Paimon <= 1.0 no length (0): then only what is known is checked.
  */
+/* What a read of a pinned object came to: `rc` and the bytes as the GET answered; the
+ * object must have exactly `length` bytes (0: any) and, when `sha256` is set, that hash. */
+static int pinned_verdict(const char *name, int rc, const uint8_t *data, size_t len, const uint8_t *sha256,
+                          uint64_t length) {
+    if (rc == SC_ENOTFOUND)
+        return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage",
+                            name);
+    if (rc) return sc_error_wrap(rc, "reading %s", name);
+    if (length && len != length)
+        return sc_error_set(SC_ECORRUPT, "%s: length %zu, expected %" PRIu64 " (truncated or replaced)",
+                            name, len, length);
+    uint8_t got[SC_SHA256_LEN];
+    if (sha256) sc_sha256(got, data, len);
+    if (sha256 && memcmp(got, sha256, SC_SHA256_LEN) != 0)
+        return sc_error_set(SC_ECORRUPT, "%s: SHA-256 does not match the snapshot's reference", name);
+    return 0;
+}
+
+/* The largest read of a pinned object: its exact length (a longer object is damage,
+ * refused unread), or the object limit when no length is pinned. */
+static size_t pinned_cap(const sc_table *t, uint64_t length) {
+    return length == 0 ? t->limits.max_object_len : length < SIZE_MAX ? (size_t)length : SIZE_MAX - 1;
+}
+
 static int fetch_pinned(uint8_t **out_data, size_t *out_len, sc_table *t, const char *name,
                         const uint8_t *sha256, uint64_t length) {
     uint8_t *data = NULL;
     size_t len = 0;
     char key[SC_MANIFEST_PATH_MAX + 16];
     sc_manifest_key(key, sizeof key, name);
-    /* The snapshot pins the exact length: a longer object is damage, refused unread. */
-    size_t cap = length == 0 ? t->limits.max_object_len : length < SIZE_MAX ? (size_t)length : SIZE_MAX - 1;
-    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, cap);
-    if (rc == SC_ENOTFOUND)
-        return sc_error_set(SC_ECORRUPT, "%s: referenced by a snapshot but missing from storage",
-                            name);
-    if (rc) return sc_error_wrap(rc, "reading %s", name);
-    uint8_t got[SC_SHA256_LEN];
-    sc_sha256(got, data, len);
-    if (length && len != length) {
+    int rc = sc_store_get_bounded(t->store, &data, &len, NULL, key, pinned_cap(t, length));
+    if ((rc = pinned_verdict(name, rc, data, len, sha256, length)) != 0) {
         free(data);
-        return sc_error_set(SC_ECORRUPT, "%s: length %zu, expected %" PRIu64 " (truncated or replaced)",
-                            name, len, length);
-    }
-    if (sha256 && memcmp(got, sha256, SC_SHA256_LEN) != 0) {
-        free(data);
-        return sc_error_set(SC_ECORRUPT, "%s: SHA-256 does not match the snapshot's reference", name);
+        return rc;
     }
     *out_data = data;
     *out_len = len;
@@ -801,12 +812,53 @@ static int ignore_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) 
     return 0;
 }
 
+/*
+ * A big delta's pinned manifests from metas->items[*at] on, as many as one batch takes
+ * (SC_STATE_PREFETCH_OBJECTS, SC_STATE_PREFETCH_BYTES): nothing keeps their records, so
+ * each is checked by its length and SHA-256, pinned by the snapcommit writer that encoded
+ * it from checked records, which prove these are those bytes. Decoding them again (2-3 us
+ * a record) made the first commit after a bulk load cost the load, and one GET after
+ * another a round trip per manifest on S3. *at is left on the last manifest taken.
+ */
+static int verify_pinned(sc_table *t, const sc_manifest_file_vec *metas, size_t *at) {
+    struct {
+        sc_store_call calls[SC_STATE_PREFETCH_OBJECTS];
+        char keys[SC_STATE_PREFETCH_OBJECTS][SC_MANIFEST_PATH_MAX + 16];
+        const sc_manifest_file *taken[SC_STATE_PREFETCH_OBJECTS];
+    } *b = calloc(1, sizeof *b); /* about 50 KB: on the heap, not on a caller's (JNI) stack */
+    if (!b) return sc_error_set(SC_ENOMEM, "out of memory");
+    size_t n = 0;
+    uint64_t bytes = 0;
+    for (size_t i = *at; i < metas->count && n < SC_STATE_PREFETCH_OBJECTS; i++) {
+        const sc_manifest_file *m = &metas->items[i];
+        uint64_t size = (uint64_t)m->size; /* >= 0: decoded */
+        if (!m->has_sha256 || (n && size > SC_STATE_PREFETCH_BYTES - bytes)) break;
+        sc_manifest_key(b->keys[n], sizeof b->keys[n], m->name);
+        b->calls[n] = (sc_store_call){.op = SC_OP_GET, .key = b->keys[n], .max_len = pinned_cap(t, size)};
+        b->taken[n++] = m;
+        bytes += size < SC_STATE_PREFETCH_BYTES ? size : SC_STATE_PREFETCH_BYTES;
+        *at = i;
+    }
+    int rc = sc_store_batch(t->store, &t->env, b->calls, n);
+    for (size_t k = 0; k < n; k++) {
+        if (!rc) {
+            const sc_store_call *c = &b->calls[k];
+            rc = pinned_verdict(b->taken[k]->name, c->rc ? sc_store_call_error(c) : 0, c->out_data, c->out_len,
+                                b->taken[k]->sha256, (uint64_t)b->taken[k]->size);
+        }
+        sc_store_call_clear(&b->calls[k]);
+    }
+    free(b);
+    return rc;
+}
+
 int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
     static const uint8_t unpinned[SC_SHA256_LEN];
     sc_manifest_file_vec metas = {0};
     int rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
     /* A delta of the usual size is kept for the conflict check and the merges that may
-     * read it next; a big one (a bulk load) is checked one record at a time, never held. */
+     * read it next; a big one (a bulk load) is never held: checked by its pins a batch at
+     * a time (verify_pinned), or, unpinned (Paimon's), one record at a time. */
     uint64_t records = 0;
     for (size_t i = 0; i < metas.count; i++) records += (uint64_t)metas.items[i].added + (uint64_t)metas.items[i].deleted; /* each >= 0: decoded */
     int keep = records <= SC_STATE_KEEP_RECORDS;
@@ -816,17 +868,8 @@ int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
         const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
         /* Cached (by name, and by hash when pinned): this handle wrote it, or read and checked it. */
         if (ckey && sc_cache_get(t->cache, ckey, meta->has_sha256 ? meta->sha256 : unpinned)) continue;
-        if (!keep && meta->has_sha256) {
-            /* Nothing keeps its records: its length and SHA-256, pinned by the snapcommit writer
-             * that encoded it from checked records, prove these are those bytes (decoding them
-             * again, 2-3 us a record, made the first commit after a bulk load cost the load). */
-            uint8_t *data = NULL;
-            size_t len = 0;
-            rc = fetch_pinned(&data, &len, t, meta->name, meta->sha256, (uint64_t)meta->size);
-            free(data);
-        } else {
-            rc = sc_state_each_record(t, meta, keep, ignore_record, NULL);
-        }
+        if (!keep && meta->has_sha256) rc = verify_pinned(t, &metas, &i);
+        else rc = sc_state_each_record(t, meta, keep, ignore_record, NULL);
         if (rc) rc = sc_error_wrap(rc, "the delta of snapshot %" PRIu64, snap->id); /* the message names the manifest */
     }
     sc_manifest_file_vec_free(&metas);
