@@ -472,6 +472,55 @@ Test(stream_damage, a_big_manifest_deleting_a_file_that_is_not_live_fails_closed
     stream_table_remove(&st);
 }
 
+/*
+ * A bulk delta whose list pins a manifest's hash but gives its length as 0 (no Avro file is
+ * empty, no snapcommit writer pins so): not taken on that pin, whose length would bound
+ * nothing. Here the pinned bytes are no Avro at all; the next commit, in another partition
+ * (the conflict check reads nothing of p0), decodes them and stops.
+ */
+Test(stream_damage, a_bulk_delta_pinned_without_a_length_is_decoded) {
+    sc_entry_vec entries = {0};
+    big_adds(&entries);
+    stream_table st;
+    stream_table_make(&st, &entries);
+    sc_table *t = stream_open(&st);
+    static const char junk[] = "these bytes hash to the pin but are not an Avro file";
+    sc_buf body = SC_BUF_INIT;
+    cr_assert_eq(sc_buf_append(&body, junk, sizeof junk - 1), 0);
+    sc_object_ref ref = put_manifest_object(t, "manifest-stream-unsized-0", &body);
+    sc_buf_free(&body);
+    sc_buf min = SC_BUF_INIT, max = SC_BUF_INIT;
+    int64_t nulls[4] = {0};
+    sc_manifest_file m = meta_of(t, &ref, &entries, &min, &max, nulls); /* BIG records declared */
+    m.size = 0;
+    sc_manifest_file_vec metas = {0};
+    cr_assert_eq(sc_manifest_file_vec_push(&metas, &m), 0);
+    sc_object_ref delta = put_list(t, "manifest-list-stream-unsized-0", &metas);
+    sc_snapshot s;
+    cr_assert_eq(sc_table_read_snapshot(&s, NULL, t, 2), 0, "%s", sc_error_message());
+    free(s.delta_manifest_list.name);
+    s.delta_manifest_list = delta;
+    put_snapshot(t, &s);
+    sc_snapshot_clear(&s);
+    sc_manifest_file_vec_free(&metas);
+    sc_buf_free(&min);
+    sc_buf_free(&max);
+    free(ref.name);
+    sc_table_free(t);
+
+    t = stream_open(&st);
+    sc_file_entry after = tu_file("p1", 0, TU_BUCKETS, 0, "data/after", 1, NULL, NULL);
+    int rc = tu_commit(NULL, t, "w", 1, SC_KIND_APPEND, 0, &after, 1, NULL, 0);
+    cr_assert_eq(rc, SC_ECORRUPT, "commit: %s: %s", sc_error_name(rc), sc_error_message());
+    cr_assert(strstr(sc_error_message(), "the delta of snapshot 2") &&
+                  strstr(sc_error_message(), "manifest-stream-unsized-0"),
+              "commit: %s", sc_error_message());
+    cr_assert_eq(tu_latest(t), 2, "nothing claimed");
+    sc_table_free(t);
+    sc_entry_vec_free(&entries);
+    stream_table_remove(&st);
+}
+
 /* ---- fsck: one manifest, two lists, two declarations ---- */
 
 /*

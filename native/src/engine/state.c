@@ -832,7 +832,7 @@ static int verify_pinned(sc_table *t, const sc_manifest_file_vec *metas, size_t 
     for (size_t i = *at; i < metas->count && n < SC_STATE_PREFETCH_OBJECTS; i++) {
         const sc_manifest_file *m = &metas->items[i];
         uint64_t size = (uint64_t)m->size; /* >= 0: decoded */
-        if (!m->has_sha256 || (n && size > SC_STATE_PREFETCH_BYTES - bytes)) break;
+        if (!m->has_sha256 || size == 0 || (n && size > SC_STATE_PREFETCH_BYTES - bytes)) break;
         sc_manifest_key(b->keys[n], sizeof b->keys[n], m->name);
         b->calls[n] = (sc_store_call){.op = SC_OP_GET, .key = b->keys[n], .max_len = pinned_cap(t, size)};
         b->taken[n++] = m;
@@ -868,7 +868,9 @@ int sc_state_check_delta(sc_table *t, const sc_snapshot *snap) {
         const char *ckey = pinned_key(kbuf, sizeof kbuf, manifest_kind.tag, meta->name);
         /* Cached (by name, and by hash when pinned): this handle wrote it, or read and checked it. */
         if (ckey && sc_cache_get(t->cache, ckey, meta->has_sha256 ? meta->sha256 : unpinned)) continue;
-        if (!keep && meta->has_sha256) rc = verify_pinned(t, &metas, &i);
+        /* A pin without a length (0, which no Avro file has) is not its writer's: such a
+         * manifest is decoded, and its read bounded by the object limit alone, one at a time. */
+        if (!keep && meta->has_sha256 && meta->size > 0) rc = verify_pinned(t, &metas, &i);
         else rc = sc_state_each_record(t, meta, keep, ignore_record, NULL);
         if (rc) rc = sc_error_wrap(rc, "the delta of snapshot %" PRIu64, snap->id); /* the message names the manifest */
     }
