@@ -641,13 +641,18 @@ static void *fake_main(void *arg) {
         if (poll(&p, 1, 50) <= 0) continue;
         int fd = accept(f->listen_fd, NULL, NULL);
         if (fd < 0) continue;
+        /* Counted before its thread starts: that thread may answer (or close) at once, and a
+         * test that has seen the answer counts the connections. Only this thread writes it. */
         int c = atomic_load(&f->connections);
-        if (c >= FAKE_MAX_CONNECTIONS ||
-            pthread_create(&f->conn_threads[c], NULL, fake_conn, (void *)(intptr_t)fd) != 0) {
+        if (c >= FAKE_MAX_CONNECTIONS) {
             close(fd);
             continue;
         }
-        atomic_fetch_add(&f->connections, 1);
+        atomic_store(&f->connections, c + 1);
+        if (pthread_create(&f->conn_threads[c], NULL, fake_conn, (void *)(intptr_t)fd) != 0) {
+            atomic_store(&f->connections, c);
+            close(fd);
+        }
     }
     for (int c = 0; c < atomic_load(&f->connections); c++) pthread_join(f->conn_threads[c], NULL);
     return NULL;
