@@ -43,5 +43,7 @@ scripts/build.sh build-asan -DSC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 # Paimon judge on Paimon's golden tables, source and layer-rule checks; CMakeLists.txt lists them).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
    ctest --output-on-failure -j"$jobs" -LE build_independent)
+part "native threads (ThreadSanitizer: S3 batches, the LATEST hint's thread)"
+scripts/tsan.sh
 part "Flink connector (JNI + MiniCluster, Flink 1.20 and 2.x)"
 scripts/flink-test.sh
