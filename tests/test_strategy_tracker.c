@@ -801,6 +801,22 @@ static sc_store *plain_store(const char *name) {
     return s;
 }
 
+/* Another writer (`user`, identifier 1) commits once on a plain store over mem `name`, from
+ * inside a fault hook: its outcome into *rc, *id and err. */
+static void commit_once_elsewhere(const char *name, const char *user, int *rc, uint64_t *id, char *err,
+                                  size_t cap) {
+    sc_store *st = plain_store(name);
+    sc_table *t;
+    cr_assert_eq(sc_table_open(&t, st), 0, "%s", sc_error_message());
+    tu_fast_retries(t, 1000, 20);
+    sc_commit_result r;
+    *rc = tu_commit_one(&r, t, user, 1);
+    *id = r.snapshot_id;
+    snprintf(err, cap, "%s", sc_error_message());
+    sc_table_free(t);
+    sc_store_free(st);
+}
+
 static void *plain_racer(void *arg) {
     racer *w = arg;
     sc_store *s = plain_store("tr-plain");
@@ -1110,16 +1126,7 @@ static int withdrawn_hook(void *p, sc_store_op op, const char *key, uint64_t cal
     cr_assert_eq(sc_store_open(&raw, "mem://" WD_STORE), 0);
     cr_assert_eq(sc_store_delete(raw, key), 0, "X withdraws %s", key);
     sc_store_free(raw);
-    sc_store *ys = plain_store(WD_STORE);
-    sc_table *y;
-    cr_assert_eq(sc_table_open(&y, ys), 0, "%s", sc_error_message());
-    tu_fast_retries(y, 1000, 20);
-    sc_commit_result r;
-    c->y_rc = tu_commit_one(&r, y, "Y", 1);
-    c->y_id = r.snapshot_id;
-    snprintf(c->y_error, sizeof c->y_error, "%s", sc_error_message());
-    sc_table_free(y);
-    sc_store_free(ys);
+    commit_once_elsewhere(WD_STORE, "Y", &c->y_rc, &c->y_id, c->y_error, sizeof c->y_error);
     return 0;
 }
 
@@ -1240,16 +1247,7 @@ static int restamp_hook(void *p, sc_store_op op, const char *key, uint64_t call)
     snprintf(prefix, sizeof prefix, "commit/%020d/%020d/COMMIT-", 2, 1);
     c->landed = land_held(raw, prefix);
     sc_store_free(raw);
-    sc_store *es = plain_store(RS_STORE);
-    sc_table *e;
-    cr_assert_eq(sc_table_open(&e, es), 0, "%s", sc_error_message());
-    tu_fast_retries(e, 1000, 20);
-    sc_commit_result r;
-    c->e_rc = tu_commit_one(&r, e, "E", 1);
-    c->e_id = r.snapshot_id;
-    snprintf(c->e_error, sizeof c->e_error, "%s", sc_error_message());
-    sc_table_free(e);
-    sc_store_free(es);
+    commit_once_elsewhere(RS_STORE, "E", &c->e_rc, &c->e_id, c->e_error, sizeof c->e_error);
     return 0;
 }
 
