@@ -923,6 +923,32 @@ Test(s3_fake, server_errors) {
     MESSAGE_HAS("SlowDown");
     sc_store_free(s);
     fake_stop();
+    /* A 503 without S3's error document came from something in between (a proxy whose
+     * upstream may have applied the claim): a request sent once is not sent again, and its
+     * outcome is unknown. A plain write is idempotent and is sent again. */
+    s = fake_store(STEPS({ANSWER, "503 Service Unavailable", NULL, "upstream reset"}));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim", TEXT("x")));
+    MESSAGE_HAS("without S3's error document");
+    MESSAGE_HAS("claim request and it WAS sent");
+    cr_assert_eq(count_method("PUT"), 1, "never sent again");
+    sc_store_free(s);
+    fake_stop();
+    s = fake_store(STEPS({ANSWER, "429 Too Many Requests", NULL, NULL}));
+    FAILS(SC_EUNKNOWN, sc_store_put_once(s, NULL, "pre-commit", TEXT("x")));
+    cr_assert_eq(count_method("PUT"), 1, "never sent again");
+    sc_store_free(s);
+    fake_stop();
+    s = fake_store(STEPS({ANSWER, "503 Service Unavailable", NULL, NULL}, OK_PUT));
+    OK(sc_store_put(s, NULL, "k", TEXT("x")));
+    cr_assert_eq(count_method("PUT"), 2);
+    sc_store_free(s);
+    fake_stop();
+    /* ... and when every send gets one, whether the first was applied is unknown. */
+    s = fake_store(STEPS({ANSWER, "429 Too Many Requests", NULL, NULL}));
+    FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "k", TEXT("x")));
+    cr_assert_eq(count_method("PUT"), 3);
+    sc_store_free(s);
+    fake_stop();
     /* 400 is an I/O error naming the code; 501 is unsupported. */
     s = fake_store(STEPS(ERR("400 Bad Request", "InvalidArgument"),
                          ERR("501 Not Implemented", "NotImplemented")));

@@ -6,8 +6,8 @@
  * Every request goes through sc_s3_exchange(), which decides whether a failed
  * attempt may be sent again: idempotent requests (GET, HEAD, LIST, plain
  * PUT, DELETE) on any transient failure; conditional PUTs and put_once (req->once)
- * only when the attempt provably never reached the server or was refused
- * unapplied (503).
+ * only when the attempt provably never reached the server or S3 refused it
+ * unapplied (503 or 429 with S3's own SlowDown document).
  * What a final failure means is decided in one place, sc_s3_fail().
  */
 #include "s3/s3_transport.h"
@@ -443,13 +443,21 @@ static int throttled(const sc_s3_resp *r) {
            code_is(r, "ServiceUnavailable");
 }
 
+/*
+ * S3 throttles a request before applying it and says so in its error document (SlowDown,
+ * ServiceUnavailable). A 503 or 429 without that document was written by something between
+ * us and S3 (a proxy or load balancer), which may answer so after its upstream connection
+ * broke with the request already applied: for a request sent once it is not a refusal.
+ */
+static int refused_unapplied(const sc_s3_resp *r) { return throttled(r) && r->err.code[0]; }
+
 /* May this attempt be sent again? A request sent once only when it was not applied. */
 static int retryable(const sc_s3_resp *r, int once) {
     if (r->cc != CURLE_OK) {
         if (r->body_overflow || tls_failure(r->cc)) return 0;
         return !r->maybe_applied || !once;
     }
-    if (throttled(r)) return 1; /* refused before being applied */
+    if (throttled(r)) return !once || refused_unapplied(r);
     /* "Your socket connection to the server was not read from or written to": not applied. */
     if (r->status == 400 && code_is(r, "RequestTimeout")) return 1;
     if (r->status >= 500 && r->status != 501) return !once;
@@ -464,7 +472,7 @@ int sc_s3_exchange(sc_s3_store *s, const sc_s3_req *req, sc_s3_resp *resp) {
         if (rc) return rc;
         if (!retryable(resp, req->once) || attempt + 1 >= SC_S3_TRIES) return 0;
         if ((resp->cc != CURLE_OK && resp->maybe_applied) ||
-            (resp->status >= 500 && !throttled(resp)))
+            (throttled(resp) ? !refused_unapplied(resp) : resp->status >= 500))
             resp->earlier_lost = 1;
         sc_sleep_ms((int64_t)SC_S3_BACKOFF_MS << attempt); /* sc-env-exempt: a real server's throttling */
     }
@@ -533,15 +541,16 @@ static void request_id_suffix(char *out, size_t size, const sc_s3_resp *r) {
 typedef struct s3_write_kind {
     const char *what; /* "a plain overwrite" */
     int claim;        /* the request decides who owns the key */
+    int once;         /* sent once (req->once): a maybe-applied attempt is never resent */
 } s3_write_kind;
 
 /* Indexed by sc_s3_write. */
 static const s3_write_kind write_kinds[] = {
-    [SC_S3_PUT] = {"a plain overwrite", 0},
-    [SC_S3_PUT_ONCE] = {"a plain overwrite sent once", 0},
-    [SC_S3_CREATE] = {"the conditional create (If-None-Match: *)", 1},
-    [SC_S3_CAS] = {"the compare-and-swap (If-Match)", 1},
-    [SC_S3_DELETE] = {"a delete", 0},
+    [SC_S3_PUT] = {"a plain overwrite", 0, 0},
+    [SC_S3_PUT_ONCE] = {"a plain overwrite sent once", 0, 1},
+    [SC_S3_CREATE] = {"the conditional create (If-None-Match: *)", 1, 1},
+    [SC_S3_CAS] = {"the compare-and-swap (If-Match)", 1, 1},
+    [SC_S3_DELETE] = {"a delete", 0, 0},
 };
 
 /* "..., so the claim ..." / "...; it claims nothing": whether a claim may have been made. */
@@ -610,6 +619,11 @@ int sc_s3_fail(const sc_s3_store *s, const char *method, const char *object, con
                            "sends failed (HTTP %ld %s); %s",
                            method, where, write->what, r->tries, r->status, code ? code : "",
                            claim_clause(write));
+    if (write && write->once && throttled(r) && !refused_unapplied(r))
+        return sc_s3_error(s, SC_EUNKNOWN,
+                           "%s %s: HTTP %ld to %s without S3's error document: something between "
+                           "snapcommit and %s answered, and the request may have reached S3; %s",
+                           method, where, r->status, write->what, s->origin, claim_clause(write));
     if (throttled(r) || (r->status == 400 && code_is(r, "RequestTimeout")))
         return sc_s3_error(s, SC_ETRANSIENT, "%s %s: S3 is throttling or unavailable (HTTP %ld %s) "
                                           "after %d tries%s",
