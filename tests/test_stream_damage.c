@@ -593,6 +593,13 @@ static void other_partitions(sc_manifest_file *m) {
     m->partition_min_len = m->partition_max_len = p9.len;
 }
 
+/* Two records with a null partition field, where every record of M has "p0". */
+static void other_null_counts(sc_manifest_file *m) {
+    cr_assert(m->has_partition_null_counts && m->partition_null_count_len == 1, "one partition field, counted");
+    cr_assert_eq(m->partition_null_counts[0], 0);
+    m->partition_null_counts[0] = 2;
+}
+
 /* fsck of the redeclared table on a fresh handle: SC_ECORRUPT naming the manifest and what
  * is wrong (`needle`); with `list_named`, the message names the list that declares it too. */
 static void redeclared_is_damage(const char *name, void (*edit)(sc_manifest_file *m), const char *needle,
@@ -617,6 +624,11 @@ Test(stream_damage, fsck_checks_a_manifest_again_when_a_later_list_declares_othe
 
 Test(stream_damage, fsck_checks_a_manifest_again_when_a_later_list_declares_other_partitions) {
     redeclared_is_damage("sd-decl-parts", other_partitions, "outside the partition statistics", 0);
+}
+
+Test(stream_damage, fsck_checks_the_null_counts_a_list_declares) {
+    redeclared_is_damage("sd-decl-nulls", other_null_counts,
+                         "0 records have a null partition field \"part\", its list declares 2", 1);
 }
 
 /* The manifest is sound and two lists name it: "its list" alone does not say which one is

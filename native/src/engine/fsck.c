@@ -16,6 +16,7 @@
 #include "engine/replay.h"
 #include "engine/state.h"
 #include "engine/index_state.h"
+#include "format/binary_row.h"
 #include "format/partition.h"
 #include "strategy/strategy.h"
 
@@ -67,7 +68,32 @@ typedef struct list_counts {
     const sc_table *t;
     const sc_manifest_file *m;
     uint64_t index, adds, dels;
+    uint64_t *nulls; /* per partition field; NULL when the list's null counts are not checked */
 } list_counts;
+
+/* Null partition fields of one record, counted when the row has the current schema's shape
+ * (a row of an older schema, or one that does not decode, stops the count: the record
+ * checks of state.c report what is damaged, and the statistics are then not compared). */
+static void count_nulls(list_counts *c, sc_bytes row) {
+    const sc_table_schema *schema = &c->t->schema;
+    uint32_t arity;
+    if (!row.data || sc_row_arity(&arity, row.data, row.len, "partition") || arity != schema->partition_key_count) {
+        sc_error_clear();
+        free(c->nulls);
+        c->nulls = NULL;
+        return;
+    }
+    for (size_t f = 0; f < arity; f++) {
+        sc_datum v;
+        if (sc_row_get(&v, row.data, row.len, &schema->partition_types[f], f, "partition")) {
+            sc_error_clear();
+            free(c->nulls);
+            c->nulls = NULL;
+            return;
+        }
+        c->nulls[f] += v.is_null != 0;
+    }
+}
 
 static int count_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
     list_counts *c = ctx;
@@ -79,7 +105,34 @@ static int count_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
     if (!may)
         return sc_error_set(SC_ECORRUPT, "manifest/%s: record %" PRIu64 " lies outside the partition statistics its list declares",
                             c->m->name, c->index);
+    if (c->nulls) count_nulls(c, f->partition);
     c->index++;
+    return 0;
+}
+
+/*
+ * The null counts a list declares for the partition fields of a manifest, against its
+ * records: both writers (Paimon's SimpleStatsCollector and ours) count every record, add or
+ * delete, so a difference is damage, and a reader pruning `IS NULL` on it would skip rows.
+ * Lists of another arity (an older schema) and null elements are not compared.
+ */
+static int nulls_begin(list_counts *c) {
+    const sc_manifest_file *m = c->m;
+    size_t arity = c->t->schema.partition_key_count;
+    if (!arity || !m->has_partition_null_counts || m->partition_null_count_len != arity) return 0;
+    c->nulls = calloc(arity, sizeof *c->nulls);
+    return c->nulls ? 0 : sc_error_set(SC_ENOMEM, "out of memory");
+}
+
+static int nulls_verdict(const list_counts *c) {
+    const sc_manifest_file *m = c->m;
+    for (size_t f = 0; c->nulls && f < m->partition_null_count_len; f++) {
+        int64_t said = m->partition_null_counts[f];
+        if (said >= 0 && (uint64_t)said != c->nulls[f])
+            return sc_error_set(SC_ECORRUPT,
+                                "manifest/%s: %" PRIu64 " records have a null partition field \"%s\", its list declares %" PRId64,
+                                m->name, c->nulls[f], c->t->schema.partition_keys[f], said);
+    }
     return 0;
 }
 
@@ -94,15 +147,18 @@ static int check_list(sc_table *t, checked_manifests *done, const sc_object_ref 
         uint8_t pin[CHECKED_KEY_LEN];
         sc_file_entry key = checked_key(m, pin);
         size_t at;
-        list_counts c = {t, m, 0, 0, 0};
+        list_counts c = {t, m, 0, 0, 0, NULL};
         if (key.file && sc_fileset_get(done->seen, &key, &at) == 0) {
             c.adds = done->counts[at][0];
             c.dels = done->counts[at][1];
         } else {
-            rc = sc_state_each_record(t, m, 0, count_record, &c);
+            rc = nulls_begin(&c);
+            if (!rc) rc = sc_state_each_record(t, m, 0, count_record, &c);
             if (!rc && ((int64_t)c.adds != m->added || (int64_t)c.dels != m->deleted))
                 rc = sc_error_set(SC_ECORRUPT, "manifest/%s: holds %" PRIu64 " adds and %" PRIu64 " deletes, its list declares %" PRId64 " and %" PRId64,
                                   m->name, c.adds, c.dels, m->added, m->deleted);
+            if (!rc) rc = nulls_verdict(&c);
+            free(c.nulls);
             /* The manifest may be sound and another list's declaration of it too: name this list. */
             if (rc) rc = sc_error_wrap(rc, "manifest list %s", ref->name);
             if (!rc && key.file) SC_VEC_RESERVE(rc, done->counts, done->cap, done->count + 1, 64, "manifests checked");
