@@ -15,6 +15,7 @@
 #   append       a 1-file append after that (steady state), on both tables
 #   files        `files --json > /dev/null`
 #   fsck         `fsck`
+#   upkeep       `expire` and `remove-orphans`, dry runs, on `many`
 # A program, not a test: it prints figures and asserts nothing.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
@@ -73,6 +74,10 @@ measure "docs case: 250,000 minimal adds" "$sc" commit minimal --user job --iden
 measure "many: 1-file append" "$sc" commit many --user cold --identifier 1 --changes "$work/one-1.json"
 measure "many: files --json" "$sc" files many --json
 measure "many: fsck" "$sc" fsck many
+# upkeep: expire every snapshot but the latest (dry run: the plan reads what a real run reads),
+# and the orphan scan, which reads every retained snapshot's files
+measure "many: expire --dry-run" "$sc" expire many --retain-min 1 --retain-max 1 --dry-run
+measure "many: remove-orphans --dry-run" "$sc" remove-orphans many --older-than 1h --dry-run
 
 printf '%-42s %8s %8s %9s %4s\n' "250,000 live files, fresh process" "wall s" "cpu s" "peak MB" "exit"
 for r in "${rows[@]}"; do

@@ -305,6 +305,39 @@ Test(expire, deletes_exactly_what_no_retained_snapshot_references) {
     sc_table_free(t);
 }
 
+/*
+ * A file an expired delta deletes stays while a retained snapshot names it: Paimon's upgrade
+ * (a compaction deletes a file at level 0 and adds the same file at level 5) keeps it live in
+ * the first retained snapshot, and a name added again by a later retained snapshot is named
+ * there. Expiration looks each retained file up among those it would delete as the files
+ * stream by; both paths are covered here.
+ */
+Test(expire, files_an_expired_delta_deletes_that_a_retained_snapshot_names_stay) {
+    sc_table *t = table("ex_still_named");
+    tu_put_data(t, "data/up");
+    tu_put_data(t, "data/back");
+    sc_file_entry up0 = tu_file("p", 0, 0, 0, "data/up", 1, NULL, NULL), up5 = tu_file("p", 0, 0, 5, "data/up", 1, NULL, NULL);
+    sc_file_entry back = tu_file("p", 0, 0, 0, "data/back", 1, NULL, NULL);
+    sc_file_entry both[2] = {up0, back};
+    clock_ms += 1000;
+    OK(tu_commit(NULL, t, "job", 1, SC_KIND_APPEND, 0, both, 2, NULL, 0));
+    clock_ms += 1000;
+    OK(tu_commit(NULL, t, "job", 2, SC_KIND_COMPACT, 0, &up5, 1, both, 2)); /* up upgraded, back deleted */
+    clock_ms += 1000;
+    OK(tu_commit(NULL, t, "job", 3, SC_KIND_APPEND, 0, &back, 1, NULL, 0)); /* back added again */
+    clock_ms += 3600 * 1000 * 2;
+    sc_expire_options o = opts(2, 2, 0, 50); /* retains 2..3: snapshot 2's delta deletes both */
+    sc_expire_result r;
+    OK(sc_table_expire(&r, t, &o));
+    cr_assert_eq(earliest(t), 2);
+    cr_assert_eq(r.snapshots_expired, 1);
+    cr_assert_eq(r.data_files_deleted, 0, "both files are still named");
+    cr_assert(data_present(t, "data/up"), "live at level 5 in the first retained snapshot");
+    cr_assert(data_present(t, "data/back"), "added again by a retained snapshot");
+    check_retained(t);
+    sc_table_free(t);
+}
+
 /* ---- interrupted at every delete, finished by the next run ---- */
 
 Test(expire, a_run_failing_at_any_delete_leaves_a_sound_table_and_a_rerun_finishes) {
