@@ -949,6 +949,22 @@ Test(s3_fake, server_errors) {
     cr_assert_eq(count_method("PUT"), 3);
     sc_store_free(s);
     fake_stop();
+    /* ... and when only the last send gets one: the sends before were refused unapplied,
+     * but the last may have reached S3 (as a 500 there would have). */
+    s = fake_store(STEPS(ERR("503 Slow Down", "SlowDown"), ERR("503 Slow Down", "SlowDown"),
+                         {ANSWER, "503 Service Unavailable", NULL, NULL}));
+    FAILS(SC_EUNKNOWN, sc_store_put(s, NULL, "k", TEXT("x")));
+    MESSAGE_HAS("without S3's error document");
+    cr_assert_eq(count_method("PUT"), 3);
+    sc_store_free(s);
+    fake_stop();
+    /* S3 says it refused a request unapplied with SlowDown or ServiceUnavailable: a 503 whose
+     * document names another code is not that, and a claim is not sent again. */
+    s = fake_store(STEPS(ERR("503 Service Unavailable", "InternalError"), OK_PUT));
+    FAILS(SC_EUNKNOWN, sc_store_put_if_absent(s, NULL, "claim", TEXT("x")));
+    cr_assert_eq(count_method("PUT"), 1, "never sent again");
+    sc_store_free(s);
+    fake_stop();
     /* 400 is an I/O error naming the code; 501 is unsupported. */
     s = fake_store(STEPS(ERR("400 Bad Request", "InvalidArgument"),
                          ERR("501 Not Implemented", "NotImplemented")));

@@ -445,11 +445,13 @@ static int throttled(const sc_s3_resp *r) {
 
 /*
  * S3 throttles a request before applying it and says so in its error document (SlowDown,
- * ServiceUnavailable). A 503 or 429 without that document was written by something between
- * us and S3 (a proxy or load balancer), which may answer so after its upstream connection
- * broke with the request already applied: for a request sent once it is not a refusal.
+ * ServiceUnavailable). A 503 or 429 without that document (or naming another code) was not
+ * S3 saying so: something between us and S3 (a proxy or load balancer) may answer so after
+ * its upstream connection broke with the request already applied.
  */
-static int refused_unapplied(const sc_s3_resp *r) { return throttled(r) && r->err.code[0]; }
+static int refused_unapplied(const sc_s3_resp *r) {
+    return code_is(r, "SlowDown") || code_is(r, "ServiceUnavailable");
+}
 
 /* May this attempt be sent again? A request sent once only when it was not applied. */
 static int retryable(const sc_s3_resp *r, int once) {
@@ -541,16 +543,15 @@ static void request_id_suffix(char *out, size_t size, const sc_s3_resp *r) {
 typedef struct s3_write_kind {
     const char *what; /* "a plain overwrite" */
     int claim;        /* the request decides who owns the key */
-    int once;         /* sent once (req->once): a maybe-applied attempt is never resent */
 } s3_write_kind;
 
 /* Indexed by sc_s3_write. */
 static const s3_write_kind write_kinds[] = {
-    [SC_S3_PUT] = {"a plain overwrite", 0, 0},
-    [SC_S3_PUT_ONCE] = {"a plain overwrite sent once", 0, 1},
-    [SC_S3_CREATE] = {"the conditional create (If-None-Match: *)", 1, 1},
-    [SC_S3_CAS] = {"the compare-and-swap (If-Match)", 1, 1},
-    [SC_S3_DELETE] = {"a delete", 0, 0},
+    [SC_S3_PUT] = {"a plain overwrite", 0},
+    [SC_S3_PUT_ONCE] = {"a plain overwrite sent once", 0},
+    [SC_S3_CREATE] = {"the conditional create (If-None-Match: *)", 1},
+    [SC_S3_CAS] = {"the compare-and-swap (If-Match)", 1},
+    [SC_S3_DELETE] = {"a delete", 0},
 };
 
 /* "..., so the claim ..." / "...; it claims nothing": whether a claim may have been made. */
@@ -619,11 +620,14 @@ int sc_s3_fail(const sc_s3_store *s, const char *method, const char *object, con
                            "sends failed (HTTP %ld %s); %s",
                            method, where, write->what, r->tries, r->status, code ? code : "",
                            claim_clause(write));
-    if (write && write->once && throttled(r) && !refused_unapplied(r))
+    /* A plain write's last send too: the earlier ones may all have been refused unapplied. */
+    if (write && throttled(r) && !refused_unapplied(r))
         return sc_s3_error(s, SC_EUNKNOWN,
-                           "%s %s: HTTP %ld to %s without S3's error document: something between "
-                           "snapcommit and %s answered, and the request may have reached S3; %s",
-                           method, where, r->status, write->what, s->origin, claim_clause(write));
+                           "%s %s: HTTP %ld %s to %s without S3's error document saying SlowDown or "
+                           "ServiceUnavailable: something between snapcommit and %s may have "
+                           "answered after the request reached S3; %s",
+                           method, where, r->status, code ? code : "", write->what, s->origin,
+                           claim_clause(write));
     if (throttled(r) || (r->status == 400 && code_is(r, "RequestTimeout")))
         return sc_s3_error(s, SC_ETRANSIENT, "%s %s: S3 is throttling or unavailable (HTTP %ld %s) "
                                           "after %d tries%s",

@@ -54,10 +54,11 @@
  *   put_once               a plain PUT, sent like the conditional ones (below): one copy
  *                          at most lands, so the object has one Last-Modified.
  *   both conditional PUTs  never re-sent once any byte of them may have reached the
- *                          server: a timeout, reset or 5xx other than 503 after that
+ *                          server: a timeout, reset or 5xx (a 503 or 429 without S3's
+ *                          SlowDown or ServiceUnavailable document included) after that
  *                          -> SC_EUNKNOWN for the engine to reconcile. They are re-sent
  *                          only when they provably never left (connection refused, DNS,
- *                          TLS set-up) or were refused unapplied (503 SlowDown). libcurl's
+ *                          TLS set-up) or S3 refused them unapplied (SlowDown). libcurl's
  *                          own silent re-send on a dead reused connection is disabled
  *                          for them (rewind refused; fresh connection for empty bodies).
  *   every op               501 NotImplemented -> SC_EUNSUPPORTED.
