@@ -416,14 +416,21 @@ static int by_partition(const void *pa, const void *pb) {
     return a->file.bucket < b->file.bucket ? -1 : a->file.bucket > b->file.bucket;
 }
 
-static int is_small(const sc_manifest_file *m) { return (uint64_t)m->added + (uint64_t)m->deleted < SC_MANIFEST_MERGE_CHUNK; }
+static int is_small(const sc_manifest_file *m) { return (uint64_t)m->added + (uint64_t)m->deleted < SC_MANIFEST_SMALL; }
 
-/* Write `entries` as manifests of at most SC_MANIFEST_MERGE_CHUNK entries each, in order. */
+/*
+ * Write `entries` as the fewest manifests of at most SC_MANIFEST_MERGE_CHUNK entries, in
+ * order, their sizes differing by one at most. With two or more, each holds more than half a
+ * chunk, so none is small: a remainder chunk of every bulk load would otherwise sit small
+ * between big ones, where only a full merge (an O(table) rewrite) gathers it.
+ */
 static int write_chunks(sc_commit_manifests *cm, sc_manifest_file_vec *list, const sc_entry_vec *entries) {
+    size_t n = entries->count, chunks = (n + SC_MANIFEST_MERGE_CHUNK - 1) / SC_MANIFEST_MERGE_CHUNK;
     int rc = 0;
-    for (size_t from = 0; !rc && from < entries->count; from += SC_MANIFEST_MERGE_CHUNK) {
-        size_t to = from + SC_MANIFEST_MERGE_CHUNK < entries->count ? from + SC_MANIFEST_MERGE_CHUNK : entries->count;
+    for (size_t k = 0, from = 0; !rc && k < chunks; k++) {
+        size_t to = from + n / chunks + (k < n % chunks);
         rc = write_manifest(cm, list, entries, from, to);
+        from = to;
     }
     return rc;
 }

@@ -15,9 +15,13 @@
 
 /* Above this many small manifests at the end of a base list, the next commit merges them. */
 #define SC_MANIFEST_MERGE_THRESHOLD 32
-/* Entries per merged manifest, and the size below which a manifest is "small": it keeps
- * partition ranges tight, objects bounded and each file index within one Avro field. */
+/* Entries per merged manifest at most: it keeps partition ranges tight, objects bounded and
+ * each file index within one Avro field. */
 #define SC_MANIFEST_MERGE_CHUNK 8192
+/* Below this many entries a manifest is "small" (a merge gathers it). Records written in
+ * several chunks are spread evenly over them, so each chunk of a bulk load holds at least
+ * this many: none is left behind as a small remainder between big ones. */
+#define SC_MANIFEST_SMALL (SC_MANIFEST_MERGE_CHUNK / 2)
 
 /* What one commit has written; zero-initialise, set `t`, free with sc_commit_manifests_free. */
 typedef struct sc_commit_manifests {
