@@ -60,8 +60,10 @@ typedef struct file_state {
     uint8_t *opened_doc;
     size_t opened_len;
     int64_t opened_ms;
-    /* The last guess was not confirmed: none is made until this handle claims again (its
-     * discovery then goes straight to the hint instead of asking the same looks twice). */
+    /* Contention seen: a guess not confirmed, or a claim lost. No guess is made (discovery
+     * goes straight to the hint) until a discovery finds this handle's own last claim still
+     * the latest. Under contention a guess nearly always misses, and a miss costs the looks,
+     * a base list written for nothing and its delete, and a round trip. */
     int guess_missed;
     /* The LATEST hint of the last claim, written by a thread of its own on a concurrent
      * store (file_after_commit): joined before the next hint is written (hints of one
@@ -590,7 +592,7 @@ static int latest_by_guess(sc_table *t, uint64_t *out_id) {
     return rc;
 }
 
-static int file_latest(sc_table *t, uint64_t *out_id) {
+static int discover_latest(sc_table *t, uint64_t *out_id) {
     *out_id = 0;
     file_state_drop(state_of(t));
     int guessed = latest_by_guess(t, out_id);
@@ -662,6 +664,14 @@ static int file_latest(sc_table *t, uint64_t *out_id) {
         if (first != start) return missing_start(start, first);
         return gap_error(gap, gap_next);
     }
+}
+
+static int file_latest(sc_table *t, uint64_t *out_id) {
+    int rc = discover_latest(t, out_id);
+    file_state *st = state_of(t);
+    /* Nothing committed since this handle's last claim: contention is over, guess again. */
+    if (!rc && st && st->own_id && *out_id == st->own_id) st->guess_missed = 0;
+    return rc;
 }
 
 /*
@@ -760,8 +770,8 @@ static int file_claim(sc_table *t, uint64_t id, const uint8_t *data, size_t len)
     int rc = sc_store_put_if_absent(t->store, NULL, key, data, len);
     file_state *st = state_of(t);
     opened_drop(st); /* from here on the handle guesses on its own claims only */
+    if (rc == SC_EEXISTS && st) st->guess_missed = 1; /* contended: the next commit discovers first */
     if (rc == 0 && st) {
-        st->guess_missed = 0;
         /* Keep what we claimed for the next commit of this handle (best effort). */
         uint8_t *copy = malloc(len ? len : 1);
         free(st->own_doc);
