@@ -101,6 +101,76 @@ Test(cold, a_bulk_load_leaves_no_small_manifest_between_big_ones) {
     sc_table_free(t);
 }
 
+static int full_merges, recent_merges;
+static void count_merges(void *ctx, sc_log_level level, const char *message) {
+    (void)ctx, (void)level;
+    if (strstr(message, "merged all of the manifests")) full_merges++;
+    if (strstr(message, "merged the recent ones")) recent_merges++;
+}
+
+/*
+ * Streaming writers commit a few files at a time, and now and then a bigger change set
+ * lands (a batch job, a compaction). Each big one used to leave the small deltas before it
+ * behind it, where only a full merge (an O(table) rewrite) gathers them: after four rounds
+ * of ten small commits the next commit rewrote the whole table. The recent small manifests
+ * are merged with the big ones after them instead, at the cost of those recent deltas.
+ * Run with a change set of a single manifest (4,100 records, small before 3b83dfd) and
+ * with a bulk load written in chunks.
+ */
+static void small_commits_around_big_ones(const char *name, int big) {
+    sc_table *t = tu_mem_table(name);
+    full_merges = recent_merges = 0;
+    sc_log_set_handler(count_merges, NULL);
+    int64_t ident = 1;
+    for (int round = 0; round < 6; round++) {
+        for (int i = 0; i < 10; i++) {
+            char f[64];
+            snprintf(f, sizeof f, "data/s-%d-%d", round, i);
+            sc_file_entry e = tu_file("p0", 0, TU_BUCKETS, 0, f, 1, NULL, NULL);
+            cr_assert_eq(tu_commit(NULL, t, "stream", ident++, SC_KIND_APPEND, 0, &e, 1, NULL, 0), 0, "%s",
+                         sc_error_message());
+        }
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "data/big-%d", round);
+        bulk(t, round + 1, prefix, big, "p1");
+        /* A compaction of a small delta's file and a big one's: its DELETEs must stay after
+         * their ADDs however the recent manifests are merged (fsck and the count below). */
+        char small_name[64], big_name[96], merged_name[64];
+        snprintf(small_name, sizeof small_name, "data/s-%d-3", round);
+        snprintf(big_name, sizeof big_name, "%s-5", prefix);
+        snprintf(merged_name, sizeof merged_name, "data/c-%d", round);
+        sc_file_entry gone[2] = {tu_file("p0", 0, TU_BUCKETS, 0, small_name, 1, NULL, NULL),
+                                 tu_file("p1", 5 % TU_BUCKETS, TU_BUCKETS, 0, big_name, 1, NULL, NULL)};
+        sc_file_entry merged = tu_file("p1", 1, TU_BUCKETS, 1, merged_name, 2, NULL, NULL);
+        cr_assert_eq(tu_commit(NULL, t, "compact", round + 1, SC_KIND_COMPACT, 0, &merged, 1, gone, 2), 0, "%s",
+                     sc_error_message());
+    }
+    sc_log_set_handler(NULL, NULL);
+    cr_assert_eq(full_merges, 0, "%d full merges (O(table) rewrites) for small commits between big ones", full_merges);
+    cr_assert_gt(recent_merges, 0, "the small deltas were merged with the big ones after them");
+    sc_snapshot s;
+    cr_assert_eq(sc_table_read_snapshot(&s, NULL, t, tu_latest(t)), 0, "%s", sc_error_message());
+    sc_manifest_file_vec list = {0};
+    cr_assert_eq(sc_state_load_list(&list, t, &s.base_manifest_list), 0, "%s", sc_error_message());
+    cr_assert_eq(sc_state_load_list(&list, t, &s.delta_manifest_list), 0, "%s", sc_error_message());
+    size_t small = 0;
+    for (size_t i = 0; i < list.count; i++) small += list.items[i].added + list.items[i].deleted < SC_MANIFEST_SMALL;
+    cr_assert_leq(small, SC_MANIFEST_MERGE_THRESHOLD + 1, "%zu small manifests of 66 small commits left in the list", small);
+    sc_manifest_file_vec_free(&list);
+    sc_snapshot_clear(&s);
+    cr_assert_eq(tu_file_count(t), 6 * (10 + big - 1));
+    cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
+    sc_table_free(t);
+}
+
+Test(cold, small_commits_before_a_mid_sized_one_are_not_left_for_a_full_merge) {
+    small_commits_around_big_ones("cold-mixed-mid", SC_MANIFEST_SMALL + 4);
+}
+
+Test(cold, small_commits_before_a_bulk_load_are_not_left_for_a_full_merge) {
+    small_commits_around_big_ones("cold-mixed-bulk", SC_MANIFEST_MERGE_CHUNK + 1);
+}
+
 /* ---- hand-made manifests (no file index, or damaged) under a snapshot that only the test holds ---- */
 
 typedef struct hand_table {

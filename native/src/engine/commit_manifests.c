@@ -446,7 +446,7 @@ static int merge_full(sc_commit_manifests *cm, sc_manifest_file_vec *out, const 
 }
 
 /*
- * Merge the small manifests list[from..] into as few as possible, in their
+ * Merge the recent manifests list[from..] into as few as possible, in their
  * order: an ADD and a later DELETE of the same file inside them cancel out;
  * a DELETE of a file added before `from` stays (it must come after that ADD,
  * which it does: the merged manifests take the place of the last ones).
@@ -487,11 +487,15 @@ static int merge_tail(sc_commit_manifests *cm, sc_manifest_file_vec *out, const 
  * The base list of snapshot N+1 is everything N held: N's base and delta
  * manifests, one more per commit. Two merges keep it short without making
  * any one commit pay for the table's age:
- *  - the small manifests at its end (the recent deltas), once there are more
- *    than SC_MANIFEST_MERGE_THRESHOLD of them, become one (or a few)
- *    manifests: the cost is the size of those deltas, not of the table;
+ *  - the recent manifests (from the first small one among the last
+ *    SC_MANIFEST_RECENT_RECORDS records to the end), once more than
+ *    SC_MANIFEST_MERGE_THRESHOLD of them are small, become one (or a few)
+ *    manifests: the cost is the size of those deltas, not of the table. Big
+ *    ones among them (a bulk load or a bigger change set after a few small
+ *    deltas) are merged with the small ones around them, which would
+ *    otherwise be left behind them for the full merge;
  *  - the whole list is rewritten as the live files sorted by partition only
- *    when small manifests are stuck between big ones, when deletes have piled up (more than
+ *    when small manifests are stuck before the recent ones, when deletes have piled up (more than
  *    half as many DELETE records as ADD records), or when a manifest has no
  *    file index (Paimon wrote it): an O(table) read that is rare and lets
  *    every later commit check only the manifests its files may be in.
@@ -503,10 +507,21 @@ int sc_commit_manifests_write_base(sc_commit_manifests *cm, sc_object_ref *out, 
         rc = sc_state_load_list(&list, cm->t, &latest->base_manifest_list);
         if (!rc) rc = sc_state_load_list(&list, cm->t, &latest->delta_manifest_list);
     }
-    size_t tail = list.count;
-    while (tail > 0 && is_small(&list.items[tail - 1])) tail--;
+    /* The recent manifests start at the first small one within the last
+     * SC_MANIFEST_RECENT_RECORDS records: `recent` small ones from `tail` on. */
+    size_t tail = list.count, recent = 0;
+    uint64_t records = 0;
+    for (size_t i = list.count; i > 0; i--) {
+        const sc_manifest_file *m = &list.items[i - 1];
+        records += (uint64_t)m->added + (uint64_t)m->deleted; /* each >= 0: decoded */
+        if (records > SC_MANIFEST_RECENT_RECORDS) break;
+        if (is_small(m)) {
+            tail = i - 1;
+            recent++;
+        }
+    }
     int64_t added = 0, deleted = 0;
-    size_t stuck = 0; /* small manifests before the tail: only a full merge gets them */
+    size_t stuck = 0; /* small manifests before the recent ones: only a full merge gets them */
     int unindexed = 0;
     for (size_t i = 0; i < list.count; i++) {
         added += list.items[i].added;
@@ -519,14 +534,14 @@ int sc_commit_manifests_write_base(sc_commit_manifests *cm, sc_object_ref *out, 
         if (stuck > SC_MANIFEST_MERGE_THRESHOLD || unindexed || deleted > added / 2) {
             rc = merge_full(cm, &merged, latest);
             merge = 1;
-        } else if (list.count - tail > SC_MANIFEST_MERGE_THRESHOLD) {
+        } else if (recent > SC_MANIFEST_MERGE_THRESHOLD) {
             rc = merge_tail(cm, &merged, &list, tail);
             merge = 2;
         }
     }
     if (!rc && merge) {
         sc_log(SC_LOG_INFO, "merged %s of the manifests of snapshot %" PRIu64 " (%zu) into %zu",
-               merge == 1 ? "all" : "the recent small ones", latest->id, list.count, merged.count);
+               merge == 1 ? "all" : "the recent ones", latest->id, list.count, merged.count);
         sc_manifest_file_vec_free(&list);
         list = merged;
         memset(&merged, 0, sizeof merged);

@@ -13,7 +13,7 @@
 #include "format/snapshot.h"
 #include "strategy/strategy.h"
 
-/* Above this many small manifests at the end of a base list, the next commit merges them. */
+/* Above this many small manifests among the recent ones of a base list, the next commit merges them. */
 #define SC_MANIFEST_MERGE_THRESHOLD 32
 /* Entries per merged manifest at most: it keeps partition ranges tight, objects bounded and
  * each file index within one Avro field. */
@@ -22,6 +22,11 @@
  * several chunks are spread evenly over them, so each chunk of a bulk load holds at least
  * this many: none is left behind as a small remainder between big ones. */
 #define SC_MANIFEST_SMALL (SC_MANIFEST_MERGE_CHUNK / 2)
+/* The recent manifests of a base list, which a merge of them reads, start at the first
+ * small one within this many records of its end (as many as 32 chunks): big ones after
+ * small ones (a bulk load after a few small deltas) are merged with them rather than
+ * leaving them stuck, where only a full merge (an O(table) rewrite) would gather them. */
+#define SC_MANIFEST_RECENT_RECORDS ((uint64_t)SC_MANIFEST_MERGE_THRESHOLD * SC_MANIFEST_MERGE_CHUNK)
 
 /* What one commit has written; zero-initialise, set `t`, free with sc_commit_manifests_free. */
 typedef struct sc_commit_manifests {
