@@ -600,6 +600,19 @@ int sc_conflict_check_since(sc_table *t, uint64_t validated, const sc_snapshot *
     uint64_t *hashes = NULL;
     size_t nhashes = 0;
     if (!rc) rc = touched_hashes(&hashes, &nhashes, c);
+    /* A snapshot in between may be a leftover below EARLIEST: a claim that landed late, after
+     * an expiration had deleted the snapshot of that id. It is not history, and the one it
+     * stands in for is gone: what was committed since cannot be read here (its files could
+     * pass for a conflict, or hide one). SC_ENOTFOUND then, as for a snapshot read missing:
+     * the caller checks against the latest snapshot's live files (sc_state_expired_under).
+     * The latest itself is found by discovery, at or above EARLIEST. */
+    if (!rc && latest->id - validated > 1) {
+        uint64_t earliest = 0;
+        rc = t->strategy->earliest(t, &earliest);
+        if (!rc && earliest > validated + 1)
+            rc = sc_error_set(SC_ENOTFOUND, "snapshots after %" PRIu64 " have expired (history starts at %" PRIu64 ")",
+                              validated, earliest);
+    }
     /* The snapshots in between, read a batch at a time (one round trip each on S3). */
     sc_snapshot *between = latest->id - validated > 1 ? calloc(SC_TABLE_SNAPSHOTS_BATCH, sizeof *between) : NULL;
     if (latest->id - validated > 1 && !between && !rc) rc = sc_error_set(SC_ENOMEM, "out of memory");
