@@ -177,6 +177,11 @@ int sc_upkeep_paimon_refs(sc_keyset *lists, sc_keyset *manifests, sc_keyset *fil
     return rc;
 }
 
+int sc_upkeep_collect_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
+    sc_upkeep_collect *c = ctx;
+    return c->one_kind && kind != c->kind ? 0 : sc_upkeep_data_keys(c->into, c->skipped, c->t, f);
+}
+
 int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, const sc_file_entry *f) {
     if (f->external_path) {
         (*out_skipped)++;
@@ -468,17 +473,6 @@ static int each_delta_record(sc_table *t, const sc_snapshot *s, sc_state_record_
     return rc;
 }
 
-/* The files an expired snapshot's delta deletes go to the gone set. */
-typedef struct gone_walk {
-    sc_table *t;
-    sc_keyset *gone;
-    uint64_t *skipped;
-} gone_walk;
-
-static int gone_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
-    gone_walk *g = ctx;
-    return kind == SC_ENTRY_DELETE ? sc_upkeep_data_keys(g->gone, g->skipped, g->t, f) : 0;
-}
 
 static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc_expire_options *o) {
     int rc;
@@ -498,7 +492,9 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
         }
         if (rc) return sc_error_wrap(rc == SC_ENOTFOUND ? SC_ECORRUPT : rc, "expire: reading snapshot %" PRIu64, id);
         if (id > p->lowest) {
-            rc = each_delta_record(t, &s, gone_record, &(gone_walk){t, &p->gone_data, &r->skipped});
+            /* The files an expired snapshot's delta deletes go to the gone set. */
+            sc_upkeep_collect gone = {t, &p->gone_data, &r->skipped, 1, SC_ENTRY_DELETE};
+            rc = each_delta_record(t, &s, sc_upkeep_collect_record, &gone);
             if (rc && leftover) rc = tolerate(rc, id, "its delta");
         }
         if (!rc && id < p->end) {

@@ -90,21 +90,9 @@ static int expired_meanwhile(sc_table *t, uint64_t id, uint64_t *retained, int *
  * overwrite read as a diff) still opens. Each manifest is read once: `read` holds those done
  * (sealed between snapshots).
  */
-typedef struct named_walk {
-    sc_keyset *keep;
-    uint64_t *skipped;
-    sc_table *t;
-} named_walk;
-
-static int keep_named(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
-    named_walk *w = ctx;
-    (void)kind; /* ADD or DELETE: named either way */
-    return sc_upkeep_data_keys(w->keep, w->skipped, w->t, f);
-}
-
 static int keep_named_files(sc_keyset *keep, sc_keyset *read, uint64_t *skipped, sc_table *t, const sc_snapshot *s) {
     const sc_object_ref *lists[2] = {&s->base_manifest_list, &s->delta_manifest_list};
-    named_walk w = {keep, skipped, t};
+    sc_upkeep_collect named = {t, keep, skipped, 0, SC_ENTRY_ADD}; /* ADD or DELETE: named either way */
     int rc = 0;
     for (int i = 0; !rc && i < 2; i++) {
         sc_manifest_file_vec metas = {0};
@@ -112,7 +100,7 @@ static int keep_named_files(sc_keyset *keep, sc_keyset *read, uint64_t *skipped,
         for (size_t j = 0; !rc && j < metas.count; j++) {
             if (read->sealed && sc_keyset_has(read, metas.items[j].name)) continue;
             /* One record at a time, never held: a big manifest decoded whole took 100 MB. */
-            rc = sc_state_each_record(t, &metas.items[j], 0, keep_named, &w);
+            rc = sc_state_each_record(t, &metas.items[j], 0, sc_upkeep_collect_record, &named);
             if (!rc) rc = sc_keyset_add(read, metas.items[j].name, 0);
         }
         sc_manifest_file_vec_free(&metas);

@@ -66,6 +66,17 @@ int sc_upkeep_index_key(char **out, sc_table *t, const sc_index_entry *e);
  * nothing is added and *out_skipped is incremented.
  */
 int sc_upkeep_data_keys(sc_keyset *out, uint64_t *out_skipped, sc_table *t, const sc_file_entry *f);
+
+/* sc_upkeep_data_keys for the records a manifest walk hands over (an sc_state_record_fn
+ * with this as its context): every record, or only those of `kind` when `one_kind`. */
+typedef struct sc_upkeep_collect {
+    sc_table *t;
+    sc_keyset *into;
+    uint64_t *skipped;
+    int one_kind;
+    sc_entry_kind kind;
+} sc_upkeep_collect;
+int sc_upkeep_collect_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f);
 /*
  * SC_EUNSUPPORTED naming what when the table has Paimon tags, branches,
  * consumers or long-lived changelogs (tag/, branch/, consumer/, changelog/):
