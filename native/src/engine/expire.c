@@ -460,20 +460,6 @@ static int probe_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
     return kind == SC_ENTRY_ADD ? probe_file(ctx, f) : 0;
 }
 
-/* Every record of a snapshot's delta handed to `fn`, one at a time: a bulk load's or a full
- * compaction's delta is never held (the usual small one is cached for the next reader). */
-static int each_delta_record(sc_table *t, const sc_snapshot *s, sc_state_record_fn fn, void *ctx) {
-    sc_manifest_file_vec metas = {0};
-    int rc = sc_state_load_list(&metas, t, &s->delta_manifest_list);
-    uint64_t records = 0;
-    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)metas.items[i].added + (uint64_t)metas.items[i].deleted; /* each >= 0: decoded */
-    for (size_t i = 0; !rc && i < metas.count; i++)
-        rc = sc_state_each_record(t, &metas.items[i], records <= SC_STATE_KEEP_RECORDS, fn, ctx);
-    sc_manifest_file_vec_free(&metas);
-    return rc;
-}
-
-
 static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc_expire_options *o) {
     int rc;
     uint64_t step = 0, total = p->latest - p->end + 1;
@@ -494,7 +480,7 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
         if (id > p->lowest) {
             /* The files an expired snapshot's delta deletes go to the gone set. */
             sc_upkeep_collect gone = {t, &p->gone_data, &r->skipped, 1, SC_ENTRY_DELETE};
-            rc = each_delta_record(t, &s, sc_upkeep_collect_record, &gone);
+            rc = sc_state_delta_each(t, &s, sc_upkeep_collect_record, &gone);
             if (rc && leftover) rc = tolerate(rc, id, "its delta");
         }
         if (!rc && id < p->end) {
@@ -533,7 +519,7 @@ static int build_plan(expire_plan *p, sc_expire_result *r, sc_table *t, const sc
             rc = sc_upkeep_paimon_refs(&p->keep_lists, &p->keep_manifests, &p->keep_data, &p->keep_extra, &r->skipped, t, &s);
         /* Files live in any retained snapshot: those of the first, and every file a later one adds. */
         if (!rc && id == p->end) rc = sc_state_live_each(NULL, t, &s, NULL, probe_file, &probe);
-        else if (!rc) rc = each_delta_record(t, &s, probe_record, &probe);
+        else if (!rc) rc = sc_state_delta_each(t, &s, probe_record, &probe);
         sc_snapshot_clear(&s);
         if (rc) return rc;
         progress(o, "reading", ++step, total);

@@ -27,26 +27,33 @@ static int listed_has(const sc_list_page *listed, const char *key) {
     return bsearch(&key, listed->keys, listed->count, sizeof *listed->keys, key_order) != NULL;
 }
 
-/* The files of `records` (ADD entries, or every entry of a live set) must be in `listed`. */
-static int check_records(sc_data_check_result *r, sc_table *t, const sc_list_page *listed, const sc_entry_vec *records,
-                         uint64_t id, int live_set) {
-    int rc = 0;
+/* Each file handed over (a live file of the earliest retained snapshot, or one a later
+ * snapshot adds) must be in `listed`. Streamed: nothing holds a snapshot's live files. */
+typedef struct listed_probe {
+    sc_data_check_result *r;
+    sc_table *t;
+    const sc_list_page *listed;
+    uint64_t id;
+    int live_set;
+} listed_probe;
+
+static int probe_file(void *ctx, const sc_file_entry *f) {
+    listed_probe *p = ctx;
     sc_keyset keys = {0};
-    for (size_t i = 0; !rc && i < records->count; i++) {
-        const sc_manifest_entry *e = &records->items[i];
-        if (!live_set && e->kind != SC_ENTRY_ADD) continue;
-        size_t first = keys.count;
-        rc = sc_upkeep_data_keys(&keys, &r->skipped, t, &e->file);
-        for (size_t k = first; !rc && k < keys.count; k++) {
-            r->files_checked++;
-            if (!listed_has(listed, keys.items[k].key))
-                rc = sc_error_set(SC_ECORRUPT, "%s: named by snapshot %" PRIu64 " (%s) but missing from storage",
-                                  keys.items[k].key, id, live_set ? "a live file of the earliest retained snapshot"
-                                                                    : "added by it");
-        }
+    int rc = sc_upkeep_data_keys(&keys, &p->r->skipped, p->t, f);
+    for (size_t k = 0; !rc && k < keys.count; k++) {
+        p->r->files_checked++;
+        if (!listed_has(p->listed, keys.items[k].key))
+            rc = sc_error_set(SC_ECORRUPT, "%s: named by snapshot %" PRIu64 " (%s) but missing from storage",
+                              keys.items[k].key, p->id, p->live_set ? "a live file of the earliest retained snapshot"
+                                                                     : "added by it");
     }
     sc_keyset_free(&keys);
     return rc;
+}
+
+static int probe_added(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
+    return kind == SC_ENTRY_ADD ? probe_file(ctx, f) : 0;
 }
 
 /* The changelog files a snapshot adds must be listed; its index manifest's index files (when
@@ -56,12 +63,8 @@ static int check_paimon_files(sc_data_check_result *r, sc_table *t, const sc_lis
                               char **checked_index) {
     sc_manifest_file_vec metas = {0};
     int rc = s->changelog_manifest_list.name ? sc_state_load_list(&metas, t, &s->changelog_manifest_list) : 0;
-    for (size_t i = 0; !rc && i < metas.count; i++) {
-        sc_entry_vec records = {0};
-        rc = sc_state_load_manifest(&records, t, &metas.items[i]);
-        if (!rc) rc = check_records(r, t, listed, &records, s->id, 0);
-        sc_entry_vec_free(&records);
-    }
+    listed_probe probe = {r, t, listed, s->id, 0};
+    for (size_t i = 0; !rc && i < metas.count; i++) rc = sc_state_each_record(t, &metas.items[i], 0, probe_added, &probe);
     sc_manifest_file_vec_free(&metas);
     if (rc || !s->index_manifest || (*checked_index && strcmp(*checked_index, s->index_manifest) == 0)) return rc;
     sc_index_vec index = {0};
@@ -121,12 +124,11 @@ static int one_pass(pass_outcome *out, sc_data_check_result *r, sc_table *t, sc_
     for (uint64_t id = earliest; !rc && id <= latest; id++) {
         sc_snapshot s;
         rc = sc_table_read_snapshot(&s, NULL, t, id);
-        sc_entry_vec records = {0};
         if (!rc) {
-            rc = id == earliest ? sc_state_live_files(&records, t, &s, NULL) : sc_state_delta_records(&records, t, &s, NULL);
-            if (!rc) rc = check_records(r, t, &listed, &records, id, id == earliest);
+            listed_probe probe = {r, t, &listed, id, id == earliest};
+            rc = id == earliest ? sc_state_live_each(NULL, t, &s, NULL, probe_file, &probe)
+                                : sc_state_delta_each(t, &s, probe_added, &probe);
             if (!rc) rc = check_paimon_files(r, t, &listed, &s, &checked_index);
-            sc_entry_vec_free(&records);
             sc_snapshot_clear(&s);
         }
         /* Missing while snapshot `id` is retained is damage: expiration deletes only what no

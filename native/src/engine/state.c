@@ -807,6 +807,17 @@ int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *sn
     return load_records(out, t, &snap->delta_manifest_list, filter);
 }
 
+int sc_state_delta_each(sc_table *t, const sc_snapshot *snap, sc_state_record_fn fn, void *ctx) {
+    sc_manifest_file_vec metas = {0};
+    int rc = sc_state_load_list(&metas, t, &snap->delta_manifest_list);
+    uint64_t records = 0;
+    for (size_t i = 0; i < metas.count; i++) records += (uint64_t)metas.items[i].added + (uint64_t)metas.items[i].deleted; /* each >= 0: decoded */
+    for (size_t i = 0; !rc && i < metas.count; i++)
+        rc = sc_state_each_record(t, &metas.items[i], records <= SC_STATE_KEEP_RECORDS, fn, ctx);
+    sc_manifest_file_vec_free(&metas);
+    return rc;
+}
+
 static int ignore_record(void *ctx, sc_entry_kind kind, const sc_file_entry *f) {
     (void)ctx, (void)kind, (void)f;
     return 0;

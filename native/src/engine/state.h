@@ -126,6 +126,11 @@ int sc_state_live_each(uint64_t *out_count, sc_table *t, const sc_snapshot *snap
 int sc_state_delta_records(sc_entry_vec *out, sc_table *t, const sc_snapshot *snap,
                            const sc_partition_set *filter);
 
+/* Hand every record of the delta manifests of snapshot `snap` to `fn`, in order, one at a
+ * time (sc_state_each_record): a delta above SC_STATE_KEEP_RECORDS records (a bulk load, a
+ * full compaction) is never held; a smaller one is cached for the next reader. */
+int sc_state_delta_each(sc_table *t, const sc_snapshot *snap, sc_state_record_fn fn, void *ctx);
+
 /*
  * Prefetch: on a store with SC_CAP_CONCURRENT, the pinned lists / manifests
  * named (those the cache lacks) are fetched in one batch, one round trip,
