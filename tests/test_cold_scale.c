@@ -25,7 +25,7 @@
 static void bulk(sc_table *t, int64_t ident, const char *prefix, int n, const char *part) {
     sc_changes *c;
     cr_assert_eq(sc_changes_new(&c), 0);
-    char name[64];
+    char name[96]; /* a prefix of up to 63 bytes, '-' and an int */
     for (int i = 0; i < n; i++) {
         snprintf(name, sizeof name, "%s-%d", prefix, i);
         sc_file_entry f = tu_file(part, i % TU_BUCKETS, TU_BUCKETS, 0, name, 1, NULL, NULL);
@@ -155,10 +155,10 @@ static void small_commits_around_big_ones(const char *name, int big) {
     cr_assert_eq(sc_state_load_list(&list, t, &s.delta_manifest_list), 0, "%s", sc_error_message());
     size_t small = 0;
     for (size_t i = 0; i < list.count; i++) small += list.items[i].added + list.items[i].deleted < SC_MANIFEST_SMALL;
-    cr_assert_leq(small, SC_MANIFEST_MERGE_THRESHOLD + 1, "%zu small manifests of 66 small commits left in the list", small);
+    cr_assert_leq(small, (size_t)SC_MANIFEST_MERGE_THRESHOLD + 1, "%zu small manifests of 66 small commits left in the list", small);
     sc_manifest_file_vec_free(&list);
     sc_snapshot_clear(&s);
-    cr_assert_eq(tu_file_count(t), 6 * (10 + big - 1));
+    cr_assert_eq(tu_file_count(t), (size_t)(6 * (10 + big - 1)));
     cr_assert_eq(sc_table_fsck(t, NULL, NULL), 0, "%s", sc_error_message());
     sc_table_free(t);
 }
